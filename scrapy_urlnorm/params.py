@@ -1,0 +1,87 @@
+"""The maintained lists: tracking parameters, session ids, default pages.
+
+One data module so additions are one-line changes. Names are matched
+case-insensitively. Users extend the removal list with ``URLNORM_REMOVE_PARAMS``
+and protect names with ``URLNORM_KEEP_PARAMS``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Query parameters that only carry campaign/click attribution.
+TRACKING_PARAMS: frozenset[str] = frozenset(
+    {
+        "fbclid", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "msclkid", "yclid",
+        "twclid", "ttclid", "li_fat_id", "igshid", "srsltid", "mc_cid", "mc_eid",
+        "_ga", "_gl", "_hsenc", "_hsmi", "__hstc", "__hssc", "__hsfp", "hsctatracking",
+        "mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "vero_conv", "rb_clickid",
+        "s_kwcid", "ef_id", "epik", "_openstat", "wickedid",
+    }
+)  # fmt: skip
+
+#: Name prefixes of tracking parameter families (``utm_source``, ``pk_campaign``...).
+TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "pk_", "mtm_", "hsa_", "matomo_")
+
+#: Session-id parameters removed whatever their value: the names are unambiguous.
+SESSION_PARAMS: frozenset[str] = frozenset({"phpsessid", "jsessionid", "cfid", "cftoken", "oscsid", "zenid", "sessid"})
+
+#: Name prefixes of session-id parameters (IIS classic ASP appends a random suffix).
+SESSION_PREFIXES: tuple[str, ...] = ("aspsessionid",)
+
+#: Generic names removed only when the value looks like a session token,
+#: because ``sid=3`` is as likely a section id as a session.
+SESSION_PARAMS_IF_TOKEN: frozenset[str] = frozenset({"sid", "sessionid", "session_id", "session"})
+SESSION_TOKEN = re.compile(r"[0-9A-Za-z_\-]{16,}")
+
+#: Session ids carried as path parameters (``/cart;jsessionid=0A1B...``) and
+#: ASP.NET cookieless session segments (``/(S(lit3py55t21z5v55vlm25s55))/``).
+SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sessionid|sid)=[^/;?]*", re.IGNORECASE)
+ASPNET_SESSION_SEGMENT = re.compile(r"/\((?:[A-Za-z]\([0-9A-Za-z_\-]{8,}\))+\)(?=/)")
+
+#: Default pages the paper studies (``index.html``...), plus common siblings.
+DEFAULT_PAGES: tuple[str, ...] = (
+    "index.html", "index.htm", "index.php", "index.asp", "index.shtml",
+    "default.htm", "default.html", "default.asp", "default.aspx",
+)  # fmt: skip
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex alternation shaped as a trie: the engine then tests each
+    position against a few first letters instead of every name in turn."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[:1], []).append(word[1:])
+    alternatives = []
+    for first, rests in sorted(groups.items()):
+        if first == "":
+            continue
+        inner = _trie_pattern([r for r in rests if r]) if any(rests) else ""
+        optional = "" in rests
+        if inner:
+            alternatives.append(re.escape(first) + "(?:" + inner + ")" + ("?" if optional else ""))
+        else:
+            alternatives.append(re.escape(first))
+    return "|".join(alternatives)
+
+
+def _hint(names: frozenset[str], prefixes: tuple[str, ...]) -> re.Pattern[str]:
+    # Queries are lower-cased before the search; see query_has_name().
+    return re.compile(r"(?:^|&)(?:" + _trie_pattern(sorted({*names, *prefixes})) + ")")
+
+
+#: Cheap pre-checks: a query with no match here has nothing to remove.
+TRACKING_HINT = _hint(TRACKING_PARAMS, TRACKING_PREFIXES)
+SESSION_HINT = _hint(SESSION_PARAMS | SESSION_PARAMS_IF_TOKEN, SESSION_PREFIXES)
+
+
+def is_tracking_param(name: str) -> bool:
+    """``name`` (lower-cased) is a known tracking parameter."""
+    return name in TRACKING_PARAMS or name.startswith(TRACKING_PREFIXES)
+
+
+def is_session_param(name: str, value: str) -> bool:
+    """``name`` (lower-cased) with ``value`` is a well-known session id."""
+    if name in SESSION_PARAMS or name.startswith(SESSION_PREFIXES):
+        return True
+    return name in SESSION_PARAMS_IF_TOKEN and SESSION_TOKEN.fullmatch(value) is not None
