@@ -308,14 +308,20 @@ def empty_path_slash(u: SplitURL, p: Policy) -> SplitURL:
 # -- query and fragment --------------------------------------------------------
 
 
-def _filter_query(query: str, drop: Callable[[str, str], bool]) -> str:
-    """``query`` without the parameters for which ``drop(lower_name, value)`` holds."""
+def _filter_query(query: str, drop: Callable[[str, str], bool]) -> str | None:
+    """``query`` without the parameters for which ``drop(lower_name, value)``
+    holds; ``None`` (no ``?`` at all) when that removes every parameter."""
     kept = []
+    removed = False
     for pair in query.split("&"):
         name, _, value = pair.partition("=")
-        if not drop(name.lower(), value):
+        if drop(name.lower(), value):
+            removed = True
+        else:
             kept.append(pair)
-    return "&".join(kept)
+    if not removed:
+        return query
+    return "&".join(kept) if any(kept) else None
 
 
 def tracking_params(u: SplitURL, p: Policy) -> SplitURL:

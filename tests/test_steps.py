@@ -225,6 +225,12 @@ class TestQuery:
         assert normalize_url("http://h/?sid=12") == "http://h/?sid=12"
         assert normalize_url("http://h/?sid=0123456789abcdef0123") == "http://h/"
 
+    def test_removing_every_parameter_removes_the_question_mark(self) -> None:
+        safe_with_removal = SAFE.replace(tracking_params=True, session_ids=True)
+        assert normalize_url("http://h/a?utm_source=x&utm_medium=y", safe_with_removal) == "http://h/a"
+        assert normalize_url("http://h/a?PHPSESSID=1&", safe_with_removal) == "http://h/a"
+        assert normalize_url("http://h/a?", safe_with_removal) == "http://h/a?"  # was empty already: RFC keeps it
+
     def test_plus_and_space_escape_stay_distinct(self) -> None:
         assert normalize_url("http://h/?q=a+b") != normalize_url("http://h/?q=a%20b")
         assert normalize_url("http://h/?q=a b") == "http://h/?q=a%20b"

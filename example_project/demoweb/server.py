@@ -1,0 +1,146 @@
+"""``VirtualWeb``: many simulated hosts behind one HTTP server on 127.0.0.1.
+
+Crawlers reach the hosts by name through Scrapy's proxy support: with
+``meta["proxy"]`` set to the server's address, Scrapy sends absolute-URI
+requests (``GET http://www.example.test/a HTTP/1.1``) and the server picks the
+site by that host, so no DNS and no internet are involved. Direct requests
+are routed by their ``Host`` header.
+
+Every request is logged (host, raw path and query, status) so tests and
+benchmarks count what was really fetched.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Protocol
+from urllib.parse import urlsplit
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def page(
+        cls, doc_id: str, links: Sequence[str] = (), *, title: str = "", extra_headers: Mapping[str, str] | None = None
+    ) -> Reply:
+        anchors = "\n".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+        html = (
+            f'<!DOCTYPE html><html><head><meta name="doc-id" content="{doc_id}">'
+            f"<title>{title or doc_id}</title></head>"
+            f"<body><h1>{doc_id}</h1><ul>\n{anchors}\n</ul></body></html>"
+        )
+        headers = {"Content-Type": "text/html; charset=utf-8", **(extra_headers or {})}
+        return cls(200, html.encode(), headers)
+
+    @classmethod
+    def redirect(cls, location: str, status: int = 301) -> Reply:
+        return cls(status, b"", {"Location": location})
+
+    @classmethod
+    def not_found(cls) -> Reply:
+        return cls(404, b"<html><body>not found</body></html>", {"Content-Type": "text/html"})
+
+
+class Site(Protocol):
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply: ...
+
+
+@dataclass(frozen=True)
+class Hit:
+    host: str
+    target: str  # raw path?query as sent
+    status: int
+
+
+class VirtualWeb:
+    """Serve ``sites`` (host name -> Site) on 127.0.0.1; use as a context manager."""
+
+    def __init__(self, sites: Mapping[str, Site], *, delay: float = 0.0, port: int = 0) -> None:
+        self.sites = {host.lower(): site for host, site in sites.items()}
+        self.delay = delay
+        self.hits: list[Hit] = []
+        self._lock = threading.Lock()
+        web = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                web._serve(self)
+
+            do_HEAD = do_GET
+            do_POST = do_GET
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> VirtualWeb:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="VirtualWeb", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> VirtualWeb:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        target = handler.path
+        if target.startswith(("http://", "https://")):  # proxy form: absolute URI
+            netloc_at = target.find("//") + 2
+            slash = target.find("/", netloc_at)
+            host = (urlsplit(target).hostname or "").rstrip(".")
+            target = target[slash:] if slash >= 0 else "/"
+        else:
+            host = (handler.headers.get("Host") or "").rsplit(":", 1)[0].rstrip(".")
+        path, _, query = target.partition("?")
+        site = self.sites.get(host.lower())
+        if self.delay:
+            time.sleep(self.delay)
+        reply = site.handle(path, query, handler.headers) if site is not None else Reply.not_found()
+        with self._lock:
+            self.hits.append(Hit(host.lower(), target, reply.status))
+        length = int(handler.headers.get("Content-Length") or 0)
+        if length:
+            handler.rfile.read(length)
+        handler.send_response(reply.status)
+        for name, value in reply.headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(reply.body)))
+        handler.end_headers()
+        if handler.command != "HEAD":
+            handler.wfile.write(reply.body)
+
+    def fetched(self, host: str | None = None) -> list[str]:
+        """Targets requested so far (optionally of one host), in order."""
+        with self._lock:
+            return [hit.target for hit in self.hits if host is None or hit.host == host]
+
+
+class FunctionSite:
+    """A site from a plain function ``(path, query, headers) -> Reply``."""
+
+    def __init__(self, handle: Callable[[str, str, Mapping[str, str]], Reply]) -> None:
+        self.handle = handle  # type: ignore[method-assign]

@@ -1,0 +1,56 @@
+"""``Addon``: one line in ``settings.py`` enables everything.
+
+ADDONS = {"scrapy_urlnorm.Addon": 0}
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
+
+from .dupefilter import UrlNormDupeFilter
+from .middlewares import NormalizeMiddleware
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+logger = logging.getLogger(__name__)
+
+#: Downloader middleware priorities. NormalizeMiddleware runs first on the
+#: way out (before anything sends or caches the request) and last on the way
+#: in (after decompression).
+NORMALIZE_MIDDLEWARE_PRIORITY = 50
+
+
+class Addon:
+    """Sets ``DUPEFILTER_CLASS`` and the middlewares, unless ``URLNORM_ENABLED = False``."""
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        if not settings.getbool("URLNORM_ENABLED", True):
+            logger.info("scrapy-urlnorm is disabled (URLNORM_ENABLED = False)")
+            return
+        user_priority = settings.getpriority("DUPEFILTER_CLASS") or 0
+        if user_priority > SETTINGS_PRIORITIES["addon"]:
+            current = settings.get("DUPEFILTER_CLASS")
+            if not _is(current, UrlNormDupeFilter):
+                logger.warning(
+                    "DUPEFILTER_CLASS = %r in your settings overrides scrapy-urlnorm's filter: "
+                    "requests are de-duplicated by %s, not by normalized URL. Remove the setting "
+                    "(or set it to 'scrapy_urlnorm.UrlNormDupeFilter') to use scrapy-urlnorm.",
+                    current,
+                    getattr(current, "__name__", current),
+                )
+        settings.set("DUPEFILTER_CLASS", UrlNormDupeFilter, "addon")
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", NormalizeMiddleware, NORMALIZE_MIDDLEWARE_PRIORITY
+        )
+
+
+def _is(value: object, cls: type) -> bool:
+    try:
+        return (load_object(value) if isinstance(value, str) else value) is cls
+    except (ImportError, NameError, ValueError):
+        return False

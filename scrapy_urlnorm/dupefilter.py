@@ -1,0 +1,66 @@
+"""``UrlNormDupeFilter``: Scrapy's ``DUPEFILTER_CLASS`` over policy-normalized URLs."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.dupefilters import BaseDupeFilter
+from scrapy.utils.request import referer_str
+
+from .dedup import Deduplicator
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+
+class UrlNormDupeFilter(BaseDupeFilter):
+    """Filters requests whose method, normalized URL and body were already seen.
+
+    Enable with ``DUPEFILTER_CLASS = "scrapy_urlnorm.UrlNormDupeFilter"`` (the
+    add-on does it for you). Counts ``dupefilter/filtered`` as Scrapy does,
+    plus ``urlnorm/filtered/<reason>`` saying why each request was a duplicate.
+    """
+
+    def __init__(self, dedup: Deduplicator, *, crawler: Crawler | None = None) -> None:
+        self.dedup = dedup
+        self.crawler = crawler
+        self.logdupes = True
+        self._last: tuple[Request, str] | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(Deduplicator.for_crawler(crawler), crawler=crawler)
+
+    def request_seen(self, request: Request) -> bool:
+        reason = self.dedup.check(request)
+        if reason is None:
+            return False
+        self._last = (request, reason)
+        return True
+
+    def log(self, request: Request, spider: Spider) -> None:
+        stats = self.dedup.stats or spider.crawler.stats
+        if stats is not None:
+            stats.inc_value("dupefilter/filtered")
+        if self.dedup.debug:
+            return  # Deduplicator.check already logged it, with the reason
+        if self.logdupes:
+            reason = self._last[1] if self._last and self._last[0] is request else "?"
+            logger.debug(
+                "Filtered duplicate request: %(request)s (reason: %(reason)s, referer: %(referer)s)"
+                " - no more duplicates will be shown (see URLNORM_DEBUG to show all duplicates)",
+                {"request": request, "reason": reason, "referer": referer_str(request)},
+                extra={"spider": spider},
+            )
+            self.logdupes = False
+
+    def close(self, reason: str) -> None:
+        self.dedup.close()
+
+    def clear(self) -> None:
+        self.dedup.clear()
