@@ -1,0 +1,85 @@
+"""JOBDIR survives ``kill -9`` of the crawl: no fingerprint lost, nothing seen fetched again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from demoweb.server import FunctionSite, Reply, VirtualWeb
+from scrapy import Request
+
+from scrapy_urlnorm import Policy
+from scrapy_urlnorm.dedup import SEEN_FILE, Deduplicator
+from scrapy_urlnorm.seen import FingerprintSet, SeenFile
+
+HERE = Path(__file__).resolve().parent
+HOST = "slow.test"
+PAGES = 80
+
+
+def chain_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Page n links to the next three pages, with tracking variants of them."""
+    if path == "/":
+        return Reply.page("home", ["/p/0", "/p/1"])
+    if path.startswith("/p/") and path[3:].isdigit():
+        n = int(path[3:])
+        links = [f"/p/{m}" for m in range(n + 1, min(n + 4, PAGES))]
+        links += [f"/p/{m}?utm_source=chain" for m in range(n + 1, min(n + 3, PAGES))]
+        return Reply.page(f"p{n}", [*links, "/"])
+    return Reply.not_found()
+
+
+def run_crawl(web: VirtualWeb, jobdir: Path, *, kill_after: int | None = None) -> int:
+    settings = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        "JOBDIR": str(jobdir),
+        "DEMOWEB_PROXY": web.address,
+        "CONCURRENT_REQUESTS": 2,
+        "LOG_LEVEL": "WARNING",
+    }
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "crawl_process.py"), json.dumps(settings), f"http://{HOST}/"], env=env
+    )
+    if kill_after is None:
+        return process.wait(timeout=120)
+    deadline = time.monotonic() + 60
+    while len(web.fetched(HOST)) < kill_after and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    return process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_kill_9_loses_no_fingerprint_and_refetches_nothing(tmp_path: Path) -> None:
+    jobdir = tmp_path / "job"
+    with VirtualWeb({HOST: FunctionSite(chain_site)}, delay=0.02) as web:
+        code = run_crawl(web, jobdir, kill_after=15)
+        assert code == -signal.SIGKILL
+        first_run = web.fetched(HOST)
+        assert 15 <= len(first_run) < PAGES
+
+        # Every record the killed crawl wrote loads back, and covers every page it fetched.
+        table = FingerprintSet()
+        seen_file = SeenFile(jobdir / SEEN_FILE)
+        loaded = seen_file.load_into(table)
+        record_size = 16
+        header = len(b"URLNORM-SEEN-1\nbits=64\n")
+        assert loaded == ((jobdir / SEEN_FILE).stat().st_size - header) // record_size
+        assert seen_file.dropped == 0
+        dedup = Deduplicator(Policy.preset("default"))
+        for target in first_run:
+            assert dedup.fingerprint(Request(f"http://{HOST}{target}")).value in table, target
+
+        assert run_crawl(web, jobdir) == 0
+        second_run = web.fetched(HOST)[len(first_run) :]
+        normal = {dedup.normalize(f"http://{HOST}{t}")[0] for t in first_run}
+        refetched = [t for t in second_run if dedup.normalize(f"http://{HOST}{t}")[0] in normal]
+        assert refetched == []
