@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .dupefilter import UrlNormDupeFilter
     from .fingerprinter import UrlNormFingerprinter
-    from .middlewares import NormalizeMiddleware
+    from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware
 
 __all__ = [
     "Addon",
@@ -20,6 +20,7 @@ __all__ = [
     "InvalidURL",
     "NormalizeMiddleware",
     "Policy",
+    "RedirectLearningMiddleware",
     "UnsupportedScheme",
     "UrlNormDupeFilter",
     "UrlNormFingerprinter",
@@ -35,6 +36,7 @@ _LAZY = {
     "UrlNormDupeFilter": ".dupefilter",
     "UrlNormFingerprinter": ".fingerprinter",
     "NormalizeMiddleware": ".middlewares",
+    "RedirectLearningMiddleware": ".middlewares",
 }
 
 

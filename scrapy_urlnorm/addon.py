@@ -12,7 +12,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from .dupefilter import UrlNormDupeFilter
-from .middlewares import NormalizeMiddleware
+from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 #: way out (before anything sends or caches the request) and last on the way
 #: in (after decompression).
 NORMALIZE_MIDDLEWARE_PRIORITY = 50
+#: Between RedirectMiddleware (600) and the downloader: sees raw redirects.
+REDIRECT_LEARNING_PRIORITY = 650
 
 
 class Addon:
@@ -47,6 +49,10 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", NormalizeMiddleware, NORMALIZE_MIDDLEWARE_PRIORITY
         )
+        if settings.getbool("URLNORM_LEARN", True):
+            settings.setdefault_in_component_priority_dict(
+                "DOWNLOADER_MIDDLEWARES", RedirectLearningMiddleware, REDIRECT_LEARNING_PRIORITY
+            )
 
 
 def _is(value: object, cls: type) -> bool:

@@ -1,10 +1,10 @@
 """The de-duplication engine shared by the dupe filter and the middlewares.
 
 One :class:`Deduplicator` per crawler (``Deduplicator.for_crawler``) holds what
-the Scrapy components have in common: the policy, the seen set, its
-``JOBDIR`` file, and the counters. :class:`~scrapy_urlnorm.UrlNormDupeFilter`
-and :class:`~scrapy_urlnorm.NormalizeMiddleware` only adapt Scrapy's
-interfaces onto it.
+the Scrapy components have in common: the policy, the seen set and its
+``JOBDIR`` file, the learner and the rules it learned, and the counters.
+:class:`~scrapy_urlnorm.UrlNormDupeFilter` and the middlewares only adapt
+Scrapy's interfaces onto it.
 
 A request's fingerprint is a 64-bit (or, with ``URLNORM_FINGERPRINT_BITS =
 128``, 128-bit) xxh3 hash of its method, its policy-normalized URL and its
@@ -12,12 +12,22 @@ body. With 64 bits, the chance that two different requests of a crawl share a
 fingerprint is about n²/2⁶⁵: one in 37 million at a million URLs, one in 370
 thousand at ten million. Each collision loses one request, so crawls of
 billions of URLs should use 128 bits.
+
+Learned rules never touch the static fingerprint. A request on a host with
+learned rules gets a second, *learned* fingerprint (its URL normalized by the
+host's learned policy), hashed in a namespace that changes whenever the
+host's rules change: when a rule is revoked, nothing stored under it can
+match again, and the requests it dropped are scheduled again.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import math
+import os
 import weakref
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -28,10 +38,11 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
 from .errors import InvalidURL, UnsupportedScheme
+from .learning import RULE_KINDS, Learner, Rule, policy_overrides
 from .normalize import host_key, normalize_with_rank
 from .policy import Policy
 from .seen import FingerprintSet, SeenFile
-from .steps import REASONS
+from .steps import REASONS, STEP_RANKS
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -42,20 +53,66 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SEEN_FILE = "urlnorm.seen"
+RULES_FILE = "urlnorm.rules.json"
+#: Requests dropped because of learned rules, kept to be scheduled again if a
+#: rule is revoked: at most this many per host and in all.
+PARKED_PER_HOST = 1000
+PARKED_TOTAL = 50_000
+#: Digests of downloaded pages remembered for audits (LRU).
+DIGESTS_REMEMBERED = 100_000
+#: Fetched page URLs remembered per host (for hosts, LRU) to re-key when rules change.
+PAGES_PER_HOST = 2000
+PAGE_HOSTS = 1000
+#: Ranks from here up are the paper's semantic-changing steps and learned rules:
+#: the drops that audits sample.
+SEMANTIC_RANK = min(rank for name, rank in STEP_RANKS.items() if rank >= 96)
+_VERSION_META = "_urlnorm_rules_version"
+AUDIT_META = "urlnorm_audit"
 
 
 class Fingerprint(NamedTuple):
-    """A request's fingerprint, the rank of the riskiest step that changed its
-    URL, and the normalized URL (``None`` when Scrapy's own fingerprint had to
-    stand in: another scheme, or a URL we could not parse)."""
+    """A request's fingerprint(s).
+
+    ``value``/``rank``/``url``: under the static policy (``url`` is ``None``
+    when Scrapy's own fingerprint had to stand in). ``learned``/
+    ``learned_rank``/``learned_url``: under the host's learned policy, when it
+    gives a different URL.
+    """
 
     value: int
     rank: int
     url: str | None
+    learned: int | None = None
+    learned_rank: int = 0
+    learned_url: str | None = None
+    #: The host's learned-rules namespace when this was computed (-1: none).
+    namespace: int = -1
+
+
+def host_of(normalized_url: str) -> str:
+    """The host of a URL ``normalize_url`` produced (no parsing needed)."""
+    start = normalized_url.find("//") + 2
+    end = normalized_url.find("/", start)
+    authority = normalized_url[start : end if end >= 0 else None].rpartition("@")[2]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1]
+    return authority.partition(":")[0]
+
+
+def wilson_upper(failures: int, trials: int, z: float = 1.96) -> float:
+    """Upper bound of the 95% Wilson score interval for a rate ``failures/trials``."""
+    if trials == 0:
+        return 1.0
+    p = failures / trials
+    denominator = 1 + z * z / trials
+    centre = p + z * z / (2 * trials)
+    margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    return min(1.0, (centre + margin) / denominator)
 
 
 class Deduplicator:
-    """Fingerprints requests and remembers which were seen, and why duplicates were."""
+    """Fingerprints requests, remembers which were seen and why duplicates were,
+    and applies what the learner learns."""
 
     def __init__(
         self,
@@ -67,6 +124,11 @@ class Deduplicator:
         stats: StatsCollector | None = None,
         fallback: Callable[[Request], bytes] | None = None,
         cache_size: int = 4096,
+        learn: bool = False,
+        min_evidence: int = 2,
+        audit_rate: float = 0.0,
+        rules_path: str | Path | None = None,
+        reschedule: Callable[[Request], None] | None = None,
     ) -> None:
         self.policy = policy
         self.bits = bits
@@ -81,6 +143,22 @@ class Deduplicator:
         self._cache_size = cache_size
         self._first_urls: dict[int, str] = {}  # fingerprint -> first URL, only with debug
         self._invalid_hosts: set[str] = set()
+        self.reschedule = reschedule
+        # learning
+        self.learner = Learner(min_evidence=min_evidence, on_change=self._rule_changed) if learn else None
+        self.version = 0
+        self._learned: dict[str, tuple[Policy, int]] = {}  # host -> (learned policy, namespace)
+        self._parked: dict[str, deque[Request]] = {}
+        self._parked_count = 0
+        self.audit_rate = max(0.0, min(1.0, audit_rate))
+        self._audit_credit = 0.0
+        self._digests: OrderedDict[int, int] = OrderedDict()
+        # Recently fetched page URLs per host, re-keyed when the host's rules change.
+        self._host_pages: OrderedDict[str, deque[str]] = OrderedDict()
+        self.audits = self.audit_mismatches = 0
+        self.rules_path = Path(rules_path) if rules_path else None
+        if self.learner is not None and self.rules_path is not None and self.rules_path.exists():
+            self._load_rules()
         self.file = SeenFile(path, bits) if path else None
         if self.file is not None:
             loaded = self.file.load_into(self.seen)
@@ -103,6 +181,10 @@ class Deduplicator:
         if bits not in (64, 128):
             raise ValueError(f"URLNORM_FINGERPRINT_BITS must be 64 or 128, not {bits}")
         jobdir = job_dir(settings)
+
+        def reschedule(request: Request) -> None:
+            crawler.engine.crawl(request)  # type: ignore[union-attr]
+
         dedup = cls(
             Policy.from_settings(settings),
             bits=bits,
@@ -111,6 +193,11 @@ class Deduplicator:
             stats=crawler.stats,
             fallback=crawler.request_fingerprinter.fingerprint,
             cache_size=settings.getint("URLNORM_CACHE_SIZE", 4096),
+            learn=settings.getbool("URLNORM_LEARN", True),
+            min_evidence=settings.getint("URLNORM_LEARN_MIN_EVIDENCE", 2),
+            audit_rate=settings.getfloat("URLNORM_AUDIT_RATE", 0.02),
+            rules_path=Path(jobdir, RULES_FILE) if jobdir else None,
+            reschedule=reschedule,
         )
         cls._by_crawler[crawler] = dedup
         crawler.signals.connect(dedup.close, signal=signals.spider_closed)
@@ -119,30 +206,31 @@ class Deduplicator:
     # -- fingerprints ---------------------------------------------------------------
 
     def normalize(self, url: str) -> tuple[str | None, int]:
-        """(normalized URL or ``None`` if we cannot normalize it, rank)."""
+        """(URL normalized by the static policy, or ``None`` if we cannot, rank)."""
         cached = self._cache.get(url)
         if cached is not None:
             return cached
-        try:
-            result: tuple[str | None, int] = normalize_with_rank(url, self.policy)
-        except UnsupportedScheme:
-            result = (None, 0)
-        except InvalidURL as exc:
-            self._invalid(url, exc)
-            return None, 0
-        except Exception as exc:  # a bug of ours must cost a fallback, never the crawl
-            logger.exception("scrapy-urlnorm failed on %r; using Scrapy's fingerprint for it", url)
-            self._invalid(url, exc)
-            return None, 0
+        result = self._normalize(url, self.policy)
         if len(self._cache) >= self._cache_size:
             self._cache.clear()
-        if self._cache_size:
+        if self._cache_size and result[0] is not None:
             self._cache[url] = result
         return result
 
+    def _normalize(self, url: str, policy: Policy) -> tuple[str | None, int]:
+        try:
+            return normalize_with_rank(url, policy)
+        except UnsupportedScheme:
+            return None, 0
+        except InvalidURL as exc:
+            self._invalid(url, exc)
+        except Exception as exc:  # a bug of ours must cost a fallback, never the crawl
+            logger.exception("scrapy-urlnorm failed on %r; using Scrapy's fingerprint for it", url)
+            self._invalid(url, exc)
+        return None, 0
+
     def _invalid(self, url: str, exc: Exception) -> None:
-        if self.stats is not None:
-            self.stats.inc_value("urlnorm/invalid_urls")
+        self.count("urlnorm/invalid_urls")
         try:
             host = host_key(split_url(url).host)
         except (InvalidURL, ValueError):
@@ -158,81 +246,335 @@ class Deduplicator:
                 host,
             )
 
+    def _hash_request(self, request: Request, url: str, namespace: bytes = b"") -> int:
+        return self._hash(
+            b"%s%s\0%s\0%s"
+            % (namespace, request.method.encode("ascii", "replace"), url.encode("utf-8", "surrogatepass"), request.body)
+        )
+
     def fingerprint(self, request: Request) -> Fingerprint:
         normalized, rank = self.normalize(request.url)
         if normalized is None:
             fallback = self._fallback(request) if self._fallback else request.url.encode("utf-8", "surrogatepass")
             return Fingerprint(self._hash(b"scrapy\0" + fallback), 0, None)
-        data = b"%s\0%s\0%s" % (
-            request.method.encode("ascii", "replace"),
-            normalized.encode("utf-8", "surrogatepass"),
-            request.body,
-        )
-        return Fingerprint(self._hash(data), rank, normalized)
+        value = self._hash_request(request, normalized)
+        if self._learned:
+            learned = self._learned.get(host_of(normalized))
+            if learned is not None:
+                policy, namespace = learned
+                learned_url, learned_rank = self._normalize(request.url, policy)
+                if learned_url is not None:
+                    learned_value = self._hash_request(request, learned_url, b"learned %d\0" % namespace)
+                    return Fingerprint(value, rank, normalized, learned_value, learned_rank, learned_url, namespace)
+        return Fingerprint(value, rank, normalized)
 
     # -- the seen set -----------------------------------------------------------------
 
     def check(self, request: Request) -> str | None:
-        """Add ``request`` to the seen set; ``None`` if new, else the reason it is a duplicate."""
+        """Add ``request`` to the seen set; ``None`` if new (or let through),
+        else the reason it is a duplicate."""
         fingerprint = self.fingerprint(request)
-        stats = self.stats
-        if stats is not None:
-            stats.inc_value("urlnorm/requests_seen")
-        stored_rank = self.seen.add(fingerprint.value, fingerprint.rank)
-        if stored_rank is None:
-            self._stored(fingerprint, request)
+        self.count("urlnorm/requests_seen")
+        if self.learner is not None:
+            request.meta[_VERSION_META] = fingerprint.namespace
+        stored = self.seen.get(fingerprint.value)
+        if stored is not None:
+            return self._duplicate(request, fingerprint, max(fingerprint.rank, stored), learned=False)
+        stored = self._learned_match(request, fingerprint)
+        if stored is not None:
+            return self._duplicate(request, fingerprint, max(fingerprint.learned_rank, stored), learned=True)
+        self._store(fingerprint, request)
+        return None
+
+    def _learned_match(self, request: Request, fingerprint: Fingerprint) -> int | None:
+        """The stored rank if ``request`` is a duplicate under its host's learned
+        rules: its learned form was stored under the current rules, or was
+        itself seen as a URL."""
+        if fingerprint.learned is None:
             return None
-        if self._redirected_to_itself(request, fingerprint):
-            if stats is not None:
-                stats.inc_value("urlnorm/redirects_passed")
+        stored = self.seen.get(fingerprint.learned)
+        if stored is None and fingerprint.learned_url != fingerprint.url:
+            stored = self.seen.get(self._hash_request(request, fingerprint.learned_url))  # type: ignore[arg-type]
+        return stored
+
+    def recheck(self, request: Request) -> str | None:
+        """At download time: re-check a request queued before its host's rules
+        last changed against what those rules now merge."""
+        checked_under = request.meta.get(_VERSION_META)
+        if checked_under is None or not self._learned:
             return None
-        reason = REASONS.get(max(fingerprint.rank, stored_rank), "exact")
-        if stats is not None:
-            stats.inc_value("urlnorm/filtered")
-            stats.inc_value(f"urlnorm/filtered/{reason}")
-        if self.debug:
-            logger.debug(
-                "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
-                request,
-                reason,
-                self._first_urls.get(fingerprint.value, "?"),
-                fingerprint.url,
-                referer_str(request),
-            )
+        fingerprint = self.fingerprint(request)
+        if fingerprint.namespace == checked_under:
+            return None
+        request.meta[_VERSION_META] = fingerprint.namespace
+        stored = self._learned_match(request, fingerprint)
+        if stored is None:
+            self._store(fingerprint, request)
+            return None
+        if self._redirected_to_itself(request, fingerprint, learned=True):
+            return None
+        reason = REASONS.get(max(fingerprint.learned_rank, stored), "exact")
+        self.count("urlnorm/late_filtered")
+        self.count(f"urlnorm/filtered/{reason}")
+        self._park(request, fingerprint)
         return reason
 
     def record(self, request: Request) -> None:
         """Mark a request Scrapy never shows the filter (``dont_filter``) as seen."""
         fingerprint = self.fingerprint(request)
-        if self.seen.add(fingerprint.value, fingerprint.rank) is None:
-            self._stored(fingerprint, request)
-            if self.stats is not None:
-                self.stats.inc_value("urlnorm/recorded_unfiltered")
+        if self.seen.get(fingerprint.value) is None:
+            self._store(fingerprint, request)
+            self.count("urlnorm/recorded_unfiltered")
 
-    def _stored(self, fingerprint: Fingerprint, request: Request) -> None:
-        if self.file is not None:
-            self.file.append(fingerprint.value, fingerprint.rank)
+    def _add(self, value: int, rank: int) -> int | None:
+        """Add a fingerprint to the seen set (and ``JOBDIR``); as ``FingerprintSet.add``."""
+        stored = self.seen.add(value, rank)
+        if stored is None and self.file is not None:
+            self.file.append(value, rank)
+        return stored
+
+    def _store(self, fingerprint: Fingerprint, request: Request) -> None:
+        for value, rank in ((fingerprint.value, fingerprint.rank), (fingerprint.learned, fingerprint.learned_rank)):
+            if value is None:
+                continue
+            self._add(value, rank)
+            if self.debug:
+                self._first_urls.setdefault(value, request.url)
+
+    def _duplicate(self, request: Request, fingerprint: Fingerprint, rank: int, *, learned: bool) -> str | None:
+        if self._redirected_to_itself(request, fingerprint, learned=learned):
+            self.count("urlnorm/redirects_passed")
+            self._store(fingerprint, request)
+            return None
+        reason = REASONS.get(rank, "exact")
+        if rank >= SEMANTIC_RANK and self._audit_now():
+            # Fetch it anyway and compare with the page it was merged into.
+            collided = fingerprint.learned if learned else fingerprint.value
+            request.meta[AUDIT_META] = {"fingerprint": collided, "reason": reason}
+            self.count("urlnorm/audits_scheduled")
+            return None
+        self.count("urlnorm/filtered")
+        self.count(f"urlnorm/filtered/{reason}")
         if self.debug:
-            self._first_urls[fingerprint.value] = request.url
+            collided = fingerprint.learned if learned else fingerprint.value
+            logger.debug(
+                "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
+                request,
+                reason,
+                self._first_urls.get(collided, "?"),  # type: ignore[arg-type]
+                fingerprint.learned_url if learned else fingerprint.url,
+                referer_str(request),
+            )
+        if learned:
+            self._park(request, fingerprint)
+        return reason
 
-    def _redirected_to_itself(self, request: Request, fingerprint: Fingerprint) -> bool:
+    def _audit_now(self) -> bool:
+        if not self.audit_rate:
+            return False
+        self._audit_credit += self.audit_rate
+        if self._audit_credit >= 1.0:
+            self._audit_credit -= 1.0
+            return True
+        return False
+
+    def _redirected_to_itself(self, request: Request, fingerprint: Fingerprint, *, learned: bool) -> bool:
         """A redirect whose target normalizes like a URL of its own chain
         (``/pubs`` -> 301 -> ``/pubs/``) must be fetched: the server just told
         us the first form is not the page (Scrapy issue #1225)."""
         chain: list[str] | None = request.meta.get("redirect_urls")
         if not chain or fingerprint.url is None:
             return False
+        if learned and fingerprint.learned_url is not None:
+            learned_policy = self._learned.get(host_of(fingerprint.url))
+            if learned_policy is not None:
+                policy = learned_policy[0]
+                return any(self._normalize(url, policy)[0] == fingerprint.learned_url for url in chain)
         return any(self.normalize(url)[0] == fingerprint.url for url in chain)
+
+    # -- learning ------------------------------------------------------------------------
+
+    def observe_redirect(self, source: str, target: str) -> None:
+        if self.learner is None:
+            return
+        source_url, target_url = self.normalize(source)[0], self.normalize(target)[0]
+        if source_url and target_url:
+            self.learner.observe_redirect(source_url, target_url)
+
+    def observe_page(
+        self,
+        request: Request,
+        url: str,
+        digest: int,
+        *,
+        length: int,
+        server: str = "",
+        canonical: str | None = None,
+    ) -> None:
+        """A 200 response: feed the learner, remember the digest, settle an audit."""
+        audit = request.meta.get(AUDIT_META)
+        if audit:
+            # An audited page is compared with, never stored as, the representative.
+            self._settle_audit(request, audit, digest)
+        else:
+            fingerprint = self.fingerprint(request)
+            for value in (fingerprint.value, fingerprint.learned):
+                if value is not None:
+                    self._digests[value] = digest
+                    self._digests.move_to_end(value)
+            while len(self._digests) > DIGESTS_REMEMBERED:
+                self._digests.popitem(last=False)
+        if self.learner is None:
+            return
+        normalized = self.normalize(url)[0]
+        if normalized is None:
+            return
+        if request.method == "GET" and not audit:
+            self._remember_page(host_of(normalized), request.url)
+        self.learner.observe_page(normalized, digest, length=length, server=server)
+        if canonical:
+            canonical_url = self.normalize(canonical)[0]
+            if canonical_url and canonical_url != normalized:
+                self.learner.observe_canonical(normalized, canonical_url)
+
+    def _settle_audit(self, request: Request, audit: dict[str, Any], digest: int) -> None:
+        representative = self._digests.get(audit["fingerprint"])
+        if representative is None:
+            self.count("urlnorm/audits_inconclusive")
+            return
+        self.audits += 1
+        self.count("urlnorm/audits")
+        if representative == digest:
+            return
+        self.audit_mismatches += 1
+        self.count("urlnorm/audit_mismatches")
+        reason: str = audit["reason"]
+        logger.info("Audit found %s is a different page than the one %s merged it into", request.url, reason)
+        if reason.startswith("learned:") and self.learner is not None:
+            family = reason.removeprefix("learned:")
+            normalized = self.normalize(request.url)[0]
+            host = host_of(normalized) if normalized else ""
+            for rule in self.learner.active_rules():
+                if rule.kind.partition(":")[0] == family and host in (rule.host, "www." + rule.host):
+                    self.learner.contradict(rule.host, rule.kind, request.url, "?")
+
+    def _rule_changed(self, rule: Rule) -> None:
+        hosts = [rule.host, "www." + rule.host] if rule.kind == "www_alias" else [rule.host]
+        self.version += 1
+        for host in hosts:
+            self._rebuild_host(host)
+            if rule.active:
+                self._rekey(host)
+        self._update_rule_stats()
+        if not rule.active:
+            self.count("urlnorm/revoked_rules")
+            for host in hosts:
+                self._release(host)
+        self._save_rules()
+
+    def _rebuild_host(self, host: str) -> None:
+        assert self.learner is not None
+        rules = [r for r in self.learner.active_rules() if r.host == host]
+        bare = host[4:] if host.startswith("www.") else None
+        if bare is not None:
+            rules += [r for r in self.learner.active_rules(bare) if r.kind == "www_alias"]
+        if not rules:
+            self._learned.pop(host, None)
+            return
+        base = self.policy.for_host(host)
+        overrides = policy_overrides(rules)
+        if "default_pages" in overrides:
+            names = (*base.default_pages, *sorted(overrides["default_pages"]))
+            overrides["default_pages"] = tuple(dict.fromkeys(names))
+        if "ignore_params" in overrides:
+            overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
+        self._learned[host] = (base.replace(**overrides), self.version)
+
+    def _remember_page(self, host: str, url: str) -> None:
+        pages = self._host_pages.get(host)
+        if pages is None:
+            pages = self._host_pages[host] = deque(maxlen=PAGES_PER_HOST)
+            if len(self._host_pages) > PAGE_HOSTS:
+                self._host_pages.popitem(last=False)
+        pages.append(url)
+
+    def _rekey(self, host: str) -> None:
+        """Store the learned fingerprints, under the host's new rules, of the
+        pages already fetched from it, so their variants are found."""
+        from scrapy import Request
+
+        for url in self._host_pages.get(host, ()):
+            fingerprint = self.fingerprint(Request(url))
+            if fingerprint.learned is not None:
+                self._add(fingerprint.learned, fingerprint.learned_rank)
+
+    def _update_rule_stats(self) -> None:
+        if self.stats is None or self.learner is None:
+            return
+        active = self.learner.active_rules()
+        self.stats.set_value("urlnorm/learned_rules", len(active))
+        families: dict[str, int] = {}
+        for rule in active:
+            family = rule.kind.partition(":")[0]
+            families[family] = families.get(family, 0) + 1
+        for family in RULE_KINDS:
+            if family in families or self.stats.get_value(f"urlnorm/learned/{family}") is not None:
+                self.stats.set_value(f"urlnorm/learned/{family}", families.get(family, 0))
+
+    def _park(self, request: Request, fingerprint: Fingerprint) -> None:
+        host = host_of(fingerprint.url or "")
+        parked = self._parked.setdefault(host, deque())
+        if len(parked) >= PARKED_PER_HOST or self._parked_count >= PARKED_TOTAL:
+            self.count("urlnorm/parked_overflow")
+            return
+        parked.append(request)
+        self._parked_count += 1
+
+    def _release(self, host: str) -> None:
+        """A rule of ``host`` was revoked: schedule again what learned rules dropped."""
+        parked = self._parked.pop(host, None)
+        if not parked:
+            return
+        self._parked_count -= len(parked)
+        if self.reschedule is None:
+            return
+        for request in parked:
+            request.meta.pop(_VERSION_META, None)
+            self.count("urlnorm/rescheduled")
+            self.reschedule(request)
+
+    def _save_rules(self) -> None:
+        if self.rules_path is None or self.learner is None:
+            return
+        temporary = self.rules_path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.learner.to_dict(), indent=1), encoding="utf-8")
+        os.replace(temporary, self.rules_path)
+
+    def _load_rules(self) -> None:
+        assert self.learner is not None and self.rules_path is not None
+        try:
+            data = json.loads(self.rules_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            logger.warning("Ignoring unreadable learned rules in %s: %s", self.rules_path, exc)
+            return
+        self.learner.load_dict(data)
+        logger.info("Resumed %d learned rule(s) from %s", len(self.learner.active_rules()), self.rules_path)
+
+    # -- lifecycle ----------------------------------------------------------------------
 
     def count(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(key, count)
 
-    # -- lifecycle ----------------------------------------------------------------------
-
     def close(self, *args: Any, **kwargs: Any) -> None:
         if self.stats is not None:
             self.stats.set_value("urlnorm/unique_fingerprints", len(self.seen))
+            if self.audits:
+                self.stats.set_value("urlnorm/coverage_loss_estimate", round(self.audit_mismatches / self.audits, 4))
+                self.stats.set_value(
+                    "urlnorm/coverage_loss_upper", round(wilson_upper(self.audit_mismatches, self.audits), 4)
+                )
+        self._save_rules()
         if self.file is not None:
             self.file.close()
 

@@ -1,11 +1,14 @@
-"""Downloader middlewares: ``NormalizeMiddleware`` (and the learner, later)."""
+"""Downloader middlewares: ``NormalizeMiddleware`` and ``RedirectLearningMiddleware``."""
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
+import xxhash
 from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response
 
 from .dedup import Deduplicator
 
@@ -15,6 +18,34 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
+
+_LINK_CANONICAL = re.compile(rb"""<link\b[^>]*\brel\s*=\s*["']?canonical\b[^>]*>""", re.IGNORECASE)
+_HREF = re.compile(rb"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_HEADER_CANONICAL = re.compile(r"<([^>]*)>\s*;\s*rel\s*=\s*\"?canonical\"?", re.IGNORECASE)
+_HEAD_BYTES = 65536
+
+
+def canonical_link(response: Response) -> str | None:
+    """The URL a ``Link: <...>; rel=canonical`` header or ``<link rel="canonical">`` names."""
+    header = response.headers.get("Link")
+    if header:
+        match = _HEADER_CANONICAL.search(header.decode("latin-1"))
+        if match:
+            return response.urljoin(match.group(1))
+    content_type = response.headers.get("Content-Type", b"")
+    if b"html" not in content_type.lower():
+        return None
+    tag = _LINK_CANONICAL.search(response.body[:_HEAD_BYTES])
+    if tag is None:
+        return None
+    href = _HREF.search(tag.group())
+    if href is None:
+        return None
+    value = next(group for group in href.groups() if group is not None)
+    try:
+        return response.urljoin(value.decode(response.encoding if hasattr(response, "encoding") else "utf-8"))
+    except (UnicodeDecodeError, LookupError, ValueError):
+        return None
 
 
 class NormalizeMiddleware:
@@ -27,6 +58,10 @@ class NormalizeMiddleware:
       ``JOBDIR`` crawl, or linked and fetched before Scrapy got to it) is
       dropped, unless ``URLNORM_REFETCH_START_URLS = True``. Retries and
       redirects are never dropped here.
+    - A request queued before its host's learned rules changed is checked
+      again against them (``urlnorm/late_filtered``).
+    - Every 200 response's body digest (taken here, after decompression) and
+      ``rel=canonical`` link go to the learner, and settle audits.
     - With ``URLNORM_REWRITE = True``, a request is sent with its normalized
       URL instead of the original (off by default: a server may answer the two
       differently, e.g. when a tracking parameter is required or case matters;
@@ -62,10 +97,53 @@ class NormalizeMiddleware:
                     raise IgnoreRequest(f"start request already seen ({reason}): {request.url}")
             else:
                 self.dedup.record(request)
+        else:
+            reason = self.dedup.recheck(request)
+            if reason is not None:
+                raise IgnoreRequest(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
         if self.rewrite:
             normalized = self.dedup.normalize(request.url)[0]
             if normalized is not None and normalized != request.url:
-                if self.dedup.stats is not None:
-                    self.dedup.stats.inc_value("urlnorm/rewritten")
+                self.dedup.count("urlnorm/rewritten")
                 return request.replace(url=normalized, dont_filter=True)
         return None
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        if response.status == 200:
+            try:
+                self.dedup.observe_page(
+                    request,
+                    response.url,
+                    xxhash.xxh3_64_intdigest(response.body),
+                    length=len(response.body),
+                    server=response.headers.get("Server", b"").decode("latin-1"),
+                    canonical=canonical_link(response),
+                )
+            except Exception:  # learning must never cost the response
+                logger.exception("scrapy-urlnorm could not learn from %s", response)
+        return response
+
+
+class RedirectLearningMiddleware:
+    """Shows every raw redirect (3xx with a ``Location``) to the learner.
+
+    It must sit between Scrapy's ``RedirectMiddleware`` (600) and the
+    downloader, so it sees redirects before they are followed, including
+    those whose target the dupe filter will drop. The add-on puts it at 650.
+    """
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(Deduplicator.for_crawler(crawler))
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        if 300 <= response.status < 400 and b"Location" in response.headers:
+            try:
+                location = response.headers[b"Location"].decode("latin-1")
+                self.dedup.observe_redirect(request.url, response.urljoin(location))
+            except Exception:  # learning must never cost the response
+                logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
+        return response

@@ -20,7 +20,8 @@ TrailingSlash = Literal["keep", "add", "remove"]
 WwwMode = Literal["keep", "strip", "add"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {"trailing_slash": ("keep", "add", "remove"), "www": ("keep", "strip", "add")}
-_NAME_SETS = ("remove_params", "keep_params")
+_NAME_SETS = ("remove_params", "keep_params", "ignore_params", "learned_steps")
+_NOT_SWITCHES = ("host_policies", "ignore_params", "learned_steps")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -58,6 +59,11 @@ class Policy:
     https_to_http: bool = False
     # Per-host overrides: ((glob pattern, ((switch, value), ...)), ...), applied in order.
     host_policies: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    # Set by the learner on a host's policy, never by users: parameters the
+    # host ignores, and the steps it switched on (duplicates they cause are
+    # reported as learned rules, e.g. "learned:trailing_slash").
+    ignore_params: frozenset[str] = frozenset()
+    learned_steps: frozenset[str] = frozenset()
 
     _host_cache: dict[str, Policy] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
@@ -164,7 +170,7 @@ SWITCHES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Policy) if 
 
 
 def _check_switches(switches: Mapping[str, Any], where: str) -> None:
-    unknown = set(switches) - set(SWITCHES) - {"host_policies"}
+    unknown = set(switches) - set(SWITCHES) - set(_NOT_SWITCHES)
     if unknown:
         raise TypeError(f"{where}: unknown switch(es) {sorted(unknown)}; known switches: {', '.join(SWITCHES)}")
 
@@ -173,7 +179,9 @@ def _name_set(value: Any, name: str) -> frozenset[str]:
     if isinstance(value, str):
         value = value.split(",")
     if not isinstance(value, Iterable):
-        raise TypeError(f"{name} must be a list of parameter names, not {value!r}")
+        raise TypeError(f"{name} must be a list of names, not {value!r}")
+    if name == "learned_steps":
+        return frozenset(value)
     return frozenset(str(v).strip().lower() for v in value if str(v).strip())
 
 

@@ -339,6 +339,15 @@ def tracking_params(u: SplitURL, p: Policy) -> SplitURL:
     return u if query == u.query else replace_field(u, QUERY, query)
 
 
+def ignore_params(u: SplitURL, p: Policy) -> SplitURL:
+    """Remove the parameters the learner found this host ignores."""
+    if not u.query:
+        return u
+    ignored = p.ignore_params
+    query = _filter_query(u.query, lambda name, value: name in ignored)
+    return u if query == u.query else replace_field(u, QUERY, query)
+
+
 def sort_query(u: SplitURL, p: Policy) -> SplitURL:
     """Sort parameters by name; repeated names keep their relative order,
     because ``a=1&a=2`` and ``a=2&a=1`` can mean different lists."""
@@ -430,6 +439,7 @@ PATH_QUERY_STEPS: tuple[Step, ...] = (
     Step("trailing_slash", 3, lambda p: p.trailing_slash != "keep", trailing_slash, "add or remove the trailing slash"),
     Step("empty_path_slash", 0, _on("empty_path_slash"), empty_path_slash, "empty path to /"),
     Step("tracking_params", 2, _removes_params, tracking_params, "remove tracking parameters"),
+    Step("ignore_params", 4, _on("ignore_params"), ignore_params, "remove parameters the host ignores (learned)"),
     Step("sort_query", 0, _on("sort_query"), sort_query, "sort query parameters by name"),
     Step("drop_empty_query", 0, _on("drop_empty_query"), drop_empty_query, "drop empty ? and stray &"),
     Step("drop_fragment", 0, lambda p: not p.keep_fragment, drop_fragment, "drop the fragment"),
@@ -445,17 +455,39 @@ STEP_NAMES: tuple[str, ...] = tuple(step.name for step in STEPS)
 STEP_RANKS: dict[str, int] = {
     step.name: 0 if step.tier == 0 else step.tier * 32 + index for index, step in enumerate(STEPS)
 }
-#: Reason names by rank (rank 0 is "exact").
-REASONS: dict[int, str] = {0: "exact"} | {rank: name for name, rank in STEP_RANKS.items() if rank}
 
+#: The learned rule kind each step implements when the learner switches it on.
+LEARNED_KINDS: dict[str, str] = {
+    "trailing_slash": "trailing_slash",
+    "www": "www_alias",
+    "lowercase_path": "case_insensitive_path",
+    "default_pages": "default_page",
+    "ignore_params": "ignore_param",
+    "https_to_http": "https_alias",
+}
+#: Steps switched on by learning rank above every static step.
+LEARNED_RANKS: dict[str, int] = {step: 160 + index for index, step in enumerate(LEARNED_KINDS)}
+
+#: Reason names by rank (rank 0 is "exact").
+REASONS: dict[int, str] = (
+    {0: "exact"}
+    | {rank: name for name, rank in STEP_RANKS.items() if rank}
+    | {rank: f"learned:{LEARNED_KINDS[step]}" for step, rank in LEARNED_RANKS.items()}
+)
 
 CompiledSteps = tuple[tuple[Callable[[SplitURL, "Policy"], SplitURL], str, int], ...]
+
+
+def _rank(step: Step, policy: Policy) -> int:
+    if step.name in policy.learned_steps:
+        return LEARNED_RANKS[step.name]
+    return STEP_RANKS[step.name]
 
 
 def compile_steps(policy: Policy) -> tuple[CompiledSteps, CompiledSteps]:
     """The enabled steps of ``policy`` as (function, name, rank), in order:
     the authority steps, then the others."""
     return (
-        tuple((s.apply, s.name, STEP_RANKS[s.name]) for s in AUTHORITY_STEPS if s.enabled(policy)),
-        tuple((s.apply, s.name, STEP_RANKS[s.name]) for s in PATH_QUERY_STEPS if s.enabled(policy)),
+        tuple((s.apply, s.name, _rank(s, policy)) for s in AUTHORITY_STEPS if s.enabled(policy)),
+        tuple((s.apply, s.name, _rank(s, policy)) for s in PATH_QUERY_STEPS if s.enabled(policy)),
     )

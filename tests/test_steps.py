@@ -73,6 +73,7 @@ ISOLATED = [
     ("trailing_slash", {"trailing_slash": "remove"}, "http://h/pubs/", "http://h/pubs"),
     ("empty_path_slash", {"empty_path_slash": True}, "http://h", "http://h/"),
     ("tracking_params", {"tracking_params": True}, "http://h/?utm_source=a&fbclid=b&x=1", "http://h/?x=1"),
+    ("ignore_params", {"ignore_params": {"view"}}, "http://h/?view=print&id=3", "http://h/?id=3"),
     ("sort_query", {"sort_query": True}, "http://h/?b=1&a=2&a=1", "http://h/?a=2&a=1&b=1"),
     ("drop_empty_query", {"drop_empty_query": True}, "http://h/?", "http://h/"),
     ("drop_empty_query", {"drop_empty_query": True}, "http://h/?&a=1&&b=2&", "http://h/?a=1&b=2"),
@@ -119,7 +120,7 @@ def test_presets_are_cumulative(preset: str, steps: set[str]) -> None:
 
 
 def test_step_order_is_fixed_and_documented() -> None:
-    aggressive = AGGRESSIVE.replace(https_to_http=True)
+    aggressive = AGGRESSIVE.replace(https_to_http=True, ignore_params={"x"})
     assert aggressive.steps == STEP_NAMES
     assert [s.name for s in STEPS] == list(STEP_NAMES)
     # order matters: escapes before dot segments, dot segments before collapsing

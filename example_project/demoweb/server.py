@@ -119,7 +119,10 @@ class VirtualWeb:
         site = self.sites.get(host.lower())
         if self.delay:
             time.sleep(self.delay)
-        reply = site.handle(path, query, handler.headers) if site is not None else Reply.not_found()
+        # Sites see the host they were reached as (one site may serve a www twin).
+        headers = {name: value for name, value in handler.headers.items() if name.lower() != "host"}
+        headers["Host"] = host.lower()
+        reply = site.handle(path, query, headers) if site is not None else Reply.not_found()
         with self._lock:
             self.hits.append(Hit(host.lower(), target, reply.status))
         length = int(handler.headers.get("Content-Length") or 0)

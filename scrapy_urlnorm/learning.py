@@ -1,0 +1,375 @@
+"""Learn each site's own URL equivalences from redirects and identical content.
+
+A *rule* is an equivalence one host keeps (or not): ``trailing_slash``,
+``www_alias`` (only between ``h`` and ``www.h``), ``case_insensitive_path``,
+``default_page:<name>``, ``ignore_param:<name>``, ``https_alias``. Evidence
+comes in pairs of URLs that differ by exactly that one aspect:
+
+- *positive*: a redirect from one to the other (the canonical side is the
+  target), a ``rel=canonical`` link from one to the other, or two 200
+  responses with the same body digest;
+- *negative*: two 200 responses with different digests, a redirect against
+  the rule's direction, or a failed audit.
+
+A rule applies to a host after ``min_evidence`` agreeing observations from
+distinct pairs and no negative one; the first negative one revokes it for
+good. Everything here is pure bookkeeping on already-normalized URL strings:
+the Scrapy side lives in :mod:`scrapy_urlnorm.dedup` and the middlewares.
+
+Memory is bounded: at most ``max_buckets`` remembered URL forms (LRU), at
+most ``max_digests`` body digests tracked for catch-all detection (LRU) and
+at most ``max_rules`` rule states (the oldest inactive ones are forgotten).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .params import DEFAULT_PAGES
+from .urlparts import SplitURL, split_url
+
+logger = logging.getLogger(__name__)
+
+#: Positive evidence from pages is only taken from bodies at least this long:
+#: empty and near-empty bodies say nothing about identity.
+MIN_BODY = 32
+#: A digest served under this many unrelated URLs is a catch-all page
+#: (soft 404, login wall, error page): it is no evidence of equivalence.
+CATCH_ALL_URLS = 3
+#: The rule kinds (``default_page`` and ``ignore_param`` take ``:<name>``).
+RULE_KINDS = ("trailing_slash", "www_alias", "case_insensitive_path", "default_page", "ignore_param", "https_alias")
+_MAX_BUCKET = 6
+_MAX_PAIRS = 32
+_MAX_PARAMS = 8
+
+
+@dataclass
+class Rule:
+    """Evidence and state of one rule on one host."""
+
+    host: str
+    kind: str
+    direction: str = ""
+    pairs: set[int] = field(default_factory=set)
+    negatives: int = 0
+    active: bool = False
+    revoked: bool = False
+    sources: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def positives(self) -> int:
+        return len(self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "kind": self.kind,
+            "direction": self.direction,
+            "pairs": sorted(self.pairs),
+            "negatives": self.negatives,
+            "active": self.active,
+            "revoked": self.revoked,
+            "sources": dict(self.sources),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rule:
+        return cls(
+            host=data["host"],
+            kind=data["kind"],
+            direction=data.get("direction", ""),
+            pairs=set(data.get("pairs", ())),
+            negatives=int(data.get("negatives", 0)),
+            active=bool(data.get("active")),
+            revoked=bool(data.get("revoked")),
+            sources=dict(data.get("sources", {})),
+        )
+
+
+# -- the aspects a pair of URLs can differ by -------------------------------------
+#
+# Each URL is registered under one key per family; two URLs in the same bucket
+# differ only in that family's aspect, and their "forms" say whether they are
+# a valid one-step pair and which rule it is evidence for.
+
+Form = tuple[str, ...]
+
+
+def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
+    """(bucket key, form, rule host) for each family the URL belongs to."""
+    scheme, _userinfo, host, port, path, query, _fragment = u
+    segments = path.rsplit("/", 1)
+    last = segments[-1]
+    stripped = path.rstrip("/")
+    if stripped and "." not in stripped.rsplit("/", 1)[-1]:
+        yield ("slash", scheme, host, port, stripped, query), ("slash" if path.endswith("/") else "bare",), host
+    if any(c.isalpha() for c in path):
+        yield ("case", scheme, host, port, path.lower(), query), (path,), host
+    if last.lower() in DEFAULT_PAGES:
+        yield ("page", scheme, host, port, path[: len(path) - len(last)], query), (last.lower(),), host
+    elif path.endswith("/"):
+        yield ("page", scheme, host, port, path, query), ("",), host
+    bare_host = host[4:] if host.startswith("www.") else host
+    yield ("www", scheme, bare_host, port, path, query), ("www" if bare_host != host else "bare",), bare_host
+    yield ("scheme", host, port, path, query), (scheme,), host
+    # Parameters: register under the URL itself (bare) and, per parameter,
+    # under the URL without it.
+    yield ("param", scheme, host, port, path, query), ("",), host
+    if query:
+        pairs = query.split("&")
+        names = {pair.partition("=")[0].lower() for pair in pairs if pair}
+        for name in sorted(names)[:_MAX_PARAMS]:
+            rest = [pair for pair in pairs if pair.partition("=")[0].lower() != name]
+            values = "&".join(pair for pair in pairs if pair.partition("=")[0].lower() == name)
+            yield ("param", scheme, host, port, path, "&".join(rest) or None), (name, values), host
+
+
+def _pair_kind(family: str, a: Form, b: Form) -> str | None:
+    """The rule a pair of forms in one bucket is evidence for, if any."""
+    if a == b:
+        return None
+    if family == "slash":
+        return "trailing_slash"
+    if family == "case":
+        return "case_insensitive_path"
+    if family == "www":
+        return "www_alias"
+    if family == "scheme":
+        return "https_alias" if {a[0], b[0]} == {"http", "https"} else None
+    if family == "page":
+        if "" in (a[0], b[0]):
+            return f"default_page:{a[0] or b[0]}"
+        return None  # index.html vs default.htm: two steps apart
+    if family == "param" and (a[0] == "" or b[0] == "" or a[0] == b[0]):
+        return f"ignore_param:{a[0] or b[0]}"
+    return None
+
+
+def _direction(family: str, target: Form) -> str:
+    if family == "slash":
+        return "add" if target[0] == "slash" else "remove"
+    if family == "www":
+        return "add" if target[0] == "www" else "strip"
+    if family == "scheme":
+        return target[0]
+    return ""
+
+
+def _merged_key(u: SplitURL) -> tuple[str, ...]:
+    """The URL with every learnable aspect erased: URLs with different merged
+    keys cannot be equivalent by any rule we learn."""
+    path = u.path.lower().rstrip("/")
+    last = path.rsplit("/", 1)[-1]
+    if last in DEFAULT_PAGES:
+        path = path[: len(path) - len(last)].rstrip("/")
+    host = u.host[4:] if u.host.startswith("www.") else u.host
+    return (host, u.port, path)
+
+
+@dataclass
+class _Seen:
+    url: str
+    form: Form
+    digest: int | None  # None: known only as a redirect source
+
+
+class Learner:
+    """Collects evidence and keeps the rules; calls ``on_change(rule)`` when a
+    rule becomes active or is revoked."""
+
+    def __init__(
+        self,
+        *,
+        min_evidence: int = 2,
+        on_change: Callable[[Rule], None] | None = None,
+        max_buckets: int = 200_000,
+        max_digests: int = 100_000,
+        max_rules: int = 100_000,
+    ) -> None:
+        self.min_evidence = max(1, min_evidence)
+        self.on_change = on_change
+        self.max_buckets = max_buckets
+        self.max_digests = max_digests
+        self.max_rules = max_rules
+        self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
+        self._buckets: OrderedDict[tuple[Any, ...], list[_Seen]] = OrderedDict()
+        self._digest_urls: OrderedDict[int, set[tuple[str, ...]]] = OrderedDict()
+        self._iis_hosts: set[str] = set()
+        self.ignored_catch_all = 0
+
+    # -- observations -------------------------------------------------------------
+
+    def observe_redirect(self, source: str, target: str, *, via: str = "redirect") -> None:
+        """``source`` redirected to ``target`` (both normalized by the static policy)."""
+        try:
+            u, v = split_url(source), split_url(target)
+        except ValueError:
+            return
+        if source == target:
+            return
+        v_forms = {key: (form, host) for key, form, host in _registrations(v)}
+        for key, form, host in _registrations(u):
+            match = v_forms.get(key)
+            if match is None:
+                continue
+            kind = _pair_kind(key[0], form, match[0])
+            if kind is not None:
+                direction = _direction(key[0], match[0])
+                self._evidence(host, kind, source, target, positive=True, via=via, direction=direction)
+
+    def observe_canonical(self, url: str, canonical: str) -> None:
+        """A page names another form of its URL as canonical: like a redirect to it."""
+        self.observe_redirect(url, canonical, via="canonical")
+
+    def observe_page(self, url: str, digest: int, *, length: int = MIN_BODY, server: str = "") -> None:
+        """A 200 response for ``url`` (normalized by the static policy) with body ``digest``."""
+        try:
+            u = split_url(url)
+        except ValueError:
+            return
+        if "microsoft-iis" in server.lower():
+            self._iis_hosts.add(u.host)
+        informative = length >= MIN_BODY and not self._is_catch_all(digest, u)
+        for key, form, host in _registrations(u):
+            bucket = self._bucket(key)
+            for seen in bucket:
+                if seen.url == url or seen.digest is None:
+                    continue
+                kind = _pair_kind(key[0], form, seen.form)
+                if kind is None:
+                    continue
+                if seen.digest == digest:
+                    if informative:
+                        self._evidence(host, kind, seen.url, url, positive=True, via="content")
+                    else:
+                        self.ignored_catch_all += 1
+                else:
+                    self._evidence(host, kind, seen.url, url, positive=False, via="content")
+            if not any(seen.url == url for seen in bucket):
+                bucket.append(_Seen(url, form, digest))
+                if len(bucket) > _MAX_BUCKET:
+                    del bucket[0]
+
+    def contradict(self, host: str, kind: str, source: str, target: str, *, via: str = "audit") -> None:
+        """Negative evidence from outside (a failed audit)."""
+        self._evidence(host, kind, source, target, positive=False, via=via)
+
+    # -- state --------------------------------------------------------------------
+
+    def active_rules(self, host: str | None = None) -> list[Rule]:
+        return [r for r in self.rules.values() if r.active and (host is None or r.host == host)]
+
+    def _bucket(self, key: tuple[Any, ...]) -> list[_Seen]:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = []
+            if len(self._buckets) > self.max_buckets:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        return bucket
+
+    def _is_catch_all(self, digest: int, u: SplitURL) -> bool:
+        keys = self._digest_urls.get(digest)
+        if keys is None:
+            keys = self._digest_urls[digest] = set()
+            if len(self._digest_urls) > self.max_digests:
+                self._digest_urls.popitem(last=False)
+        if len(keys) < CATCH_ALL_URLS:
+            keys.add(_merged_key(u))
+        return len(keys) >= CATCH_ALL_URLS
+
+    def _rule(self, host: str, kind: str) -> Rule:
+        rule = self.rules.get((host, kind))
+        if rule is None:
+            rule = self.rules[(host, kind)] = Rule(host, kind)
+            if len(self.rules) > self.max_rules:
+                for key, old in self.rules.items():
+                    if not old.active:
+                        del self.rules[key]
+                        break
+        return rule
+
+    def _evidence(self, host: str, kind: str, a: str, b: str, *, positive: bool, via: str, direction: str = "") -> None:
+        rule = self._rule(host, kind)
+        rule.sources[via] = rule.sources.get(via, 0) + 1
+        if rule.revoked:
+            return
+        if positive and direction and rule.direction and direction != rule.direction:
+            positive = False  # redirects both ways: a loop, or no canonical form
+        if not positive:
+            rule.negatives += 1
+            rule.revoked = True
+            if rule.active:
+                rule.active = False
+                logger.debug("Revoked rule %s on %s (contradicted by %s: %s vs %s)", kind, host, via, a, b)
+                self._changed(rule)
+            return
+        if direction and not rule.direction:
+            rule.direction = direction
+        if len(rule.pairs) < _MAX_PAIRS:
+            rule.pairs.add(hash((a, b) if a < b else (b, a)) & ((1 << 62) - 1))
+        needed = self.min_evidence
+        if kind == "case_insensitive_path" and host in self._iis_hosts:
+            needed = max(1, needed - 1)  # IIS serves paths case-insensitively
+        if not rule.active and len(rule.pairs) >= needed:
+            rule.active = True
+            logger.debug(
+                "Learned rule %s%s on %s from %d pair(s) (%s)",
+                kind,
+                f" ({rule.direction})" if rule.direction else "",
+                host,
+                len(rule.pairs),
+                ", ".join(f"{k}: {v}" for k, v in sorted(rule.sources.items())),
+            )
+            self._changed(rule)
+
+    def _changed(self, rule: Rule) -> None:
+        if self.on_change is not None:
+            self.on_change(rule)
+
+    # -- persistence --------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": 1, "rules": [rule.as_dict() for rule in self.rules.values()]}
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        for item in data.get("rules", ()):
+            rule = Rule.from_dict(item)
+            self.rules[(rule.host, rule.kind)] = rule
+            if rule.active:
+                self._changed(rule)
+
+
+def policy_overrides(rules: list[Rule]) -> dict[str, Any]:
+    """The per-host policy switches that implement ``rules`` (active rules of one host)."""
+    overrides: dict[str, Any] = {}
+    learned: set[str] = set()
+    for rule in rules:
+        kind, _, name = rule.kind.partition(":")
+        if kind == "trailing_slash":
+            overrides["trailing_slash"] = rule.direction or "add"
+            learned.add("trailing_slash")
+        elif kind == "www_alias":
+            # Both twins map to the bare name: that keys them alike whichever
+            # one the site prefers (the direction is kept for the report).
+            overrides["www"] = "strip"
+            learned.add("www")
+        elif kind == "case_insensitive_path":
+            overrides["lowercase_path"] = True
+            learned.add("lowercase_path")
+        elif kind == "default_page":
+            overrides.setdefault("default_pages", set()).add(name)
+            learned.add("default_pages")
+        elif kind == "ignore_param":
+            overrides.setdefault("ignore_params", set()).add(name)
+            learned.add("ignore_params")
+        elif kind == "https_alias":
+            overrides["https_to_http"] = True
+            learned.add("https_to_http")
+    overrides["learned_steps"] = frozenset(learned)
+    return overrides
