@@ -397,7 +397,7 @@ class Deduplicator:
     def observe_redirect(self, source: str, target: str) -> None:
         if self.learner is None:
             return
-        source_url, target_url = self.normalize(source)[0], self.normalize(target)[0]
+        source_url, target_url = self._learning_form(source), self._learning_form(target)
         if source_url and target_url:
             self.learner.observe_redirect(source_url, target_url)
 
@@ -426,16 +426,27 @@ class Deduplicator:
                 self._digests.popitem(last=False)
         if self.learner is None:
             return
-        normalized = self.normalize(url)[0]
-        if normalized is None:
+        observed = self._learning_form(url)
+        if observed is None:
             return
         if request.method == "GET" and not audit:
-            self._remember_page(host_of(normalized), request.url)
-        self.learner.observe_page(normalized, digest, length=length, server=server)
+            self._remember_page(host_of(observed), request.url)
+        self.learner.observe_page(observed, digest, length=length, server=server)
         if canonical:
-            canonical_url = self.normalize(canonical)[0]
-            if canonical_url and canonical_url != normalized:
-                self.learner.observe_canonical(normalized, canonical_url)
+            canonical_url = self._learning_form(canonical)
+            if canonical_url and canonical_url != observed:
+                self.learner.observe_canonical(observed, canonical_url)
+
+    def _learning_form(self, url: str) -> str | None:
+        """``url`` as the learner sees it: normalized by its host's current
+        policy, learned rules included, so evidence for one rule is not hidden
+        behind another already known (``/PRODUCTS/default.htm`` on a
+        case-insensitive host pairs with ``/products/``)."""
+        normalized = self.normalize(url)[0]
+        if normalized is None or not self._learned:
+            return normalized
+        learned = self._learned.get(host_of(normalized))
+        return normalized if learned is None else self._normalize(url, learned[0])[0]
 
     def _settle_audit(self, request: Request, audit: dict[str, Any], digest: int) -> None:
         representative = self._digests.get(audit["fingerprint"])

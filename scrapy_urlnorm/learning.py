@@ -59,6 +59,9 @@ class Rule:
     active: bool = False
     revoked: bool = False
     sources: dict[str, int] = field(default_factory=dict)
+    #: Body digests that already gave this rule a pair: a page served under
+    #: many URLs (a catch-all) counts once, however many pairs it forms.
+    digests: set[int] = field(default_factory=set)
 
     @property
     def positives(self) -> int:
@@ -244,7 +247,7 @@ class Learner:
                     continue
                 if seen.digest == digest:
                     if informative:
-                        self._evidence(host, kind, seen.url, url, positive=True, via="content")
+                        self._evidence(host, kind, seen.url, url, positive=True, via="content", digest=digest)
                     else:
                         self.ignored_catch_all += 1
                 else:
@@ -294,11 +297,27 @@ class Learner:
                         break
         return rule
 
-    def _evidence(self, host: str, kind: str, a: str, b: str, *, positive: bool, via: str, direction: str = "") -> None:
+    def _evidence(
+        self,
+        host: str,
+        kind: str,
+        a: str,
+        b: str,
+        *,
+        positive: bool,
+        via: str,
+        direction: str = "",
+        digest: int | None = None,
+    ) -> None:
         rule = self._rule(host, kind)
         rule.sources[via] = rule.sources.get(via, 0) + 1
         if rule.revoked:
             return
+        if positive and digest is not None:
+            if digest in rule.digests:
+                return
+            if len(rule.digests) < _MAX_PAIRS:
+                rule.digests.add(digest)
         if positive and direction and rule.direction and direction != rule.direction:
             positive = False  # redirects both ways: a loop, or no canonical form
         if not positive:

@@ -82,6 +82,10 @@ class VirtualWeb:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
+            def version_string(self) -> str:
+                # The site's own Server header, like a real server family's.
+                return getattr(self, "site_server", "VirtualWeb")
+
         self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -128,8 +132,10 @@ class VirtualWeb:
         length = int(handler.headers.get("Content-Length") or 0)
         if length:
             handler.rfile.read(length)
+        headers = dict(reply.headers)
+        handler.site_server = headers.pop("Server", "VirtualWeb")  # type: ignore[attr-defined]
         handler.send_response(reply.status)
-        for name, value in reply.headers.items():
+        for name, value in headers.items():
             handler.send_header(name, value)
         handler.send_header("Content-Length", str(len(reply.body)))
         handler.end_headers()

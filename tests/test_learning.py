@@ -1,0 +1,265 @@
+"""Learning each site's equivalences: the pure learner, then real crawls of the demo web."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+import pytest_twisted
+from crawling import crawl
+from demoweb.server import FunctionSite, Reply, VirtualWeb
+from demoweb.web import DOCUMENTS, START_URLS, build_sites
+
+from scrapy_urlnorm.learning import Learner, Rule, policy_overrides
+
+BODY = 64  # long enough to count as evidence
+
+
+def active(learner: Learner) -> set[tuple[str, str, str]]:
+    return {(r.host, r.kind, r.direction) for r in learner.active_rules()}
+
+
+class TestLearner:
+    def test_redirects_teach_a_direction(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_redirect("http://h/a", "http://h/a/")
+        assert active(learner) == set()
+        learner.observe_redirect("http://h/b", "http://h/b/")
+        assert active(learner) == {("h", "trailing_slash", "add")}
+
+    def test_the_same_pair_twice_is_one_observation(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_redirect("http://h/a", "http://h/a/")
+        learner.observe_redirect("http://h/a", "http://h/a/")
+        assert active(learner) == set()
+
+    def test_www_alias_lives_on_the_bare_host(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_redirect("http://www.h.test/x", "http://h.test/x")
+        learner.observe_redirect("http://www.h.test/y", "http://h.test/y")
+        assert active(learner) == {("h.test", "www_alias", "strip")}
+
+    def test_redirect_to_another_site_is_no_alias(self) -> None:
+        learner = Learner(min_evidence=1)
+        learner.observe_redirect("http://a.github.io/x", "http://b.github.io/x")
+        learner.observe_redirect("http://h/x", "http://other/x/")
+        assert active(learner) == set()
+
+    def test_identical_content_teaches_each_family(self) -> None:
+        learner = Learner(min_evidence=1)
+        pairs = [
+            ("http://h/Docs/Guide.asp", "http://h/docs/guide.asp", "case_insensitive_path"),
+            ("http://h/news/", "http://h/news/index.html", "default_page:index.html"),
+            ("http://h/p?id=1", "http://h/p?id=1&view=print", "ignore_param:view"),
+            ("http://h/s?id=1&ref=a", "http://h/s?id=1&ref=b", "ignore_param:ref"),
+            ("http://h/secure", "https://h/secure", "https_alias"),
+        ]
+        for digest, (a, b, _) in enumerate(pairs):
+            learner.observe_page(a, digest, length=BODY)
+            learner.observe_page(b, digest, length=BODY)
+        assert {r.kind for r in learner.active_rules()} == {kind for _, _, kind in pairs}
+
+    def test_different_content_revokes_for_good(self) -> None:
+        changes: list[bool] = []
+        learner = Learner(min_evidence=2, on_change=lambda rule: changes.append(rule.active))
+        learner.observe_redirect("http://h/a", "http://h/a/")
+        learner.observe_redirect("http://h/b", "http://h/b/")
+        assert changes == [True]
+        learner.observe_page("http://h/report", 1, length=BODY)
+        learner.observe_page("http://h/report/", 2, length=BODY)
+        assert changes == [True, False]
+        learner.observe_redirect("http://h/c", "http://h/c/")
+        learner.observe_redirect("http://h/d", "http://h/d/")
+        assert active(learner) == set()
+
+    def test_redirects_both_ways_are_no_rule(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_redirect("http://h/a", "http://h/a/")
+        learner.observe_redirect("http://h/b/", "http://h/b")
+        learner.observe_redirect("http://h/c", "http://h/c/")
+        assert active(learner) == set()
+
+    def test_catch_all_pages_are_no_evidence(self) -> None:
+        learner = Learner(min_evidence=2)
+        for path in ("/a", "/a/", "/b", "/b/", "/c", "/c/", "/d", "/d/"):
+            learner.observe_page(f"http://soft404.test{path}", 42, length=BODY)
+        assert active(learner) == set()
+        assert learner.ignored_catch_all > 0
+
+    def test_one_page_under_many_urls_counts_once(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_page("http://h/a", 42, length=BODY)
+        learner.observe_page("http://h/a/", 42, length=BODY)
+        learner.observe_page("http://h/b", 42, length=BODY)
+        learner.observe_page("http://h/b/", 42, length=BODY)
+        assert active(learner) == set()
+
+    def test_tiny_bodies_are_no_evidence(self) -> None:
+        learner = Learner(min_evidence=1)
+        learner.observe_page("http://h/a", 7, length=0)
+        learner.observe_page("http://h/a/", 7, length=0)
+        assert active(learner) == set()
+
+    def test_iis_needs_less_evidence_for_case(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_page("http://iis/A.aspx", 1, length=BODY, server="Microsoft-IIS/10.0")
+        learner.observe_page("http://iis/a.aspx", 1, length=BODY, server="Microsoft-IIS/10.0")
+        assert active(learner) == {("iis", "case_insensitive_path", "")}
+
+    def test_canonical_links_count_like_redirects(self) -> None:
+        learner = Learner(min_evidence=2)
+        learner.observe_canonical("http://h/post/1/", "http://h/post/1")
+        learner.observe_canonical("http://h/post/2/", "http://h/post/2")
+        assert active(learner) == {("h", "trailing_slash", "remove")}
+
+    def test_memory_is_bounded(self) -> None:
+        learner = Learner(min_evidence=2, max_buckets=500, max_digests=300, max_rules=50)
+        for i in range(5000):
+            learner.observe_page(f"http://host{i % 97}.test/p/{i}?x={i}", i, length=BODY)
+            learner.observe_redirect(f"http://host{i}.test/d{i}", f"http://host{i}.test/d{i}/")
+        assert len(learner._buckets) <= 500
+        assert len(learner._digest_urls) <= 300
+        assert len(learner.rules) <= 51
+
+    def test_rules_round_trip(self) -> None:
+        learner = Learner(min_evidence=1)
+        learner.observe_redirect("http://h/a", "http://h/a/")
+        restored: list[Rule] = []
+        other = Learner(on_change=restored.append)
+        other.load_dict(learner.to_dict())
+        assert active(other) == active(learner)
+        assert [r.kind for r in restored] == ["trailing_slash"]
+
+    def test_policy_overrides(self) -> None:
+        rules = [
+            Rule("h", "trailing_slash", "remove", active=True),
+            Rule("h", "default_page:home.html", active=True),
+            Rule("h", "ignore_param:ref", active=True),
+        ]
+        overrides = policy_overrides(rules)
+        assert overrides["trailing_slash"] == "remove"
+        assert overrides["default_pages"] == {"home.html"}
+        assert overrides["ignore_params"] == {"ref"}
+        assert overrides["learned_steps"] == {"trailing_slash", "default_pages", "ignore_params"}
+
+
+# -- real crawls of the demo web ------------------------------------------------------
+
+# One request at a time, breadth-first: the crawl order, and so every figure, is exact.
+ORDERED = {
+    "CONCURRENT_REQUESTS": 1,
+    "DEPTH_PRIORITY": 1,
+    "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+    "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+    "URLNORM_AUDIT_RATE": 0,
+}
+ADDON = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED}
+
+EXPECTED_RULES = {
+    ("apache.test", "trailing_slash", "add"),
+    ("apache.test", "www_alias", "strip"),
+    ("apache.test", "default_page:index.html", ""),
+    ("iis.test", "case_insensitive_path", ""),
+    ("twin.test", "www_alias", ""),
+    ("blog.test", "trailing_slash", "remove"),
+}
+
+
+def documents(doc_ids: list[str]) -> Counter[str]:
+    return Counter(doc.split(":")[0] + ".test" for doc in set(doc_ids))
+
+
+@pytest_twisted.ensureDeferred
+async def test_learns_each_sites_rules_and_saves_requests(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("DEBUG", logger="scrapy_urlnorm")
+    with VirtualWeb(build_sites()) as web:
+        static = await crawl(web, START_URLS, {**ADDON, "URLNORM_LEARN": False})
+        static_requests = len(web.hits)
+    with VirtualWeb(build_sites()) as web:
+        learned = await crawl(web, START_URLS, ADDON)
+        learned_requests = len(web.hits)
+
+    learned_rules = {
+        (
+            m.split(" on ")[1].split(" ")[0],
+            m.split()[2],
+            m.split("(")[1].split(")")[0] if " (" in m.split(" on ")[0] else "",
+        )
+        for m in (r.getMessage() for r in caplog.records)
+        if m.startswith("Learned rule")
+    }
+    assert learned_rules == EXPECTED_RULES
+    assert learned.stats["urlnorm/learned_rules"] == 6
+    assert learned.stats["urlnorm/learned/trailing_slash"] == 2
+    assert learned.stats["urlnorm/learned/www_alias"] == 2
+    assert "urlnorm/revoked_rules" not in learned.stats
+
+    # Every document of every host is collected, trap host included ...
+    assert documents(learned.doc_ids) == Counter(DOCUMENTS)
+    assert documents(static.doc_ids) == Counter(DOCUMENTS)
+    # ... with 9 requests fewer than the static default policy.
+    assert (static_requests, learned_requests) == (52, 43)
+    filtered_by_rules = sum(v for k, v in learned.stats.items() if k.startswith("urlnorm/filtered/learned:"))
+    assert filtered_by_rules == 9
+    assert learned.stats["urlnorm/late_filtered"] == 9
+
+
+@pytest_twisted.ensureDeferred
+async def test_static_aggressive_policy_loses_trap_pages_learning_does_not() -> None:
+    with VirtualWeb(build_sites()) as web:
+        aggressive = await crawl(web, START_URLS, {**ADDON, "URLNORM_POLICY": "aggressive", "URLNORM_LEARN": False})
+    found = documents(aggressive.doc_ids)
+    assert found["trap.test"] == 4  # /API/ = /api/, /report = /report/, www = bare, Readme = readme
+    assert sum(found.values()) == sum(DOCUMENTS.values()) - 4
+
+
+def fickle_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Redirects /a and /b to their slashed forms, teaching ``trailing_slash``,
+    but /c and /c/, /e and /e/ are different pages."""
+    links = {
+        "/": ["/a"],
+        "/a/": ["/b"],
+        "/b/": ["/c", "/c/", "/e", "/e/"],
+    }
+    if path in ("/a", "/b"):
+        return Reply.redirect(path + "/")
+    if path in links:
+        return Reply.page(f"fickle:{path}", links[path])
+    if path in ("/c", "/c/", "/e", "/e/"):
+        return Reply.page(f"fickle:{path}", ["/"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_rule_learned_then_contradicted_revoked_and_parked_requests_fetched() -> None:
+    with VirtualWeb({"fickle.test": FunctionSite(fickle_site)}) as web:
+        result = await crawl(web, ["http://fickle.test/"], {**ADDON, "URLNORM_AUDIT_RATE": 0.5})
+        fetched = web.fetched()
+    # /c/ was dropped by the learned rule and parked; the audit of /e/ found a
+    # different page, the rule was revoked and /c/ fetched after all.
+    assert sorted(set(result.doc_ids)) == sorted(f"fickle:{p}" for p in ("/", "/a/", "/b/", "/c", "/c/", "/e", "/e/"))
+    assert fetched.count("/c/") == 1
+    stats = result.stats
+    assert stats["urlnorm/filtered/learned:trailing_slash"] == 1
+    assert stats["urlnorm/audits"] == 1
+    assert stats["urlnorm/audit_mismatches"] == 1
+    assert stats["urlnorm/revoked_rules"] == 1
+    assert stats["urlnorm/rescheduled"] == 1
+    assert stats["urlnorm/learned_rules"] == 0
+    assert stats["urlnorm/coverage_loss_estimate"] == 1.0
+
+
+@pytest_twisted.ensureDeferred
+async def test_learned_rules_persist_in_jobdir(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    jobdir = str(tmp_path / "job")
+    with VirtualWeb(build_sites()) as web:
+        await crawl(web, ["http://apache.test/"], {**ADDON, "JOBDIR": jobdir})
+    assert (Path(jobdir) / "urlnorm.rules.json").exists()
+    caplog.set_level("INFO", logger="scrapy_urlnorm")
+    with VirtualWeb(build_sites()) as web:
+        resumed = await crawl(web, ["http://apache.test/"], {**ADDON, "JOBDIR": jobdir})
+        assert web.fetched() == []  # everything was seen in the first run
+    assert "Resumed 6 learned rule(s)" in caplog.text  # the sites link to each other
+    assert resumed.stats["urlnorm/learned_rules"] == 6
