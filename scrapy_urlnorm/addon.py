@@ -13,6 +13,7 @@ from scrapy.utils.misc import load_object
 
 from .dupefilter import UrlNormDupeFilter
 from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware
+from .report import UrlNormReport
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -49,6 +50,7 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", NormalizeMiddleware, NORMALIZE_MIDDLEWARE_PRIORITY
         )
+        settings.setdefault_in_component_priority_dict("EXTENSIONS", UrlNormReport, 500)
         if settings.getbool("URLNORM_LEARN", True):
             settings.setdefault_in_component_priority_dict(
                 "DOWNLOADER_MIDDLEWARES", RedirectLearningMiddleware, REDIRECT_LEARNING_PRIORITY

@@ -11,7 +11,7 @@ from .errors import InvalidURL
 from .normalize import explain_url, normalize_url
 from .policy import PRESETS, SWITCHES, Policy
 
-_COMMANDS = ("normalize", "explain")
+_COMMANDS = ("normalize", "explain", "analyze")
 
 
 def _urls(arguments: Sequence[str]) -> Iterator[str]:
@@ -57,6 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true", help="one JSON object per URL")
         if name == "normalize":
             command.add_argument("-e", "--explain", action="store_true", help="also show the steps (same as 'explain')")
+    analyze = sub.add_parser(
+        "analyze",
+        help="the paper's Table 1 (candidate sets, redundancy, coverage loss) for a URL list or crawl log",
+        description="Decompose the URLs of FILE into candidate sets for each normalization option and report "
+        "request reduction, redundancy rate and coverage loss rate (Lee, Kim and Hong). FILE is a URL list "
+        "or a crawl log written with URLNORM_CRAWL_LOG ('-' for standard input).",
+    )
+    analyze.add_argument("file", metavar="FILE")
+    analyze.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -66,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "normalize")  # `python -m scrapy_urlnorm URL...` is the common case
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "analyze":
+        from .analyze import run
+
+        return run(args.file, as_json=args.json)
     try:
         policy = _policy(args)
     except (TypeError, ValueError) as exc:

@@ -156,6 +156,10 @@ class Deduplicator:
         # Recently fetched page URLs per host, re-keyed when the host's rules change.
         self._host_pages: OrderedDict[str, deque[str]] = OrderedDict()
         self.audits = self.audit_mismatches = 0
+        # Every 200 body digest, to count duplicate downloads (the redundancy
+        # the crawl still paid for) in 9 bytes per page.
+        self.page_digests = FingerprintSet(64)
+        self.downloads = self.duplicate_downloads = 0
         self.rules_path = Path(rules_path) if rules_path else None
         if self.learner is not None and self.rules_path is not None and self.rules_path.exists():
             self._load_rules()
@@ -315,6 +319,7 @@ class Deduplicator:
             return None
         reason = REASONS.get(max(fingerprint.learned_rank, stored), "exact")
         self.count("urlnorm/late_filtered")
+        self.count("urlnorm/filtered")
         self.count(f"urlnorm/filtered/{reason}")
         self._park(request, fingerprint)
         return reason
@@ -412,6 +417,9 @@ class Deduplicator:
         canonical: str | None = None,
     ) -> None:
         """A 200 response: feed the learner, remember the digest, settle an audit."""
+        self.downloads += 1
+        if self.page_digests.add(digest) is not None:
+            self.duplicate_downloads += 1
         audit = request.meta.get(AUDIT_META)
         if audit:
             # An audited page is compared with, never stored as, the representative.
@@ -577,14 +585,26 @@ class Deduplicator:
         if self.stats is not None:
             self.stats.inc_value(key, count)
 
+    def summary(self) -> dict[str, Any]:
+        """The close-time figures (also written to stats by :meth:`close`)."""
+        figures: dict[str, Any] = {
+            "unique_fingerprints": len(self.seen),
+            "downloads": self.downloads,
+            "duplicate_downloads": self.duplicate_downloads,
+            "redundancy_rate": round(self.duplicate_downloads / self.downloads, 4) if self.downloads else 0.0,
+            "audits": self.audits,
+            "audit_mismatches": self.audit_mismatches,
+        }
+        if self.audits:
+            figures["coverage_loss_estimate"] = round(self.audit_mismatches / self.audits, 4)
+            figures["coverage_loss_upper"] = round(wilson_upper(self.audit_mismatches, self.audits), 4)
+        return figures
+
     def close(self, *args: Any, **kwargs: Any) -> None:
         if self.stats is not None:
-            self.stats.set_value("urlnorm/unique_fingerprints", len(self.seen))
-            if self.audits:
-                self.stats.set_value("urlnorm/coverage_loss_estimate", round(self.audit_mismatches / self.audits, 4))
-                self.stats.set_value(
-                    "urlnorm/coverage_loss_upper", round(wilson_upper(self.audit_mismatches, self.audits), 4)
-                )
+            for key, value in self.summary().items():
+                if key not in ("audits", "audit_mismatches"):  # counted as they happen
+                    self.stats.set_value(f"urlnorm/{key}", value)
         self._save_rules()
         if self.file is not None:
             self.file.close()

@@ -1,0 +1,185 @@
+"""``UrlNormReport``: the redundancy report at spider close, and the crawl log.
+
+At ``spider_closed`` (so it works under Scrapy's and scrapy-redis' schedulers
+alike) it writes one INFO block to the crawl log, puts the figures into
+``crawler.stats`` under ``urlnorm/*``, and with ``URLNORM_REPORT_FILE`` writes
+them as JSON. With ``URLNORM_CRAWL_LOG`` it streams one JSON line per
+response (url, final url after redirects, status, body digest, referer), the
+input ``python -m scrapy_urlnorm analyze`` reads.
+
+JSON report schema (``"schema": 1``)::
+
+    {
+      "schema": 1, "spider": str, "finish_reason": str, "policy": {switch: value},
+      "requests_seen": int, "filtered": int, "filtered_by_reason": {reason: int},
+      "late_filtered": int, "unique_fingerprints": int, "invalid_urls": int,
+      "downloads": int, "duplicate_downloads": int, "redundancy_rate": float,
+      "audits": int, "audit_mismatches": int,
+      "coverage_loss_estimate": float | null, "coverage_loss_upper": float | null,
+      "learned_rules": int, "revoked_rules": int, "learned_by_kind": {kind: int},
+      "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives", "sources"}]}
+    }
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import xxhash
+from scrapy import signals
+from scrapy.utils.request import referer_str
+
+from .dedup import Deduplicator
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+
+class UrlNormReport:
+    """Enabled by the add-on (``EXTENSIONS``); reads ``URLNORM_REPORT_FILE`` and ``URLNORM_CRAWL_LOG``."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        settings = crawler.settings
+        self.report_file = settings.get("URLNORM_REPORT_FILE")
+        crawl_log = settings.get("URLNORM_CRAWL_LOG")
+        self._log: IO[str] | None = None
+        if crawl_log:
+            Path(crawl_log).parent.mkdir(parents=True, exist_ok=True)
+            self._log = open(crawl_log, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - closed at spider close
+            crawler.signals.connect(self.response_received, signal=signals.response_received)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def response_received(self, response: Response, request: Request, spider: Spider | None = None) -> None:
+        if self._log is None:
+            return
+        chain = request.meta.get("redirect_urls") or [request.url]
+        record = {
+            "url": chain[0],
+            "final_url": response.url,
+            "status": response.status,
+            "digest": f"{xxhash.xxh3_64_intdigest(response.body):016x}" if response.status == 200 else None,
+            "referer": referer_str(request),
+        }
+        self._log.write(json.dumps(record) + "\n")
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        dedup = Deduplicator._by_crawler.get(self.crawler)
+        if dedup is None:
+            return
+        dedup.close()  # puts its close-time figures into stats (idempotent)
+        report = build_report(dedup, self.crawler.stats.get_stats(), spider.name, reason)
+        logger.info("%s", format_report(report), extra={"spider": spider})
+        if self.report_file:
+            path = Path(self.report_file)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason: str) -> dict[str, Any]:
+    summary = dedup.summary()
+    by_reason = {
+        key.removeprefix("urlnorm/filtered/"): value
+        for key, value in stats.items()
+        if key.startswith("urlnorm/filtered/")
+    }
+    rules: dict[str, list[dict[str, Any]]] = {}
+    learned_by_kind: Counter[str] = Counter()
+    revoked = 0
+    if dedup.learner is not None:
+        for rule in dedup.learner.rules.values():
+            if not (rule.active or (rule.revoked and rule.pairs)):
+                continue  # only rules that were ever more than a single observation
+            rules.setdefault(rule.host, []).append(
+                {
+                    "kind": rule.kind,
+                    "direction": rule.direction,
+                    "active": rule.active,
+                    "revoked": rule.revoked,
+                    "pairs": rule.positives,
+                    "negatives": rule.negatives,
+                    "sources": dict(rule.sources),
+                }
+            )
+            if rule.active:
+                learned_by_kind[rule.kind.partition(":")[0]] += 1
+        revoked = stats.get("urlnorm/revoked_rules", 0)
+    return {
+        "schema": 1,
+        "spider": spider,
+        "finish_reason": reason,
+        "policy": dedup.policy.switches(),
+        "requests_seen": stats.get("urlnorm/requests_seen", 0),
+        "filtered": stats.get("urlnorm/filtered", 0),
+        "filtered_by_reason": dict(sorted(by_reason.items(), key=lambda kv: -kv[1])),
+        "late_filtered": stats.get("urlnorm/late_filtered", 0),
+        "unique_fingerprints": summary["unique_fingerprints"],
+        "invalid_urls": stats.get("urlnorm/invalid_urls", 0),
+        "downloads": summary["downloads"],
+        "duplicate_downloads": summary["duplicate_downloads"],
+        "redundancy_rate": summary["redundancy_rate"],
+        "audits": summary["audits"],
+        "audit_mismatches": summary["audit_mismatches"],
+        "coverage_loss_estimate": summary.get("coverage_loss_estimate"),
+        "coverage_loss_upper": summary.get("coverage_loss_upper"),
+        "learned_rules": sum(learned_by_kind.values()),
+        "revoked_rules": revoked,
+        "learned_by_kind": dict(learned_by_kind),
+        "rules": dict(sorted(rules.items())),
+    }
+
+
+def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
+    """The report as the readable block logged at spider close."""
+    lines = ["scrapy-urlnorm redundancy report", "-" * 60]
+    seen, filtered = report["requests_seen"], report["filtered"]
+    share = f" ({filtered / seen:.1%} of requests seen)" if seen else ""
+    lines.append(f"requests seen            {seen:>8}")
+    lines.append(f"filtered as duplicates   {filtered:>8}{share}")
+    for reason, count in report["filtered_by_reason"].items():
+        lines.append(f"  {reason:<31}{count:>8}")
+    if report["late_filtered"]:
+        lines.append(f"  (of which at download time, under rules learned later: {report['late_filtered']})")
+    if report["invalid_urls"]:
+        lines.append(f"invalid URLs (Scrapy's fingerprint used) {report['invalid_urls']}")
+    lines.append(f"pages downloaded (200)   {report['downloads']:>8}")
+    lines.append(
+        f"  duplicate content      {report['duplicate_downloads']:>8}  redundancy rate {report['redundancy_rate']:.3f}"
+    )
+    if report["audits"]:
+        lines.append(
+            f"audits                   {report['audits']:>8}  mismatches {report['audit_mismatches']}, "
+            f"coverage loss estimate {report['coverage_loss_estimate']:.3f} "
+            f"(95% upper bound {report['coverage_loss_upper']:.3f})"
+        )
+    else:
+        lines.append("audits                          0  (coverage loss not estimated)")
+    lines.append(f"rules learned            {report['learned_rules']:>8}  revoked {report['revoked_rules']}")
+    for kind, count in sorted(report["learned_by_kind"].items()):
+        lines.append(f"  {kind:<31}{count:>8}")
+    hosts = sorted(report["rules"].items(), key=lambda kv: -sum(r["active"] for r in kv[1]))[:top_hosts]
+    for host, rules in hosts:
+        described = ", ".join(
+            rule["kind"]
+            + (f" ({rule['direction']})" if rule["direction"] else "")
+            + ("" if rule["active"] else " [revoked]")
+            for rule in rules
+        )
+        lines.append(f"  {host}: {described}")
+    return "\n".join(lines)

@@ -1,0 +1,162 @@
+"""The close-time report, the crawl log, and ``analyze`` (the paper's Table 1)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_twisted
+from crawling import crawl
+from demoweb.server import VirtualWeb
+from demoweb.web import START_URLS, build_sites
+from test_learning import ADDON
+
+from scrapy_urlnorm.analyze import analyze
+
+# Example 1 of Lee, Kim and Hong, section 3: u1..u10 with the pages they gave
+# (a, b, c, d, e; u8 and u9 failed to download).
+EXAMPLE_1 = [
+    ("www.microsoft.com/", "a"),
+    ("www.microsoft.com/default.asp", "a"),
+    ("www.microsoft.com/index.htm", "b"),
+    ("www.microsoft.com/index.html", "b"),
+    ("nasdaq.com/asp/ownership.asp", "c"),
+    ("nasdaq.com/ASP/ownership.asp", "c"),
+    ("ietf.org/tao.html", "d"),
+    ("ietf.org/TAO.html", None),
+    ("ietf.org/Tao.html", None),
+    ("www.acm.org/", "e"),
+]
+
+
+def example_1_log() -> list[str]:
+    return [
+        json.dumps({"url": f"http://{url}", "status": 200 if digest else 404, "digest": digest})
+        for url, digest in EXAMPLE_1
+    ]
+
+
+def option(result: dict, study: str, name: str) -> dict:
+    return next(o for o in result["options"] if o["study"] == study and o["option"] == name)
+
+
+def test_paper_example_1_reproduced_exactly() -> None:
+    result = analyze(example_1_log()).as_dict()
+    # Default-page decomposition: U1 = {u1..u4}; redundancy (4-2)/4, coverage loss 1-1/2.
+    keep = option(result, "default pages", "keep")
+    assert (keep["candidate_urls"], keep["candidate_sets"]) == (4, 4)
+    assert keep["redundancy_rate"] == 0.5
+    assert option(result, "default pages", "remove")["coverage_loss_rate"] == 0.5
+    assert option(result, "default pages", "remove")["candidate_sets"] == 1
+    # Path-case decomposition: {u5, u6}, {u7, u8, u9}; redundancy 1/3, coverage loss 0.
+    assert round(option(result, "path case", "keep")["redundancy_rate"], 2) == 0.33
+    assert option(result, "path case", "lower")["coverage_loss_rate"] == 0.0
+    assert option(result, "path case", "lower")["candidate_sets"] == 2
+    # Upper-casing sends URLs nobody linked to: both documents lost.
+    assert option(result, "path case", "upper")["coverage_loss_rate"] == 1.0
+
+
+def test_plain_url_lists_give_sets_without_rates() -> None:
+    result = analyze(["http://h/a", "http://h/a/", "http://h/b", "# comment", ""]).as_dict()
+    slash = option(result, "last slash", "add")
+    assert (slash["candidate_urls"], slash["candidate_sets"], slash["request_reduction"]) == (2, 1, 0.5)
+    assert slash["redundancy_rate"] is None and slash["coverage_loss_rate"] is None
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy_urlnorm", "analyze", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_cli_table_json_and_bad_input(tmp_path: Path) -> None:
+    log = tmp_path / "crawl.jsonl"
+    log.write_text("\n".join([*example_1_log(), "{not json", "mailto:x@y"]) + "\n")
+    table = run_cli(str(log))
+    assert table.returncode == 0, table.stderr
+    assert "default pages   remove" in table.stdout
+    assert "2 unparseable line(s) skipped" in table.stderr
+    as_json = json.loads(run_cli(str(log), "--json").stdout)
+    assert as_json["invalid_lines"] == 2 and as_json["urls"] == 10
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    result = run_cli(str(empty))
+    assert result.returncode == 1 and "no URL found" in result.stderr
+    missing = run_cli(str(tmp_path / "nope.txt"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    assert run_cli("-", stdin="http://h/a\nhttp://h/A\n").returncode == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_report_block_json_and_crawl_log_of_a_real_crawl(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="scrapy_urlnorm")
+    report_file, crawl_log = tmp_path / "report.json", tmp_path / "logs" / "crawl.jsonl"
+    settings = {**ADDON, "URLNORM_REPORT_FILE": str(report_file), "URLNORM_CRAWL_LOG": str(crawl_log)}
+    with VirtualWeb(build_sites()) as web:
+        result = await crawl(web, START_URLS, settings)
+        responses = len([hit for hit in web.hits if hit.status == 200])
+
+    report = json.loads(report_file.read_text())
+    assert report["schema"] == 1 and report["finish_reason"] == "finished"
+    assert report["requests_seen"] == 121
+    assert report["filtered"] == 78
+    assert report["filtered_by_reason"] == {
+        "exact": 65,
+        "learned:case_insensitive_path": 4,
+        "learned:www_alias": 4,
+        "learned:trailing_slash": 1,
+        "session_ids": 2,
+        "tracking_params": 2,
+    }
+    assert report["late_filtered"] == 9
+    assert (report["downloads"], report["duplicate_downloads"], report["redundancy_rate"]) == (37, 9, 0.2432)
+    assert report["downloads"] == responses
+    assert report["learned_rules"] == 6 and report["revoked_rules"] == 0
+    assert report["learned_by_kind"] == {
+        "case_insensitive_path": 1,
+        "default_page": 1,
+        "trailing_slash": 2,
+        "www_alias": 2,
+    }
+    assert [r["kind"] for r in report["rules"]["apache.test"]] == [
+        "www_alias",
+        "trailing_slash",
+        "default_page:index.html",
+    ]
+    assert report["rules"]["blog.test"][0]["direction"] == "remove"
+    assert report["coverage_loss_estimate"] is None  # no audits in this run
+
+    # The same figures are in the stats ...
+    stats = result.stats
+    assert stats["urlnorm/redundancy_rate"] == 0.2432
+    assert stats["urlnorm/downloads"] == 37
+    assert stats["urlnorm/filtered"] == sum(report["filtered_by_reason"].values())
+    # ... and in one readable block in the log.
+    block = next(
+        r.getMessage() for r in caplog.records if r.getMessage().startswith("scrapy-urlnorm redundancy report")
+    )
+    assert "filtered as duplicates         78 (64.5% of requests seen)" in block
+    assert "duplicate content             9  redundancy rate 0.243" in block
+    assert "apache.test: www_alias (strip), trailing_slash (add), default_page:index.html" in block
+
+    # The crawl log has one line per response, and analyze reads it.
+    records = [json.loads(line) for line in crawl_log.read_text().splitlines()]
+    assert len(records) == 37
+    assert {"url", "final_url", "status", "digest", "referer"} <= set(records[0])
+    redirected = next(r for r in records if r["url"] == "http://apache.test/docs")
+    assert redirected["final_url"] == "http://apache.test/docs/"
+    table = json.loads(run_cli(str(crawl_log), "--json").stdout)
+    assert table["urls"] == 37
+    assert option(table, "default pages", "keep")["redundancy_rate"] == 0.5
+    assert option(table, "default pages", "remove")["coverage_loss_rate"] == 0.0
+    assert option(table, "www", "strip")["candidate_sets"] == 2
