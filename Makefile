@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench clean
+.PHONY: demo compare explain test lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -11,8 +11,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
-## demo: normalize and explain the sample URLs under each preset
+## demo: crawl the bundled demo web with the add-on and print the redundancy report
 demo: $(VENV)/.installed
+	cd example_project && ../$(VENV)/bin/scrapy crawl demo
+
+## compare: stock Scrapy vs the add-on vs the aggressive preset on the demo web
+compare: $(VENV)/.installed
+	$(PY) benchmarks/bench_crawl.py --small-only
+
+## explain: normalize and explain the sample URLs (no crawl)
+explain: $(VENV)/.installed
 	$(PY) -m scrapy_urlnorm explain --policy aggressive < examples/urls.txt
 
 ## test: lint, then the whole test suite
@@ -26,6 +34,8 @@ lint: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_normalize.py
+	$(PY) benchmarks/bench_filter.py
+	$(PY) benchmarks/bench_crawl.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from crawling import BASE_SETTINGS, PROXY_MIDDLEWARE, LinkSpider
+from demoweb.crawling import BASE_SETTINGS, PROXY_MIDDLEWARE, LinkSpider
 from scrapy.crawler import CrawlerProcess
 
 

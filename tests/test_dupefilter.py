@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 import pytest_twisted
-from crawling import crawl
+from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 
 ADDON = {"ADDONS": {"scrapy_urlnorm.Addon": 0}}

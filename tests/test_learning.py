@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from crawling import crawl
+from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.web import DOCUMENTS, START_URLS, build_sites
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from crawling import crawl
+from demoweb.crawling import crawl
 from demoweb.server import VirtualWeb
 from demoweb.web import START_URLS, build_sites
 from test_learning import ADDON

@@ -11,18 +11,22 @@ if TYPE_CHECKING:
 
 
 class VirtualWebProxyMiddleware:
-    """Sets ``meta["proxy"]`` to ``DEMOWEB_PROXY`` (the VirtualWeb's address) on every request.
+    """Sets ``meta["proxy"]`` to the VirtualWeb's address on every request: the
+    ``DEMOWEB_PROXY`` setting, or the spider's ``demoweb_proxy`` attribute (a
+    spider that starts the web itself). Without either it does nothing.
 
     Place it before Scrapy's ``HttpProxyMiddleware`` (750), e.g. at 740.
     """
 
-    def __init__(self, proxy: str) -> None:
-        self.proxy = proxy
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.proxy = crawler.settings.get("DEMOWEB_PROXY")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler.settings["DEMOWEB_PROXY"])
+        return cls(crawler)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if self.proxy:
-            request.meta.setdefault("proxy", self.proxy)
+        proxy = self.proxy or getattr(self.crawler.spider, "demoweb_proxy", None)
+        if proxy:
+            request.meta.setdefault("proxy", proxy)

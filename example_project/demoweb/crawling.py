@@ -1,4 +1,8 @@
-"""Run real Scrapy crawls against a VirtualWeb on 127.0.0.1 (in-process, with pytest-twisted)."""
+"""Run real Scrapy crawls against a VirtualWeb on 127.0.0.1, in-process.
+
+Shared by the tests (under pytest-twisted), the end-to-end benchmark and
+anything else that needs "crawl this simulated web with these settings".
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import scrapy
-from demoweb.server import VirtualWeb
 from scrapy.crawler import CrawlerRunner
+
+from .server import VirtualWeb
 
 PROXY_MIDDLEWARE = "demoweb.proxy.VirtualWebProxyMiddleware"
 
