@@ -111,7 +111,6 @@ def _write_link(rng: random.Random, family: str, host: str, source: str, target:
             return f"{target}?utm_source=newsletter&utm_medium=email"
         if roll < 0.45 and not target.endswith("/"):
             return f"{target};jsessionid={rng.getrandbits(48):012X}"
-    elif family == "blog":
-        if roll < 0.4 and target != "/":
-            return target + "/"
+    elif family == "blog" and roll < 0.4 and target != "/":
+        return target + "/"
     return _relative(source, target) if rng.random() < 0.5 else target
