@@ -72,22 +72,26 @@ class FingerprintSet:
             high, low = fingerprint, 0
         return (high or 1), low
 
-    def add(self, fingerprint: int, rank: int = 0) -> int | None:
-        """Add ``fingerprint``; ``None`` if it is new, else the rank stored with it."""
-        high, low = self._split(fingerprint)
+    def _slot(self, high: int, low: int) -> int:
+        """Index of the slot holding the key, or of the empty slot it would take."""
         keys, lows, mask = self._key_view, self._low_view, self._mask
         index = high & mask
         while True:
             key = keys[index]
-            if key == 0:
-                break
-            if key == high and (lows is None or lows[index] == low):
-                return self._rank_view[index]
+            if key == 0 or (key == high and (lows is None or lows[index] == low)):
+                return index
             index = (index + 1) & mask
-        keys[index] = high
+
+    def add(self, fingerprint: int, rank: int = 0) -> int | None:
+        """Add ``fingerprint``; ``None`` if it is new, else the rank stored with it."""
+        high, low = self._split(fingerprint)
+        index = self._slot(high, low)
+        if self._key_view[index]:
+            return self._rank_view[index]
+        self._key_view[index] = high
         self._rank_view[index] = rank
-        if lows is not None:
-            lows[index] = low
+        if self._low_view is not None:
+            self._low_view[index] = low
         self._len += 1
         if self._len > self._limit:
             self._grow()
@@ -95,16 +99,8 @@ class FingerprintSet:
 
     def get(self, fingerprint: int) -> int | None:
         """The rank stored with ``fingerprint``, or ``None`` if absent."""
-        high, low = self._split(fingerprint)
-        keys, lows, mask = self._key_view, self._low_view, self._mask
-        index = high & mask
-        while True:
-            key = keys[index]
-            if key == 0:
-                return None
-            if key == high and (lows is None or lows[index] == low):
-                return self._rank_view[index]
-            index = (index + 1) & mask
+        index = self._slot(*self._split(fingerprint))
+        return self._rank_view[index] if self._key_view[index] else None
 
     def __contains__(self, fingerprint: object) -> bool:
         return isinstance(fingerprint, int) and self.get(fingerprint) is not None
