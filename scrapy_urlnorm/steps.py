@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import quote_from_bytes
 
 from . import hosts, params
 from .urlparts import DEFAULT_PORTS, FRAGMENT, HOST, PATH, PORT, QUERY, SCHEME, USERINFO, SplitURL, replace_field
@@ -39,35 +40,45 @@ _ALLOWED = {
     FRAGMENT: _UNRESERVED_CHARS + _SUB_DELIMS + ":@/?%#",
 }
 _BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-# Per component: (index, what to encode, the bytes allowed raw).
+# Per component: (index, characters quote() leaves alone, the bytes allowed raw).
 _ENCODE_FIELDS = tuple(
-    (index, re.compile("[^" + re.escape(allowed) + "]|" + _BAD_PERCENT.pattern), allowed.encode("ascii"))
-    for index, allowed in _ALLOWED.items()
+    (index, allowed.replace("%", ""), allowed.encode("ascii")) for index, allowed in _ALLOWED.items()
 )
 _ESCAPED_FIELDS = (USERINFO, PATH, QUERY, FRAGMENT)
 
 
-def _quote_char(match: re.Match[str]) -> str:
+_ESCAPE_SPLIT = re.compile(r"(%[0-9A-Fa-f]{2})")
+#: Every escape spelling -> its upper-case spelling.
+_UPPER_ESCAPES: dict[str, str] = {f"%{a}{b}": f"%{a}{b}".upper() for a in _HEX for b in _HEX}
+
+
+def _rewrite_escapes(value: str, mapping: dict[str, str]) -> str:
+    """Replace each ``%XX`` of ``value`` through ``mapping`` (linear: one split,
+    one lookup per escape, no per-match callback)."""
+    parts = _ESCAPE_SPLIT.split(value)
+    parts[1::2] = [mapping.get(escape, escape) for escape in parts[1::2]]
+    return "".join(parts)
+
+
+def _encode_piece(piece: str, safe: str) -> str:
     try:
-        data = match.group().encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        data = match.group().encode("utf-8", "replace")
-    return "".join(f"%{byte:02X}" for byte in data)
+        data = piece.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no byte stands for
+        data = piece.encode("utf-8", "replace")
+    return quote_from_bytes(data, safe)
 
 
-def _upper_escape(match: re.Match[str]) -> str:
-    return match.group().upper()
-
-
-def _decode_escape(match: re.Match[str]) -> str:
-    escape = match.group()
-    return _UNRESERVED_ESCAPES.get(escape, escape)
+def _encode(value: str, safe: str) -> str:
+    """Percent-encode everything outside ``safe``, keeping valid escapes as they are."""
+    parts = _ESCAPE_SPLIT.split(value)
+    parts[0::2] = [_encode_piece(piece, safe) if piece else piece for piece in parts[0::2]]
+    return "".join(parts)
 
 
 def percent_encode(u: SplitURL, p: Policy) -> SplitURL:
     """Encode non-ASCII (as UTF-8), spaces, other characters not allowed in a
     component, and a ``%`` that starts no valid escape (as ``%25``)."""
-    for index, pattern, allowed in _ENCODE_FIELDS:
+    for index, safe, allowed in _ENCODE_FIELDS:
         value = u[index]
         if not value:
             continue
@@ -78,7 +89,7 @@ def percent_encode(u: SplitURL, p: Policy) -> SplitURL:
             and ("%" not in value or not _BAD_PERCENT.search(value))
         ):
             continue
-        new = pattern.sub(_quote_char, value)
+        new = _encode(value, safe)
         if new != value:
             u = replace_field(u, index, new)
     return u
@@ -88,10 +99,8 @@ def uppercase_escapes(u: SplitURL, p: Policy) -> SplitURL:
     """``%3a`` -> ``%3A`` (RFC 3986 §6.2.2.1)."""
     for index in _ESCAPED_FIELDS:
         value = u[index]
-        if value and "%" in value:
-            new = _LOWER_ESCAPE.sub(_upper_escape, value)
-            if new != value:
-                u = replace_field(u, index, new)
+        if value and "%" in value and _LOWER_ESCAPE.search(value):
+            u = replace_field(u, index, _rewrite_escapes(value, _UPPER_ESCAPES))
     return u
 
 
@@ -102,10 +111,30 @@ def decode_unreserved(u: SplitURL, p: Policy) -> SplitURL:
     for index in _ESCAPED_FIELDS:
         value = u[index]
         if value and "%" in value:
-            new = _ESCAPE.sub(_decode_escape, value)
+            if _BAD_PERCENT.search(value):
+                new = _decode_beside_stray_percent(value)
+            else:
+                new = _rewrite_escapes(value, _UNRESERVED_ESCAPES)
             if new != value:
                 u = replace_field(u, index, new)
     return u
+
+
+def _decode_beside_stray_percent(value: str) -> str:
+    """Decode unreserved escapes in a value holding a ``%`` that starts no
+    escape (possible when ``percent_encode`` is off), without letting a
+    decoded hex digit complete a new escape with it: ``%%41a`` stays
+    ``%%41a``, since ``%Aa`` would decode differently next time."""
+    parts = _ESCAPE_SPLIT.split(value)
+    out = [parts[0]]
+    tail = parts[0][-2:]
+    for escape, text in zip(parts[1::2], parts[2::2], strict=True):
+        char = _UNRESERVED_ESCAPES.get(escape)
+        if char is None or (char in _HEX and (tail[-1:] == "%" or (tail[:1] == "%" and tail[1:] in _HEX))):
+            char = escape
+        out += (char, text)
+        tail = (tail + char + text)[-2:]
+    return "".join(out)
 
 
 # -- scheme, host, port, userinfo ----------------------------------------------
@@ -267,7 +296,7 @@ def lowercase_path(u: SplitURL, p: Policy) -> SplitURL:
     if lowered == path:
         return u
     if "%" in lowered:
-        lowered = _ESCAPE.sub(lambda m: m.group().upper(), lowered)
+        lowered = _rewrite_escapes(lowered, _UPPER_ESCAPES)
     return u if lowered == path else replace_field(u, PATH, lowered)
 
 

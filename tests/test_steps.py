@@ -171,6 +171,14 @@ class TestReservedEscapes:
         assert normalize_url(url.lower(), DEFAULT) == url.replace("?k=v", "?k=v")
         assert normalize_url(url, AGGRESSIVE) == f"http://h/a{escape}b/?k=v{escape}w"
 
+    def test_decoding_never_completes_an_escape_with_a_stray_percent(self) -> None:
+        # Without percent_encode a lone "%" stays; decoding %41 beside it
+        # would make "%Aa", a new escape: not idempotent.
+        assert normalize_url("http://example.com/%%41a", SAFE) == "http://example.com/%%41a"
+        assert normalize_url("http://example.com/%4%41", SAFE) == "http://example.com/%4%41"
+        assert normalize_url("http://example.com/%%7e", SAFE) == "http://example.com/%~"
+        assert normalize_url("http://example.com/%%41a") == "http://example.com/%25Aa"
+
     def test_dot_escapes_count_as_dots(self) -> None:
         assert normalize_url("http://h/a/b/%2e%2E/c/%2e/d") == "http://h/a/c/d"
 
