@@ -41,8 +41,9 @@ from .errors import InvalidURL, UnsupportedScheme
 from .learning import RULE_KINDS, Learner, Rule, policy_overrides
 from .normalize import host_key, normalize_with_rank
 from .policy import Policy
-from .seen import FingerprintSet, SeenFile
+from .seen import FingerprintSet
 from .steps import REASONS, STEP_RANKS
+from .stores import MemoryStore, SeenStore
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ class Deduplicator:
         self.stats = stats
         self._fallback = fallback
         self._hash = xxhash.xxh3_128_intdigest if bits == 128 else xxhash.xxh3_64_intdigest
-        self.seen = FingerprintSet(bits)
+        self.seen: SeenStore = MemoryStore(bits, path)
         # Links such as navigation menus repeat on every page: remember the
         # normalization of the most recent URLs (cleared when full).
         self._cache: dict[str, tuple[str | None, int]] = {}
@@ -163,12 +164,6 @@ class Deduplicator:
         self.rules_path = Path(rules_path) if rules_path else None
         if self.learner is not None and self.rules_path is not None and self.rules_path.exists():
             self._load_rules()
-        self.file = SeenFile(path, bits) if path else None
-        if self.file is not None:
-            loaded = self.file.load_into(self.seen)
-            if loaded:
-                logger.info("Resumed %d seen fingerprint(s) from %s", loaded, self.file.path)
-            self.file.open()
 
     # -- construction from a crawler ---------------------------------------------
 
@@ -331,18 +326,11 @@ class Deduplicator:
             self._store(fingerprint, request)
             self.count("urlnorm/recorded_unfiltered")
 
-    def _add(self, value: int, rank: int) -> int | None:
-        """Add a fingerprint to the seen set (and ``JOBDIR``); as ``FingerprintSet.add``."""
-        stored = self.seen.add(value, rank)
-        if stored is None and self.file is not None:
-            self.file.append(value, rank)
-        return stored
-
     def _store(self, fingerprint: Fingerprint, request: Request) -> None:
         for value, rank in ((fingerprint.value, fingerprint.rank), (fingerprint.learned, fingerprint.learned_rank)):
             if value is None:
                 continue
-            self._add(value, rank)
+            self.seen.add(value, rank)
             if self.debug:
                 self._first_urls.setdefault(value, request.url)
 
@@ -525,7 +513,7 @@ class Deduplicator:
         for url in self._host_pages.get(host, ()):
             fingerprint = self.fingerprint(Request(url))
             if fingerprint.learned is not None:
-                self._add(fingerprint.learned, fingerprint.learned_rank)
+                self.seen.add(fingerprint.learned, fingerprint.learned_rank)
 
     def _update_rule_stats(self) -> None:
         if self.stats is None or self.learner is None:
@@ -606,15 +594,10 @@ class Deduplicator:
                 if key not in ("audits", "audit_mismatches"):  # counted as they happen
                     self.stats.set_value(f"urlnorm/{key}", value)
         self._save_rules()
-        if self.file is not None:
-            self.file.close()
+        self.seen.close()
 
     def clear(self) -> None:
         """Forget every fingerprint (scrapy-redis calls this to reset a crawl)."""
         self.seen.clear()
         self._cache.clear()
         self._first_urls.clear()
-        if self.file is not None:
-            self.file.close()
-            self.file.path.unlink(missing_ok=True)
-            self.file.open()
