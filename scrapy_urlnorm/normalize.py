@@ -68,10 +68,16 @@ def normalize_with_rank(url: str, policy: Policy) -> tuple[str, int]:
         new_authority, rank = cached
         if new_authority is not None:
             u = _new(SplitURL, (*new_authority, u[4], u[5], u[6]))
-        u, other_rank = _run_steps(u, policy, policy._other_steps)
+        # _run_steps, inlined: this loop runs for every URL.
+        for apply, _name, step_rank in policy._other_steps:
+            new = apply(u, policy)
+            if new is not u:
+                u = new
+                if step_rank > rank:
+                    rank = step_rank
     except InvalidURL as exc:
         raise _about(exc, url) from None
-    return unsplit_url(u), max(rank, other_rank)
+    return unsplit_url(u), rank
 
 
 def _run_steps(u: SplitURL, policy: Policy, steps: CompiledSteps) -> tuple[SplitURL, int]:

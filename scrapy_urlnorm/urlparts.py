@@ -44,6 +44,8 @@ class SplitURL(NamedTuple):
 
 
 _new = tuple.__new__  # NamedTuple's own __new__ is a Python frame; this is the hot path
+# Hosts repeat across a crawl: remember the ones already checked.
+_VALID_HOSTS: set[str] = set()
 
 
 def split_url(url: str) -> SplitURL:
@@ -101,8 +103,12 @@ def split_url(url: str) -> SplitURL:
             host, _, port = authority.partition(":")
         else:
             host = authority
-        if _FORBIDDEN_HOST.search(host):
-            raise InvalidURL(f"forbidden character in host {host!r} of {original!r}", original)
+        if host not in _VALID_HOSTS:
+            if _FORBIDDEN_HOST.search(host):
+                raise InvalidURL(f"forbidden character in host {host!r} of {original!r}", original)
+            if len(_VALID_HOSTS) >= 1 << 16:
+                _VALID_HOSTS.clear()
+            _VALID_HOSTS.add(host)
     if not host:
         raise InvalidURL(f"empty host in {original!r}", original)
     if port:
