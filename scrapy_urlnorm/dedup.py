@@ -42,9 +42,9 @@ from .learning import RULE_KINDS, Learner, Rule, policy_overrides
 from .normalize import host_key, normalize_with_rank
 from .policy import Policy
 from .seen import FingerprintSet
-from .steps import REASONS, STEP_RANKS
+from .steps import REASONS, STEP_RANKS, trailing_slash
 from .stores import MemoryStore, SeenStore
-from .urlparts import split_url
+from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -68,6 +68,10 @@ PAGE_HOSTS = 1000
 #: the drops that audits sample.
 SEMANTIC_RANK = min(rank for name, rank in STEP_RANKS.items() if rank >= 96)
 _VERSION_META = "_urlnorm_rules_version"
+_RELEASED_META = "_urlnorm_shortcut_original"
+_SHORTCUT_KINDS = ("trailing_slash", "www_alias", "https_alias")
+_SHORTCUT_DIRECTIONS = ("add", "remove", "strip", "http", "https")
+_DIRECTIONS = {"add": Policy(trailing_slash="add"), "remove": Policy(trailing_slash="remove")}
 AUDIT_META = "urlnorm_audit"
 
 
@@ -149,6 +153,7 @@ class Deduplicator:
         self.learner = Learner(min_evidence=min_evidence, on_change=self._rule_changed) if learn else None
         self.version = 0
         self._learned: dict[str, tuple[Policy, int]] = {}  # host -> (learned policy, namespace)
+        self._shortcuts: dict[str, tuple[Rule, ...]] = {}  # host -> rules its redirects taught
         self._parked: dict[str, deque[Request]] = {}
         self._parked_count = 0
         self.audit_rate = max(0.0, min(1.0, audit_rate))
@@ -276,7 +281,8 @@ class Deduplicator:
         self.count("urlnorm/requests_seen")
         if self.learner is not None:
             request.meta[_VERSION_META] = fingerprint.namespace
-        stored = self.seen.get(fingerprint.value)
+        # A released shortcut original was stored when first checked: not a duplicate of itself.
+        stored = None if request.meta.pop(_RELEASED_META, False) else self.seen.get(fingerprint.value)
         if stored is not None:
             return self._duplicate(request, fingerprint, max(fingerprint.rank, stored), learned=False)
         stored = self._learned_match(request, fingerprint)
@@ -472,12 +478,20 @@ class Deduplicator:
             self._rebuild_host(host)
             if rule.active:
                 self._rekey(host)
+        self._rebuild_shortcuts()
         self._update_rule_stats()
         if not rule.active:
             self.count("urlnorm/revoked_rules")
             for host in hosts:
                 self._release(host)
         self._save_rules()
+
+    def _rebuild_shortcuts(self) -> None:
+        assert self.learner is not None
+        self._shortcuts = {}
+        for rule in self.learner.active_rules():
+            if rule.kind in _SHORTCUT_KINDS and rule.direction in _SHORTCUT_DIRECTIONS and rule.sources.get("redirect"):
+                self._shortcuts[rule.host] = (*self._shortcuts.get(rule.host, ()), rule)
 
     def _rebuild_host(self, host: str) -> None:
         assert self.learner is not None
@@ -515,6 +529,64 @@ class Deduplicator:
             if fingerprint.learned is not None:
                 self.seen.add(fingerprint.learned, fingerprint.learned_rank)
 
+    def canonical_url(self, url: str) -> str | None:
+        """The form of ``url`` its host's own redirects taught us to request
+        (``/dir`` -> ``/dir/``, ``www.h`` -> ``h``), or ``None`` if no such rule applies.
+
+        Only rules that came with a direction from the site's redirects count,
+        and only their aspect of the URL changes: the rest is sent as written.
+        """
+        if not self._shortcuts:
+            return None
+        try:
+            u = split_url(url)
+        except InvalidURL:
+            return None
+        new = u
+        host = host_key(u.host)
+        bare = host.removeprefix("www.")
+        for rule in self._shortcuts.get(bare, ()):
+            if rule.kind == "www_alias":
+                if rule.direction == "strip" and host == f"www.{bare}":
+                    new = replace_field(new, HOST, bare)
+                elif rule.direction == "add" and host == bare:
+                    new = replace_field(new, HOST, f"www.{bare}")
+        for rule in self._shortcuts.get(host_key(new.host), ()):
+            if rule.kind == "trailing_slash":
+                new = trailing_slash(new, _DIRECTIONS[rule.direction])
+            elif rule.kind == "https_alias" and new.scheme.lower() != rule.direction and new.port in ("", "80", "443"):
+                new = replace_field(replace_field(new, SCHEME, rule.direction), PORT, "")
+        return None if new is u else unsplit_url(new)
+
+    def audit_shortcut(self) -> bool:
+        """Whether to send this shortcut candidate as written instead, as an audit
+        (its response then shows the learner whether the rule holds)."""
+        if self._audit_now():
+            self.count("urlnorm/audits_scheduled")
+            return True
+        return False
+
+    def park_original(self, request: Request, canonical: str) -> None:
+        """Keep a link sent in its taught form, to fetch it as written if the rule
+        is revoked (a revoked ``www_alias`` releases both twins' requests)."""
+        request.meta[_RELEASED_META] = True
+        self._park_for(host_key(split_url(canonical).host), request)
+
+    def shortcut_failed(self, original: str, sent: str) -> None:
+        """A URL sent in its taught form answered an error: the rules that
+        rewrote it do not hold for this host."""
+        if self.learner is None:
+            return
+        parked = self._parked.get(host_key(split_url(sent).host))
+        if parked:  # the link is being fetched as written now: not again on release
+            kept = deque(request for request in parked if request.url != original)
+            self._parked_count -= len(parked) - len(kept)
+            self._parked[host_key(split_url(sent).host)] = kept
+        host = host_key(split_url(original).host)
+        bare = host.removeprefix("www.")
+        for rule in (*self._shortcuts.get(host, ()), *self._shortcuts.get(bare, ())):
+            self.learner.contradict(rule.host, rule.kind, original, sent, via="shortcut")
+
     def _update_rule_stats(self) -> None:
         if self.stats is None or self.learner is None:
             return
@@ -529,7 +601,9 @@ class Deduplicator:
                 self.stats.set_value(f"urlnorm/learned/{family}", families.get(family, 0))
 
     def _park(self, request: Request, fingerprint: Fingerprint) -> None:
-        host = host_of(fingerprint.url or "")
+        self._park_for(host_of(fingerprint.url or ""), request)
+
+    def _park_for(self, host: str, request: Request) -> None:
         parked = self._parked.setdefault(host, deque())
         if len(parked) >= PARKED_PER_HOST or self._parked_count >= PARKED_TOTAL:
             self.count("urlnorm/parked_overflow")

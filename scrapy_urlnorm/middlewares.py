@@ -23,6 +23,9 @@ _LINK_CANONICAL = re.compile(rb"""<link\b[^>]*\brel\s*=\s*["']?canonical\b[^>]*>
 _HREF = re.compile(rb"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
 _HEADER_CANONICAL = re.compile(r"<([^>]*)>\s*;\s*rel\s*=\s*\"?canonical\"?", re.IGNORECASE)
 _HEAD_BYTES = 65536
+#: On a request sent in the form its host's redirects taught: the URL as written.
+SHORTCUT_META = "urlnorm_shortcut_of"
+NO_SHORTCUT_META = "urlnorm_no_shortcut"
 
 
 def canonical_link(response: Response) -> str | None:
@@ -62,16 +65,29 @@ class NormalizeMiddleware:
       again against them (``urlnorm/late_filtered``).
     - Every 200 response's body digest (taken here, after decompression) and
       ``rel=canonical`` link go to the learner, and settle audits.
+    - Once a host's own redirects taught a canonical form (``/dir`` -> ``/dir/``,
+      ``www.h`` -> ``h``), links in the other form are sent in that form
+      directly, skipping the redirect (``urlnorm/redirects_shortcut``); if
+      that form answers an error, the link is fetched as written after all
+      and the rule revoked. ``URLNORM_SHORTCUT_REDIRECTS = False`` turns it off.
     - With ``URLNORM_REWRITE = True``, a request is sent with its normalized
       URL instead of the original (off by default: a server may answer the two
       differently, e.g. when a tracking parameter is required or case matters;
       the rewritten request is rescheduled once, with ``dont_filter=True``).
     """
 
-    def __init__(self, dedup: Deduplicator, *, rewrite: bool = False, refetch_start_urls: bool = False) -> None:
+    def __init__(
+        self,
+        dedup: Deduplicator,
+        *,
+        rewrite: bool = False,
+        refetch_start_urls: bool = False,
+        shortcut_redirects: bool = True,
+    ) -> None:
         self.dedup = dedup
         self.rewrite = rewrite
         self.refetch_start_urls = refetch_start_urls
+        self.shortcut_redirects = shortcut_redirects
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -80,11 +96,15 @@ class NormalizeMiddleware:
             Deduplicator.for_crawler(crawler),
             rewrite=settings.getbool("URLNORM_REWRITE"),
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
+            shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
+        meta = request.meta
+        if SHORTCUT_META in meta:
+            self.dedup.record(request)  # the taught form is seen: a redirect to it later is a duplicate
+            return None
         if request.dont_filter:
-            meta = request.meta
             if (
                 meta.get("is_start_request")
                 and not self.refetch_start_urls
@@ -101,6 +121,15 @@ class NormalizeMiddleware:
             reason = self.dedup.recheck(request)
             if reason is not None:
                 raise IgnoreRequest(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
+            if self.shortcut_redirects and not meta.get(NO_SHORTCUT_META):
+                canonical = self.dedup.canonical_url(request.url)
+                if canonical is not None and not self.dedup.audit_shortcut():
+                    # The host redirects this form to that one: skip the round
+                    # trip. Like a learned drop, the link as written is parked,
+                    # to be fetched after all if the rule is ever revoked.
+                    self.dedup.park_original(request.replace(meta={**meta, NO_SHORTCUT_META: True}), canonical)
+                    self.dedup.count("urlnorm/redirects_shortcut")
+                    return request.replace(url=canonical, dont_filter=True, meta={**meta, SHORTCUT_META: request.url})
         if self.rewrite:
             normalized = self.dedup.normalize(request.url)[0]
             if normalized is not None and normalized != request.url:
@@ -108,7 +137,17 @@ class NormalizeMiddleware:
                 return request.replace(url=normalized, dont_filter=True)
         return None
 
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Request | Response:
+        original = request.meta.get(SHORTCUT_META)
+        if original is not None and response.status >= 400:
+            # The taught form does not exist for this URL: fetch the link as
+            # written after all, and tell the learner the rule does not hold.
+            self.dedup.count("urlnorm/shortcut_fallbacks")
+            self.dedup.shortcut_failed(original, request.url)
+            meta = {key: value for key, value in request.meta.items() if key != SHORTCUT_META}
+            return request.replace(url=original, dont_filter=True, meta={**meta, NO_SHORTCUT_META: True})
         if response.status == 200:
             try:
                 self.dedup.observe_page(

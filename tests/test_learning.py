@@ -237,18 +237,51 @@ async def test_rule_learned_then_contradicted_revoked_and_parked_requests_fetche
     with VirtualWeb({"fickle.test": FunctionSite(fickle_site)}) as web:
         result = await crawl(web, ["http://fickle.test/"], {**ADDON, "URLNORM_AUDIT_RATE": 0.5})
         fetched = web.fetched()
-    # /c/ was dropped by the learned rule and parked; the audit of /e/ found a
-    # different page, the rule was revoked and /c/ fetched after all.
+    # The rule is learned from /a and /b. Then /c/ is dropped as a duplicate of
+    # /c and parked; /c is sent straight as /c/ (the taught form) and parked
+    # too; /e is audited (fetched as written). The audit of /e/ finds a page
+    # other than /e: the rule is revoked and both parked requests are fetched.
     assert sorted(set(result.doc_ids)) == sorted(f"fickle:{p}" for p in ("/", "/a/", "/b/", "/c", "/c/", "/e", "/e/"))
-    assert fetched.count("/c/") == 1
+    assert fetched == ["/", "/a", "/a/", "/b", "/b/", "/e", "/e/", "/c/", "/c/", "/c"]
     stats = result.stats
     assert stats["urlnorm/filtered/learned:trailing_slash"] == 1
+    assert stats["urlnorm/redirects_shortcut"] == 1
+    assert stats["urlnorm/audits_scheduled"] == 2
     assert stats["urlnorm/audits"] == 1
     assert stats["urlnorm/audit_mismatches"] == 1
     assert stats["urlnorm/revoked_rules"] == 1
-    assert stats["urlnorm/rescheduled"] == 1
+    assert stats["urlnorm/rescheduled"] == 2
     assert stats["urlnorm/learned_rules"] == 0
     assert stats["urlnorm/coverage_loss_estimate"] == 1.0
+
+
+def shortcut_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache-like directories, but /gone/ is only ever reached as /gone (a file)."""
+    if path in ("/a", "/b", "/c", "/d"):
+        return Reply.redirect(path + "/")
+    pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/d", "/gone"], "/c/": [], "/d/": [], "/gone": []}
+    if path in pages:
+        return Reply.page(f"shortcut:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_redirects_are_shortcut_and_a_missing_taught_form_falls_back() -> None:
+    with VirtualWeb({"short.test": FunctionSite(shortcut_site)}) as web:
+        result = await crawl(web, ["http://short.test/"], ADDON)
+        fetched = web.fetched()
+    # /c, /d and /gone are sent as /c/, /d/ and /gone/ once /a and /b taught
+    # the rule; /gone/ does not exist, so /gone is fetched as written and the
+    # rule revoked; the parked /c and /d are then requested as written too,
+    # and their redirects to pages already fetched are duplicates.
+    assert sorted(set(result.doc_ids)) == sorted(f"shortcut:{p}" for p in ("/", "/a/", "/b/", "/c/", "/d/", "/gone"))
+    assert fetched == ["/", "/a", "/a/", "/b", "/b/", "/c/", "/d/", "/gone/", "/c", "/d", "/gone"]
+    stats = result.stats
+    assert stats["urlnorm/redirects_shortcut"] == 3
+    assert stats["urlnorm/shortcut_fallbacks"] == 1
+    assert stats["urlnorm/revoked_rules"] == 1
+    assert stats["urlnorm/rescheduled"] == 2
+    assert stats["urlnorm/duplicate_downloads"] == 0
 
 
 @pytest_twisted.ensureDeferred

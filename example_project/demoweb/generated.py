@@ -42,11 +42,13 @@ def generate(documents: int = 20_000, hosts: int = 20, seed: int = 7) -> tuple[d
         family = FAMILIES[index % len(FAMILIES)]
         paths = _paths(family, per_host)
         docs: dict[str, Doc] = {}
-        for path in paths:
+        for position, path in enumerate(paths):
             links = [_write_link(rng, family, host, path, rng.choice(paths)) for _ in range(_LINKS_PER_PAGE)]
+            # Every document is reachable: each page also links to the next one
+            # (a "next" link, written as the family writes links).
+            links.append(_write_link(rng, family, host, path, paths[(position + 1) % len(paths)]))
             links.append(f"http://{rng.choice(names)}/")
-            key = path
-            docs[key] = Doc(f"{host}:{path}", links)
+            docs[path] = Doc(f"{host}:{path}", links)
         if family == "trap":
             # Look-alikes that are different documents: /Sec1/ next to /sec1/, /x next to /x/.
             for path in list(docs)[: per_host // 4]:
