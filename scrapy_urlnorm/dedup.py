@@ -43,7 +43,7 @@ from .normalize import host_key, normalize_with_rank
 from .policy import Policy
 from .seen import FingerprintSet
 from .steps import REASONS, STEP_RANKS, trailing_slash
-from .stores import MemoryStore, SeenStore
+from .stores import MemoryStore, RedisRules, RedisStore, SeenStore
 from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
 
 if TYPE_CHECKING:
@@ -115,6 +115,36 @@ def wilson_upper(failures: int, trials: int, z: float = 1.96) -> float:
     return min(1.0, (centre + margin) / denominator)
 
 
+def redis_url(settings: Any) -> str | None:
+    """``URLNORM_REDIS_URL``, else scrapy-redis' ``REDIS_URL`` or ``REDIS_HOST``/``REDIS_PORT``."""
+    url = settings.get("URLNORM_REDIS_URL") or settings.get("REDIS_URL")
+    if url:
+        return str(url)
+    if settings.get("REDIS_HOST"):
+        return f"redis://{settings.get('REDIS_HOST')}:{settings.getint('REDIS_PORT', 6379)}"
+    return None
+
+
+def _redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisRules | None]:
+    url = redis_url(crawler.settings)
+    if url is None:
+        return None, None
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    key = crawler.settings.get("URLNORM_REDIS_KEY", "%(spider)s:urlnorm") % {"spider": crawler.spidercls.name}
+    stats = crawler.stats
+
+    def count(name: str) -> None:
+        if stats is not None:
+            stats.inc_value(name)
+
+    store = RedisStore(client, key + ":seen", bits=bits, count=count, url=url)
+    logger.info("scrapy-urlnorm shares its seen set and learned rules through Redis at %s (key %s)", url, key)
+    interval = crawler.settings.getfloat("URLNORM_REDIS_SYNC_INTERVAL", 2.0)
+    return store, RedisRules(client, key + ":rules", interval=interval)
+
+
 class Deduplicator:
     """Fingerprints requests, remembers which were seen and why duplicates were,
     and applies what the learner learns."""
@@ -134,6 +164,8 @@ class Deduplicator:
         audit_rate: float = 0.0,
         rules_path: str | Path | None = None,
         reschedule: Callable[[Request], None] | None = None,
+        store: SeenStore | None = None,
+        shared_rules: RedisRules | None = None,
     ) -> None:
         self.policy = policy
         self.bits = bits
@@ -141,7 +173,8 @@ class Deduplicator:
         self.stats = stats
         self._fallback = fallback
         self._hash = xxhash.xxh3_128_intdigest if bits == 128 else xxhash.xxh3_64_intdigest
-        self.seen: SeenStore = MemoryStore(bits, path)
+        self.seen: SeenStore = store if store is not None else MemoryStore(bits, path)
+        self.shared_rules = shared_rules
         # Links such as navigation menus repeat on every page: remember the
         # normalization of the most recent URLs (cleared when full).
         self._cache: dict[str, tuple[str | None, int]] = {}
@@ -185,6 +218,7 @@ class Deduplicator:
         if bits not in (64, 128):
             raise ValueError(f"URLNORM_FINGERPRINT_BITS must be 64 or 128, not {bits}")
         jobdir = job_dir(settings)
+        store, shared_rules = _redis_backend(crawler, bits)
 
         def reschedule(request: Request) -> None:
             crawler.engine.crawl(request)  # type: ignore[union-attr]
@@ -202,6 +236,8 @@ class Deduplicator:
             audit_rate=settings.getfloat("URLNORM_AUDIT_RATE", 0.02),
             rules_path=Path(jobdir, RULES_FILE) if jobdir else None,
             reschedule=reschedule,
+            store=store,
+            shared_rules=shared_rules,
         )
         cls._by_crawler[crawler] = dedup
         crawler.signals.connect(dedup.close, signal=signals.spider_closed)
@@ -277,6 +313,9 @@ class Deduplicator:
     def check(self, request: Request) -> str | None:
         """Add ``request`` to the seen set; ``None`` if new (or let through),
         else the reason it is a duplicate."""
+        if self.shared_rules is not None and self.learner is not None:
+            for state in self.shared_rules.changes().values():
+                self.learner.adopt(json.loads(state))
         fingerprint = self.fingerprint(request)
         self.count("urlnorm/requests_seen")
         if self.learner is not None:
@@ -479,6 +518,8 @@ class Deduplicator:
             if rule.active:
                 self._rekey(host)
         self._rebuild_shortcuts()
+        if self.shared_rules is not None:
+            self.shared_rules.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict(), sort_keys=True))
         self._update_rule_stats()
         if not rule.active:
             self.count("urlnorm/revoked_rules")
@@ -675,3 +716,5 @@ class Deduplicator:
         self.seen.clear()
         self._cache.clear()
         self._first_urls.clear()
+        if self.shared_rules is not None:
+            self.shared_rules.clear()

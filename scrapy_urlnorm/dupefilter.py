@@ -36,6 +36,11 @@ class UrlNormDupeFilter(BaseDupeFilter):
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(Deduplicator.for_crawler(crawler), crawler=crawler)
 
+    @classmethod
+    def from_spider(cls, spider: Spider) -> Self:
+        """What scrapy-redis' scheduler calls."""
+        return cls.from_crawler(spider.crawler)
+
     def request_seen(self, request: Request) -> bool:
         reason = self.dedup.check(request)
         if reason is None:

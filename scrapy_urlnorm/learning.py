@@ -356,6 +356,27 @@ class Learner:
     def to_dict(self) -> dict[str, Any]:
         return {"version": 1, "rules": [rule.as_dict() for rule in self.rules.values()]}
 
+    def adopt(self, data: dict[str, Any]) -> None:
+        """Take a rule's state from another worker: learned there, it applies
+        here; revoked there, it is revoked here."""
+        shared = Rule.from_dict(data)
+        rule = self._rule(shared.host, shared.kind)
+        rule.pairs |= shared.pairs
+        rule.negatives = max(rule.negatives, shared.negatives)
+        rule.direction = rule.direction or shared.direction
+        for via, count in shared.sources.items():
+            rule.sources[via] = max(rule.sources.get(via, 0), count)
+        if shared.revoked and not rule.revoked:
+            rule.revoked = True
+            if rule.active:
+                rule.active = False
+                logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
+                self._changed(rule)
+        elif shared.active and not rule.active and not rule.revoked:
+            rule.active = True
+            logger.info("Applying rule %s on %s, learned by another worker", rule.kind, rule.host)
+            self._changed(rule)
+
     def load_dict(self, data: dict[str, Any]) -> None:
         for item in data.get("rules", ()):
             rule = Rule.from_dict(item)

@@ -13,7 +13,7 @@ def main() -> None:
     settings = {**BASE_SETTINGS, **json.loads(sys.argv[1])}
     settings.setdefault("DOWNLOADER_MIDDLEWARES", {})[PROXY_MIDDLEWARE] = 740
     process = CrawlerProcess(settings)
-    process.crawl(LinkSpider, start_urls=[sys.argv[2]])
+    process.crawl(LinkSpider, start_urls=sys.argv[2:])
     process.start()
 
 

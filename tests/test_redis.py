@@ -1,0 +1,181 @@
+"""Distributed crawls: the seen set and learned rules shared through a real Redis."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from demoweb.server import VirtualWeb
+from demoweb.web import DOCUMENTS, START_URLS, build_sites
+from redis_server import RedisServer
+
+from scrapy_urlnorm.learning import Learner
+from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RedisServer]:
+    instance = RedisServer(tmp_path).start()
+    yield instance
+    instance.stop()
+
+
+def client(server: RedisServer) -> redis.Redis:
+    return redis.Redis.from_url(server.url, socket_timeout=2, socket_connect_timeout=2)
+
+
+def test_two_workers_share_one_atomic_seen_set(server: RedisServer) -> None:
+    first, second = RedisStore(client(server), "t:seen"), RedisStore(client(server), "t:seen")
+    assert first.add(1 << 63, 5) is None
+    assert second.add(1 << 63, 9) == 5  # the other worker's rank
+    assert second.get(1 << 63) == 5 and first.get(7) is None
+    assert len(first) == 1
+    first.clear()
+    assert len(second) == 0
+
+
+def test_unreachable_at_start_is_a_clear_error(server: RedisServer) -> None:
+    url = server.url
+    server.stop()
+    with pytest.raises(RedisUnavailable, match=r"cannot reach Redis at redis://127\.0\.0\.1"):
+        RedisStore(redis.Redis.from_url(url, socket_connect_timeout=1), "t:seen", url=url)
+
+
+def test_outage_keeps_going_and_loses_nothing(server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+    errors: Counter[str] = Counter()
+    store = RedisStore(client(server), "t:seen", count=lambda name: errors.update([name]), url=server.url)
+    store.add(1, 0)
+    server.stop()
+    for fingerprint in range(2, 12):  # Redis is away: no exception, counted, de-duplicated locally
+        assert store.add(fingerprint, 1) is None
+        assert store.add(fingerprint, 1) == 1
+    assert errors["urlnorm/redis_errors"] >= 1
+    assert "is unreachable" in caplog.text
+    server.start()
+    time.sleep(0.6)  # past the first backoff
+    assert store.add(99, 0) is None
+    assert "is back" in caplog.text
+    raw = client(server)
+    assert raw.hlen("t:seen") == 12  # 1, the ten kept meanwhile, and 99: each once
+    other = RedisStore(client(server), "t:seen")
+    assert other.add(5, 7) == 1
+
+
+def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> None:
+    shared_a, shared_b = (
+        RedisRules(client(server), "t:rules", interval=0),
+        RedisRules(client(server), "t:rules", interval=0),
+    )
+    learned: list[str] = []
+    worker_a = Learner(
+        min_evidence=2, on_change=lambda rule: shared_a.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict()))
+    )
+    worker_b = Learner(min_evidence=2, on_change=lambda rule: learned.append(f"{rule.kind}:{rule.active}"))
+    worker_a.observe_redirect("http://h/a", "http://h/a/")
+    worker_a.observe_redirect("http://h/b", "http://h/b/")
+    for state in shared_b.changes().values():
+        worker_b.adopt(json.loads(state))
+    assert learned == ["trailing_slash:True"]
+    assert [r.direction for r in worker_b.active_rules("h")] == ["add"]
+    assert shared_b.changes() == {}  # nothing new since
+
+
+def run_worker(
+    web: VirtualWeb, url: str, feed: Path, *, scheduler: bool, extra: dict | None = None
+) -> subprocess.Popen:
+    settings = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        "DEMOWEB_PROXY": web.address,
+        "URLNORM_REDIS_URL": url,
+        "URLNORM_REDIS_SYNC_INTERVAL": 0.2,
+        "URLNORM_AUDIT_RATE": 0,
+        "CONCURRENT_REQUESTS": 2,
+        "LOG_LEVEL": "INFO",
+        "FEEDS": {str(feed): {"format": "jsonlines"}},
+        **(extra or {}),
+    }
+    if scheduler:
+        settings |= {"SCHEDULER": "scrapy_redis.scheduler.Scheduler", "SCHEDULER_PERSIST": True, "REDIS_URL": url}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "crawl_process.py"), json.dumps(settings), *START_URLS],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def doc_ids(*feeds: Path) -> list[str]:
+    return [json.loads(line)["doc_id"] for feed in feeds if feed.exists() for line in feed.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServer, tmp_path: Path) -> None:
+    with VirtualWeb(build_sites(), delay=0.01) as web:  # baseline: one worker alone
+        alone = run_worker(web, server.url, tmp_path / "alone.jsonl", scheduler=True)
+        assert alone.communicate(timeout=120) and alone.returncode == 0
+    single = len(doc_ids(tmp_path / "alone.jsonl"))
+    client(server).flushdb()
+
+    with VirtualWeb(build_sites(), delay=0.01) as web:
+        workers = [run_worker(web, server.url, tmp_path / f"w{i}.jsonl", scheduler=True) for i in range(2)]
+        logs = [worker.communicate(timeout=120)[1] for worker in workers]
+        assert [worker.returncode for worker in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
+        pages = sum(1 for hit in web.hits if hit.status == 200)
+    ids = doc_ids(tmp_path / "w0.jsonl", tmp_path / "w1.jsonl")
+    assert len(set(ids)) == sum(DOCUMENTS.values())  # every document, across the two workers
+    assert all("scrapy-urlnorm shares its seen set" in log for log in logs)
+    assert all(Counter(doc_ids(tmp_path / f"w{i}.jsonl")) for i in range(2)), "both workers took part"
+    # Together they download what one worker alone does, give or take what
+    # learning costs while a rule travels between them (at most 0.2 s here).
+    assert len(ids) <= single + 8
+    assert pages == len(ids)
+    # A rule learned by one worker was applied by the other.
+    assert any("learned by another worker" in log for log in logs)
+
+
+@pytest.mark.slow
+def test_redis_restarted_mid_crawl_and_the_crawl_finishes(server: RedisServer, tmp_path: Path) -> None:
+    with VirtualWeb(build_sites(), delay=0.05) as web:
+        worker = run_worker(web, server.url, tmp_path / "w.jsonl", scheduler=False)
+        deadline = time.monotonic() + 60
+        while len(web.hits) < 12 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        server.stop()
+        time.sleep(1.0)
+        server.start()
+        log = worker.communicate(timeout=120)[1]
+    assert worker.returncode == 0, log[-3000:]
+    assert "is unreachable" in log and "is back" in log
+    assert "'urlnorm/redis_errors'" in log
+    assert len(set(doc_ids(tmp_path / "w.jsonl"))) == sum(DOCUMENTS.values())
+
+
+@pytest.mark.slow
+def test_killed_worker_resumes_without_refetching(server: RedisServer, tmp_path: Path) -> None:
+    with VirtualWeb(build_sites(), delay=0.05) as web:
+        first = run_worker(web, server.url, tmp_path / "w1.jsonl", scheduler=True)
+        deadline = time.monotonic() + 60
+        while len(web.hits) < 15 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=30)
+        before = len(web.hits)
+        second = run_worker(web, server.url, tmp_path / "w2.jsonl", scheduler=True)
+        log = second.communicate(timeout=120)[1]
+        assert second.returncode == 0, log[-3000:]
+        targets = [(hit.host, hit.target) for hit in web.hits]
+    assert len(targets) > before  # the second worker carried on
+    refetched = [t for t, n in Counter(targets[before:]).items() if n and t in set(targets[:before])]
+    assert refetched == []
