@@ -43,7 +43,7 @@ from .normalize import host_key, normalize_with_rank
 from .policy import Policy
 from .seen import FingerprintSet
 from .steps import REASONS, STEP_RANKS, trailing_slash
-from .stores import MemoryStore, RedisRules, RedisStore, SeenStore
+from .stores import MemoryStore, RedisRules, RedisStore, SeenStore, aggregate_counters
 from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
 
 if TYPE_CHECKING:
@@ -175,6 +175,7 @@ class Deduplicator:
         self._hash = xxhash.xxh3_128_intdigest if bits == 128 else xxhash.xxh3_64_intdigest
         self.seen: SeenStore = store if store is not None else MemoryStore(bits, path)
         self.shared_rules = shared_rules
+        self._closed = False
         # Links such as navigation menus repeat on every page: remember the
         # normalization of the most recent URLs (cleared when full).
         self._cache: dict[str, tuple[str | None, int]] = {}
@@ -704,12 +705,36 @@ class Deduplicator:
         return figures
 
     def close(self, *args: Any, **kwargs: Any) -> None:
+        if self._closed:
+            return
+        self._closed = True
         if self.stats is not None:
             for key, value in self.summary().items():
                 if key not in ("audits", "audit_mismatches"):  # counted as they happen
                     self.stats.set_value(f"urlnorm/{key}", value)
         self._save_rules()
         self.seen.close()
+        if self.shared_rules is not None and self.stats is not None:
+            self._aggregate_stats()
+
+    def _aggregate_stats(self) -> None:
+        """Add this worker's counters to the crawl's totals in Redis, and put
+        the totals so far in ``urlnorm/all_workers/*``."""
+        assert self.shared_rules is not None and self.stats is not None
+        counters = {
+            key.removeprefix("urlnorm/"): value
+            for key, value in self.stats.get_stats().items()
+            if key.startswith("urlnorm/") and isinstance(value, int) and not key.startswith("urlnorm/all_workers/")
+        }
+        try:
+            totals = aggregate_counters(
+                self.shared_rules.client, self.shared_rules.key.removesuffix(":rules") + ":stats", counters
+            )
+        except Exception as exc:
+            logger.warning("Could not add this worker's counters to the totals in Redis: %s", exc)
+            return
+        for name, value in totals.items():
+            self.stats.set_value(f"urlnorm/all_workers/{name}", value)
 
     def clear(self) -> None:
         """Forget every fingerprint (scrapy-redis calls this to reset a crawl)."""

@@ -278,3 +278,13 @@ class RedisRules:
         with contextlib.suppress(Exception):
             self.client.delete(self.key, self.key + ":version")
         self._published.clear()
+
+
+def aggregate_counters(client: Any, key: str, counters: dict[str, int]) -> dict[str, int]:
+    """Add this worker's counters to the crawl's totals in Redis; return the totals so far."""
+    pipe = client.pipeline(transaction=True)
+    for name, value in counters.items():
+        pipe.hincrby(key, name, value)
+    pipe.hgetall(key)
+    totals = pipe.execute()[-1]
+    return {name.decode(): int(value) for name, value in totals.items()}

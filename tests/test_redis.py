@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -143,6 +144,10 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServe
     assert pages == len(ids)
     # A rule learned by one worker was applied by the other.
     assert any("learned by another worker" in log for log in logs)
+    # The last worker to close reports totals over both.
+    totals = {int(m) for log in logs for m in re.findall(r"'urlnorm/all_workers/requests_seen': (\d+)", log)}
+    own = [int(m) for log in logs for m in re.findall(r"'urlnorm/requests_seen': (\d+)", log)]
+    assert max(totals) == sum(own)
 
 
 @pytest.mark.slow
