@@ -184,7 +184,15 @@ class Deduplicator:
         self._invalid_hosts: set[str] = set()
         self.reschedule = reschedule
         # learning
-        self.learner = Learner(min_evidence=min_evidence, on_change=self._rule_changed) if learn else None
+        self.learner = (
+            Learner(
+                min_evidence=min_evidence,
+                on_change=self._rule_changed,
+                share=self._share_evidence if shared_rules is not None else None,
+            )
+            if learn
+            else None
+        )
         self.version = 0
         self._learned: dict[str, tuple[Policy, int]] = {}  # host -> (learned policy, namespace)
         self._shortcuts: dict[str, tuple[Rule, ...]] = {}  # host -> rules its redirects taught
@@ -527,6 +535,15 @@ class Deduplicator:
             for host in hosts:
                 self._release(host)
         self._save_rules()
+
+    def _share_evidence(self, rule: Rule, pair: int | None) -> int:
+        """Learner hook for distributed crawls (see ``Learner.share``)."""
+        assert self.shared_rules is not None
+        field = f"{rule.host}|{rule.kind}"
+        if pair is None:
+            self.shared_rules.publish(field, json.dumps(rule.as_dict(), sort_keys=True))
+            return 0
+        return self.shared_rules.add_pair(field, pair)
 
     def _rebuild_shortcuts(self) -> None:
         assert self.learner is not None

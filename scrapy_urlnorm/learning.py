@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import xxhash
+
 from .params import DEFAULT_PAGES
 from .urlparts import SplitURL, split_url
 
@@ -162,6 +164,12 @@ def _direction(family: str, target: Form) -> str:
     return ""
 
 
+def _pair_id(a: str, b: str) -> int:
+    """A stable id for an unordered pair of URLs (the same in every process)."""
+    first, second = (a, b) if a < b else (b, a)
+    return xxhash.xxh3_64_intdigest(f"{first}\0{second}".encode("utf-8", "surrogatepass")) >> 2
+
+
 def _merged_key(u: SplitURL) -> tuple[str, ...]:
     """The URL with every learnable aspect erased: URLs with different merged
     keys cannot be equivalent by any rule we learn."""
@@ -189,12 +197,17 @@ class Learner:
         *,
         min_evidence: int = 2,
         on_change: Callable[[Rule], None] | None = None,
+        share: Callable[[Rule, int | None], int] | None = None,
         max_buckets: int = 200_000,
         max_digests: int = 100_000,
         max_rules: int = 100_000,
     ) -> None:
         self.min_evidence = max(1, min_evidence)
         self.on_change = on_change
+        # Distributed crawls: share(rule, pair) records a positive pair for all
+        # workers and returns how many distinct pairs they found together;
+        # share(rule, None) tells them a rule not yet active was contradicted.
+        self.share = share
         self.max_buckets = max_buckets
         self.max_digests = max_digests
         self.max_rules = max_rules
@@ -323,6 +336,8 @@ class Learner:
         if not positive:
             rule.negatives += 1
             rule.revoked = True
+            if not rule.active and self.share is not None:
+                self.share(rule, None)
             if rule.active:
                 rule.active = False
                 logger.debug("Revoked rule %s on %s (contradicted by %s: %s vs %s)", kind, host, via, a, b)
@@ -330,19 +345,23 @@ class Learner:
             return
         if direction and not rule.direction:
             rule.direction = direction
+        pair = _pair_id(a, b)
         if len(rule.pairs) < _MAX_PAIRS:
-            rule.pairs.add(hash((a, b) if a < b else (b, a)) & ((1 << 62) - 1))
+            rule.pairs.add(pair)
+        pairs = len(rule.pairs)
+        if self.share is not None and not rule.active:
+            pairs = max(pairs, self.share(rule, pair))
         needed = self.min_evidence
         if kind == "case_insensitive_path" and host in self._iis_hosts:
             needed = max(1, needed - 1)  # IIS serves paths case-insensitively
-        if not rule.active and len(rule.pairs) >= needed:
+        if not rule.active and pairs >= needed:
             rule.active = True
             logger.debug(
                 "Learned rule %s%s on %s from %d pair(s) (%s)",
                 kind,
                 f" ({rule.direction})" if rule.direction else "",
                 host,
-                len(rule.pairs),
+                pairs,
                 ", ".join(f"{k}: {v}" for k, v in sorted(rule.sources.items())),
             )
             self._changed(rule)

@@ -252,6 +252,16 @@ class RedisRules:
             return
         self._published[field] = state
 
+    def add_pair(self, field: str, pair: int) -> int:
+        """Record a pair of URLs evidencing rule ``field``; the distinct pairs all workers found."""
+        try:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.sadd(f"{self.key}:pairs:{field}", pair)
+            pipe.scard(f"{self.key}:pairs:{field}")
+            return int(pipe.execute()[-1])
+        except Exception:
+            return 0
+
     def changes(self) -> dict[str, str]:
         """Rules (field -> JSON) if others changed any since the last look, else {}."""
         now = time.monotonic()
@@ -276,7 +286,8 @@ class RedisRules:
 
     def clear(self) -> None:
         with contextlib.suppress(Exception):
-            self.client.delete(self.key, self.key + ":version")
+            pairs = list(self.client.scan_iter(match=f"{self.key}:pairs:*", count=1000))
+            self.client.delete(self.key, self.key + ":version", *pairs)
         self._published.clear()
 
 

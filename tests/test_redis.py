@@ -184,3 +184,33 @@ def test_killed_worker_resumes_without_refetching(server: RedisServer, tmp_path:
     assert len(targets) > before  # the second worker carried on
     refetched = [t for t, n in Counter(targets[before:]).items() if n and t in set(targets[:before])]
     assert refetched == []
+
+
+def test_evidence_adds_up_across_workers_and_contradictions_travel(server: RedisServer) -> None:
+    def worker(shared: RedisRules) -> Learner:
+        def share(rule, pair):  # the Deduplicator's hook, minus the crawler
+            field = f"{rule.host}|{rule.kind}"
+            if pair is None:
+                shared.publish(field, json.dumps(rule.as_dict()))
+                return 0
+            return shared.add_pair(field, pair)
+
+        return Learner(min_evidence=2, share=share)
+
+    shared_a, shared_b = (
+        RedisRules(client(server), "t:rules", interval=0),
+        RedisRules(client(server), "t:rules", interval=0),
+    )
+    a, b = worker(shared_a), worker(shared_b)
+    a.observe_redirect("http://h/a", "http://h/a/")
+    b.observe_redirect("http://h/b", "http://h/b/")  # one pair each: two together
+    assert [r.kind for r in b.active_rules()] == ["trailing_slash"]
+
+    # A contradiction of a rule not yet active anywhere reaches the other worker.
+    a.observe_page("http://k/report", 1, length=64)
+    a.observe_page("http://k/report/", 2, length=64)
+    for state in shared_b.changes().values():
+        b.adopt(json.loads(state))
+    b.observe_redirect("http://k/x", "http://k/x/")
+    b.observe_redirect("http://k/y", "http://k/y/")
+    assert [r.host for r in b.active_rules()] == ["h"]
