@@ -1,0 +1,105 @@
+"""Hostile sites: the learner makes no wrong rule, loses no real page, and nothing crashes."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+
+import pytest
+import pytest_twisted
+from demoweb.crawling import crawl
+from demoweb.server import FunctionSite, Reply, VirtualWeb
+from demoweb.sites import ApacheSite, Doc
+from test_learning import ORDERED
+
+REAL = ApacheSite(
+    "real.test",
+    {
+        "/": Doc("real:home", ["/docs", "/news", "http://soft404.test/", "http://redirector.test/p0",
+                               "http://lookalike.test/docs/", "http://calendar.test/2026/1/1", "http://token.test/"]),
+        "/docs/": Doc("real:docs", ["/docs/a.html", "/news", "/docs/index.html"]),
+        "/docs/a.html": Doc("real:a", ["/docs", "/"]),
+        "/news/": Doc("real:news", ["/news/index.html", "/docs/a.html", "/news/b.html"]),
+        "/news/b.html": Doc("real:b", ["/news"]),
+    },
+)  # fmt: skip
+
+
+def soft404(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Every URL answers 200 with the same page, linking to variants of itself."""
+    n = sum(map(ord, path)) % 50
+    return Reply.page("soft404:page", [f"/x{n}", f"/x{n}/", f"/X{n}", f"/x{n}/index.html", f"/x{n + 1}"])
+
+
+_rng = random.Random(5)
+
+
+def redirector(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Every URL redirects to a random other one (some loop)."""
+    if path.startswith("/p") and path[2:].isdigit() and int(path[2:]) % 5 == 4:
+        return Reply.page(f"redirector:{path}", [f"/p{int(path[2:]) + 1}"])
+    return Reply.redirect(f"/p{_rng.randrange(40)}" + ("/" if _rng.random() < 0.3 else ""))
+
+
+def lookalike(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Redirects to the same path on another site."""
+    return Reply.redirect(f"http://real.test{path}")
+
+
+def calendar(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Endless unique URLs: each day links to the next (a crawler trap)."""
+    match = re.fullmatch(r"/(\d+)/(\d+)/(\d+)/?", path)
+    if not match:
+        return Reply.not_found()
+    year, month, day = map(int, match.groups())
+    following = f"/{year + (month == 12 and day == 28)}/{month % 12 + (day == 28)}/{day % 28 + 1}"
+    return Reply.page(f"calendar:{path}", [following, following + "/"])
+
+
+def token(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Each response carries a fresh token; /a and /a/ are different pages."""
+    pages = {"/": ["/a", "/a/", "/b", "/b/"], "/a": [], "/a/": [], "/b": [], "/b/": []}
+    if path not in pages:
+        return Reply.not_found()
+    reply = Reply.page(f"token:{path}", pages[path])
+    reply.body = reply.body.replace(b"</body>", f"<p>token {random.getrandbits(64):x}</p></body>".encode())
+    return reply
+
+
+@pytest_twisted.ensureDeferred
+async def test_mixed_web_of_hostile_sites(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("DEBUG", logger="scrapy_urlnorm")
+    sites = {
+        "real.test": REAL,
+        "soft404.test": FunctionSite(soft404),
+        "redirector.test": FunctionSite(redirector),
+        "lookalike.test": FunctionSite(lookalike),
+        "calendar.test": FunctionSite(calendar),
+        "token.test": FunctionSite(token),
+    }
+    settings = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        **ORDERED,
+        "URLNORM_AUDIT_RATE": 0.1,
+        "DEPTH_LIMIT": 12,
+        "REDIRECT_MAX_TIMES": 5,
+    }
+    with VirtualWeb(sites) as web:
+        result = await crawl(web, ["http://real.test/"], settings)
+    stats = result.stats
+    found = set(result.doc_ids)
+    # Every real page is collected, and every token page (they all differ).
+    assert {doc for doc in found if doc.startswith("real:")} == {
+        f"real:{n}" for n in ("home", "docs", "a", "news", "b")
+    }
+    assert {doc for doc in found if doc.startswith("token:")} == {f"token:{p}" for p in ("/", "/a", "/a/", "/b", "/b/")}
+    # No rule on any hostile host; on the real one, what it taught.
+    learned = sorted(r.getMessage() for r in caplog.records if r.getMessage().startswith("Learned rule"))
+    assert learned == [
+        "Learned rule default_page:index.html on real.test from 2 pair(s) (content: 2)",
+        "Learned rule trailing_slash (add) on real.test from 2 pair(s) (redirect: 2)",
+    ]
+    assert stats["urlnorm/learned_rules"] == 2
+    assert stats.get("log_count/ERROR", 0) == 0
+    assert stats["finish_reason"] == "finished"
