@@ -55,7 +55,7 @@ def split_url(url: str) -> SplitURL:
     original = url
     if url and (url[0] <= " " or url[-1] <= " "):
         url = url.strip(_STRIP)
-    if "\t" in url or "\n" in url or "\r" in url:
+    if not url.isprintable():  # one pass rules out tabs and newlines for nearly every URL
         url = _TAB_NEWLINE.sub("", url)
     colon = url.find(":")
     if colon <= 0:
