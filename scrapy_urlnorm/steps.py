@@ -236,7 +236,7 @@ def session_ids(u: SplitURL, p: Policy) -> SplitURL:
     if "(" in path:
         path = params.ASPNET_SESSION_SEGMENT.sub("", path)
     query = u.query
-    if query and params.SESSION_HINT.search(query.lower()):
+    if query and params.mentions(params.SESSION_HINT, query):
         keep = p.keep_params
         query = _filter_query(query, lambda name, value: params.is_session_param(name, value) and name not in keep)
     if path == u.path and query == u.query:
@@ -248,7 +248,7 @@ def remove_dot_segments(u: SplitURL, p: Policy) -> SplitURL:
     """RFC 3986 §5.2.4. ``%2E`` is already decoded by :func:`decode_unreserved`,
     so ``/a/%2e%2e/b`` loses its dot segment too."""
     path = u.path
-    if "." not in path:
+    if "/." not in path:  # a dot segment in an absolute path always follows a "/"
         return u
     new = remove_dot_segments_from_path(path)
     return u if new == path else replace_field(u, PATH, new)
@@ -357,7 +357,7 @@ def tracking_params(u: SplitURL, p: Policy) -> SplitURL:
     """Remove campaign/click tracking parameters (``utm_*``, ``fbclid``...) and
     the names in ``URLNORM_REMOVE_PARAMS``, except those in ``URLNORM_KEEP_PARAMS``."""
     query = u.query
-    if not query or not (params.TRACKING_HINT.search(query.lower()) or p.remove_params):
+    if not query or not (p.remove_params or params.mentions(params.TRACKING_HINT, query)):
         return u
     extra, keep = p.remove_params, p.keep_params
 
