@@ -34,7 +34,9 @@ lint: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_normalize.py
+	if command -v valgrind >/dev/null; then $(PY) benchmarks/count_instructions.py; fi
 	$(PY) benchmarks/bench_filter.py
+	if command -v redis-server >/dev/null; then $(PY) benchmarks/bench_redis.py; fi
 	$(PY) benchmarks/bench_crawl.py
 
 clean:
