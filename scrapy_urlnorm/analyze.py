@@ -20,7 +20,6 @@ unparseable ones are counted, never fatal.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -43,7 +42,6 @@ _STEP = {
     "tracking_params": _SAFE.replace(tracking_params=True),
     "session_ids": _SAFE.replace(session_ids=True),
 }
-_ESCAPE = re.compile(r"%[0-9A-F]{2}")
 
 
 def _upper_path(url: str) -> str:

@@ -29,7 +29,6 @@ _UNRESERVED = frozenset(_UNRESERVED_CHARS)
 _UNRESERVED_ESCAPES: dict[str, str] = {
     f"%{a}{b}": chr(int(a + b, 16)) for a in _HEX for b in _HEX if chr(int(a + b, 16)) in _UNRESERVED
 }
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _LOWER_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F])")
 # What may stay unencoded in each component (RFC 3986 §3), besides valid escapes.
 _SUB_DELIMS = "!$&'()*+,;="

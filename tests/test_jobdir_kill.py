@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -50,9 +49,7 @@ def run_crawl(web: VirtualWeb, jobdir: Path, *, kill_after: int | None = None) -
     )
     if kill_after is None:
         return process.wait(timeout=120)
-    deadline = time.monotonic() + 60
-    while len(web.fetched(HOST)) < kill_after and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    web.wait_for_hits(kill_after)
     process.send_signal(signal.SIGKILL)
     return process.wait(timeout=30)
 

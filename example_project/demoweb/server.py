@@ -142,6 +142,13 @@ class VirtualWeb:
         if handler.command != "HEAD":
             handler.wfile.write(reply.body)
 
+    def wait_for_hits(self, count: int, timeout: float = 60.0) -> int:
+        """Block until the server has answered ``count`` requests (or ``timeout`` passed)."""
+        deadline = time.monotonic() + timeout
+        while len(self.hits) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return len(self.hits)
+
     def fetched(self, host: str | None = None) -> list[str]:
         """Targets requested so far (optionally of one host), in order."""
         with self._lock:
