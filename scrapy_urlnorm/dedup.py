@@ -27,7 +27,7 @@ import logging
 import math
 import os
 import weakref
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -38,7 +38,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
 from .errors import InvalidURL, UnsupportedScheme
-from .learning import RULE_KINDS, Learner, Rule, policy_overrides
+from .learning import Learner, Rule, policy_overrides
 from .normalize import host_key, normalize_with_rank
 from .policy import Policy
 from .seen import FingerprintSet
@@ -196,6 +196,7 @@ class Deduplicator:
         self.version = 0
         self._learned: dict[str, tuple[Policy, int]] = {}  # host -> (learned policy, namespace)
         self._shortcuts: dict[str, tuple[Rule, ...]] = {}  # host -> rules its redirects taught
+        self._active_families: Counter[str] = Counter()
         self._parked: dict[str, deque[Request]] = {}
         self._parked_count = 0
         self.audit_rate = max(0.0, min(1.0, audit_rate))
@@ -515,7 +516,8 @@ class Deduplicator:
             family = reason.removeprefix("learned:")
             normalized = self.normalize(request.url)[0]
             host = host_of(normalized) if normalized else ""
-            for rule in self.learner.active_rules():
+            rules = self.learner.active_rules(host) + self.learner.active_rules(host.removeprefix("www."))
+            for rule in rules:
                 if rule.kind.partition(":")[0] == family and host in (rule.host, "www." + rule.host):
                     self.learner.contradict(rule.host, rule.kind, request.url, "?")
 
@@ -526,10 +528,10 @@ class Deduplicator:
             self._rebuild_host(host)
             if rule.active:
                 self._rekey(host)
-        self._rebuild_shortcuts()
+        self._rebuild_shortcuts(rule.host)
         if self.shared_rules is not None:
             self.shared_rules.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict(), sort_keys=True))
-        self._update_rule_stats()
+        self._update_rule_stats(rule)
         if not rule.active:
             self.count("urlnorm/revoked_rules")
             for host in hosts:
@@ -545,16 +547,21 @@ class Deduplicator:
             return 0
         return self.shared_rules.add_pair(field, pair)
 
-    def _rebuild_shortcuts(self) -> None:
+    def _rebuild_shortcuts(self, host: str) -> None:
         assert self.learner is not None
-        self._shortcuts = {}
-        for rule in self.learner.active_rules():
-            if rule.kind in _SHORTCUT_KINDS and rule.direction in _SHORTCUT_DIRECTIONS and rule.sources.get("redirect"):
-                self._shortcuts[rule.host] = (*self._shortcuts.get(rule.host, ()), rule)
+        rules = tuple(
+            rule
+            for rule in self.learner.active_rules(host)
+            if rule.kind in _SHORTCUT_KINDS and rule.direction in _SHORTCUT_DIRECTIONS and rule.sources.get("redirect")
+        )
+        if rules:
+            self._shortcuts[host] = rules
+        else:
+            self._shortcuts.pop(host, None)
 
     def _rebuild_host(self, host: str) -> None:
         assert self.learner is not None
-        rules = [r for r in self.learner.active_rules() if r.host == host]
+        rules = self.learner.active_rules(host)
         bare = host[4:] if host.startswith("www.") else None
         if bare is not None:
             rules += [r for r in self.learner.active_rules(bare) if r.kind == "www_alias"]
@@ -646,18 +653,13 @@ class Deduplicator:
         for rule in (*self._shortcuts.get(host, ()), *self._shortcuts.get(bare, ())):
             self.learner.contradict(rule.host, rule.kind, original, sent, via="shortcut")
 
-    def _update_rule_stats(self) -> None:
-        if self.stats is None or self.learner is None:
-            return
-        active = self.learner.active_rules()
-        self.stats.set_value("urlnorm/learned_rules", len(active))
-        families: dict[str, int] = {}
-        for rule in active:
-            family = rule.kind.partition(":")[0]
-            families[family] = families.get(family, 0) + 1
-        for family in RULE_KINDS:
-            if family in families or self.stats.get_value(f"urlnorm/learned/{family}") is not None:
-                self.stats.set_value(f"urlnorm/learned/{family}", families.get(family, 0))
+    def _update_rule_stats(self, rule: Rule) -> None:
+        """Count a rule that just became active (or stopped being), by kind."""
+        family = rule.kind.partition(":")[0]
+        self._active_families[family] += 1 if rule.active else -1
+        if self.stats is not None:
+            self.stats.set_value("urlnorm/learned_rules", sum(self._active_families.values()))
+            self.stats.set_value(f"urlnorm/learned/{family}", self._active_families[family])
 
     def _park(self, request: Request, fingerprint: Fingerprint) -> None:
         self._park_for(host_of(fingerprint.url or ""), request)

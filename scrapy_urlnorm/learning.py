@@ -212,6 +212,7 @@ class Learner:
         self.max_digests = max_digests
         self.max_rules = max_rules
         self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
+        self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
         self._buckets: OrderedDict[tuple[Any, ...], list[_Seen]] = OrderedDict()
         self._digest_urls: OrderedDict[int, set[tuple[str, ...]]] = OrderedDict()
         self._iis_hosts: set[str] = set()
@@ -277,7 +278,20 @@ class Learner:
     # -- state --------------------------------------------------------------------
 
     def active_rules(self, host: str | None = None) -> list[Rule]:
-        return [r for r in self.rules.values() if r.active and (host is None or r.host == host)]
+        """Active rules of ``host`` (indexed: no scan), or of every host."""
+        if host is not None:
+            return list(self._active.get(host, {}).values())
+        return [rule for rules in self._active.values() for rule in rules.values()]
+
+    def _set_active(self, rule: Rule, active: bool) -> None:
+        rule.active = active
+        if active:
+            self._active.setdefault(rule.host, {})[rule.kind] = rule
+        else:
+            rules = self._active.get(rule.host, {})
+            rules.pop(rule.kind, None)
+            if not rules:
+                self._active.pop(rule.host, None)
 
     def _bucket(self, key: tuple[Any, ...]) -> list[_Seen]:
         bucket = self._buckets.get(key)
@@ -339,7 +353,7 @@ class Learner:
             if not rule.active and self.share is not None:
                 self.share(rule, None)
             if rule.active:
-                rule.active = False
+                self._set_active(rule, False)
                 logger.debug("Revoked rule %s on %s (contradicted by %s: %s vs %s)", kind, host, via, a, b)
                 self._changed(rule)
             return
@@ -355,7 +369,7 @@ class Learner:
         if kind == "case_insensitive_path" and host in self._iis_hosts:
             needed = max(1, needed - 1)  # IIS serves paths case-insensitively
         if not rule.active and pairs >= needed:
-            rule.active = True
+            self._set_active(rule, True)
             logger.debug(
                 "Learned rule %s%s on %s from %d pair(s) (%s)",
                 kind,
@@ -388,11 +402,11 @@ class Learner:
         if shared.revoked and not rule.revoked:
             rule.revoked = True
             if rule.active:
-                rule.active = False
+                self._set_active(rule, False)
                 logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
                 self._changed(rule)
         elif shared.active and not rule.active and not rule.revoked:
-            rule.active = True
+            self._set_active(rule, True)
             logger.info("Applying rule %s on %s, learned by another worker", rule.kind, rule.host)
             self._changed(rule)
 
@@ -401,6 +415,7 @@ class Learner:
             rule = Rule.from_dict(item)
             self.rules[(rule.host, rule.kind)] = rule
             if rule.active:
+                self._set_active(rule, True)
                 self._changed(rule)
 
 
