@@ -42,7 +42,7 @@ from .learning import Learner, Rule, policy_overrides
 from .normalize import host_key, normalize_with_rank
 from .policy import Policy
 from .seen import FingerprintSet
-from .steps import REASONS, STEP_RANKS, trailing_slash
+from .steps import REASONS, STEP_RANKS, STEPS, trailing_slash
 from .stores import MemoryStore, RedisRules, RedisStore, SeenStore, aggregate_counters
 from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
 
@@ -66,7 +66,7 @@ PAGES_PER_HOST = 2000
 PAGE_HOSTS = 1000
 #: Ranks from here up are the paper's semantic-changing steps and learned rules:
 #: the drops that audits sample.
-SEMANTIC_RANK = min(rank for name, rank in STEP_RANKS.items() if rank >= 96)
+SEMANTIC_RANK = min(STEP_RANKS[step.name] for step in STEPS if step.tier >= 3)
 _VERSION_META = "_urlnorm_rules_version"
 _RELEASED_META = "_urlnorm_shortcut_original"
 _SHORTCUT_KINDS = ("trailing_slash", "www_alias", "https_alias")

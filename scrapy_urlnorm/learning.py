@@ -42,8 +42,6 @@ MIN_BODY = 32
 #: A digest served under this many unrelated URLs is a catch-all page
 #: (soft 404, login wall, error page): it is no evidence of equivalence.
 CATCH_ALL_URLS = 3
-#: The rule kinds (``default_page`` and ``ignore_param`` take ``:<name>``).
-RULE_KINDS = ("trailing_slash", "www_alias", "case_insensitive_path", "default_page", "ignore_param", "https_alias")
 _MAX_BUCKET = 6
 _MAX_PAIRS = 32
 _MAX_PARAMS = 8

@@ -438,17 +438,17 @@ def _removes_params(p: Policy) -> bool:
 #: The steps that read and write only scheme, userinfo, host and port. They
 #: run first, and their combined result is cached per authority (hosts repeat).
 AUTHORITY_STEPS: tuple[Step, ...] = (
-    Step("lowercase_scheme", 0, _on("lowercase_scheme"), lowercase_scheme, "lower-case the scheme",),
-    Step("https_to_http", 3, _on("https_to_http"), https_to_http, "treat https as http",),
-    Step("lowercase_host", 0, _on("lowercase_host"), lowercase_host, "lower-case the host",),
+    Step("lowercase_scheme", 0, _on("lowercase_scheme"), lowercase_scheme, "lower-case the scheme"),
+    Step("https_to_http", 3, _on("https_to_http"), https_to_http, "treat https as http"),
+    Step("lowercase_host", 0, _on("lowercase_host"), lowercase_host, "lower-case the host"),
     # IDNA after lower-casing (cheap, ASCII), before the trailing dot: UTS #46
     # mapping can turn a full-width dot into a trailing ".".
-    Step("idna_host", 0, _on("idna_host"), idna_host, "percent-decode the host, IDN to punycode",),
-    Step("strip_host_dot", 1, _on("strip_host_dot"), strip_host_dot, "drop the host's trailing dot",),
-    Step("canonical_ip", 1, _on("canonical_ip"), canonical_ip, "dotted-quad IPv4, compressed IPv6",),
-    Step("www", 3, lambda p: p.www != "keep", www, "strip or add www.",),
-    Step("default_port", 1, _on("default_port"), default_port, "drop the scheme's default port",),
-    Step("empty_userinfo", 1, _on("empty_userinfo"), empty_userinfo, "drop empty user info and password",),
+    Step("idna_host", 0, _on("idna_host"), idna_host, "percent-decode the host, IDN to punycode"),
+    Step("strip_host_dot", 1, _on("strip_host_dot"), strip_host_dot, "drop the host's trailing dot"),
+    Step("canonical_ip", 1, _on("canonical_ip"), canonical_ip, "dotted-quad IPv4, compressed IPv6"),
+    Step("www", 3, lambda p: p.www != "keep", www, "strip or add www."),
+    Step("default_port", 1, _on("default_port"), default_port, "drop the scheme's default port"),
+    Step("empty_userinfo", 1, _on("empty_userinfo"), empty_userinfo, "drop empty user info and password"),
 )  # fmt: skip
 
 #: The steps on path, query and fragment, in execution order.
