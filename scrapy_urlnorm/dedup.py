@@ -371,6 +371,7 @@ class Deduplicator:
         self.count("urlnorm/late_filtered")
         self.count("urlnorm/filtered")
         self.count(f"urlnorm/filtered/{reason}")
+        self._log_drop(request, fingerprint, reason, learned=True)
         self._park(request, fingerprint)
         return reason
 
@@ -403,19 +404,24 @@ class Deduplicator:
             return None
         self.count("urlnorm/filtered")
         self.count(f"urlnorm/filtered/{reason}")
-        if self.debug:
-            collided = fingerprint.learned if learned else fingerprint.value
-            logger.debug(
-                "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
-                request,
-                reason,
-                self._first_urls.get(collided, "?"),  # type: ignore[arg-type]
-                fingerprint.learned_url if learned else fingerprint.url,
-                referer_str(request),
-            )
+        self._log_drop(request, fingerprint, reason, learned=learned)
         if learned:
             self._park(request, fingerprint)
         return reason
+
+    def _log_drop(self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool) -> None:
+        """With URLNORM_DEBUG: the dropped request, why, and what it collided with."""
+        if not self.debug:
+            return
+        collided = fingerprint.learned if learned else fingerprint.value
+        logger.debug(
+            "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
+            request,
+            reason,
+            self._first_urls.get(collided, "?"),  # type: ignore[arg-type]
+            fingerprint.learned_url if learned else fingerprint.url,
+            referer_str(request),
+        )
 
     def _audit_now(self) -> bool:
         if not self.audit_rate:

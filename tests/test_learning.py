@@ -296,3 +296,15 @@ async def test_learned_rules_persist_in_jobdir(tmp_path: Path, caplog: pytest.Lo
         assert web.fetched() == []  # everything was seen in the first run
     assert "Resumed 6 learned rule(s)" in caplog.text  # the sites link to each other
     assert resumed.stats["urlnorm/learned_rules"] == 6
+
+
+@pytest_twisted.ensureDeferred
+async def test_debug_logs_late_drops_too(caplog: pytest.LogCaptureFixture) -> None:
+    """URLNORM_DEBUG logs every filtered request, including those dropped at
+    download time under rules learned after they were queued."""
+    caplog.set_level("DEBUG", logger="scrapy_urlnorm")
+    with VirtualWeb(build_sites()) as web:
+        result = await crawl(web, START_URLS, {**ADDON, "URLNORM_DEBUG": True})
+    drops = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Filtered duplicate")]
+    assert len(drops) == result.stats["urlnorm/filtered"]
+    assert result.stats["urlnorm/late_filtered"] > 0
