@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo compare explain test lint bench clean
+MIN_VENV ?= .venv-min
+
+.PHONY: demo compare explain test test-min lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +30,15 @@ test: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
+## test-min: lint and the whole suite with every dependency at the floor pyproject.toml declares
+test-min:
+	$(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PYTHON) .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
+	$(MIN_VENV)/bin/python -m pip install --quiet -c $(MIN_VENV)/constraints.txt -e '.[test]'
+	$(MIN_VENV)/bin/python -m ruff check .
+	$(MIN_VENV)/bin/python -m pytest -p no:cacheprovider
+
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -40,4 +51,4 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_crawl.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(MIN_VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -201,9 +201,14 @@ async def test_learns_each_sites_rules_and_saves_requests(caplog: pytest.LogCapt
     assert documents(static.doc_ids) == Counter(DOCUMENTS)
     # ... with 9 requests fewer than the static default policy.
     assert (static_requests, learned_requests) == (52, 43)
+    # Each request saved was a learned-rule drop (how many more drops a rule
+    # takes over from plain duplicates depends on Scrapy's crawl order: 9 on
+    # Scrapy 2.19, 14 on 2.13).
     filtered_by_rules = sum(v for k, v in learned.stats.items() if k.startswith("urlnorm/filtered/learned:"))
-    assert filtered_by_rules == 9
-    assert learned.stats["urlnorm/late_filtered"] == 9
+    assert filtered_by_rules >= static_requests - learned_requests
+    # Links queued before a rule was learned are caught at download time
+    # (how many were queued by then is crawl order: 9 on Scrapy 2.19, 6 on 2.13).
+    assert 0 < learned.stats["urlnorm/late_filtered"] <= filtered_by_rules
 
 
 @pytest_twisted.ensureDeferred

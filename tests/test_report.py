@@ -110,15 +110,13 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     assert report["schema"] == 1 and report["finish_reason"] == "finished"
     assert report["requests_seen"] == 121
     assert report["filtered"] == 78
-    assert report["filtered_by_reason"] == {
-        "exact": 65,
-        "learned:case_insensitive_path": 4,
-        "learned:www_alias": 4,
-        "learned:trailing_slash": 1,
-        "session_ids": 2,
-        "tracking_params": 2,
-    }
-    assert report["late_filtered"] == 9
+    by_reason = dict(report["filtered_by_reason"])
+    assert (by_reason.pop("session_ids"), by_reason.pop("tracking_params")) == (2, 2)
+    # Which of a link's duplicates a rule claims, and which are plain repeats,
+    # depends on Scrapy's crawl order (65/4/4/1 on Scrapy 2.19, 60/4/8/2 on 2.13).
+    assert set(by_reason) == {"exact", "learned:case_insensitive_path", "learned:www_alias", "learned:trailing_slash"}
+    assert sum(by_reason.values()) == 74
+    assert 0 < report["late_filtered"] <= sum(v for k, v in by_reason.items() if k.startswith("learned:"))
     assert (report["downloads"], report["duplicate_downloads"], report["redundancy_rate"]) == (37, 9, 0.2432)
     assert report["downloads"] == responses
     assert report["learned_rules"] == 6 and report["revoked_rules"] == 0
@@ -128,10 +126,10 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
         "trailing_slash": 2,
         "www_alias": 2,
     }
-    assert [r["kind"] for r in report["rules"]["apache.test"]] == [
-        "www_alias",
-        "trailing_slash",
+    assert sorted(r["kind"] for r in report["rules"]["apache.test"]) == [
         "default_page:index.html",
+        "trailing_slash",
+        "www_alias",
     ]
     assert report["rules"]["blog.test"][0]["direction"] == "remove"
     assert report["coverage_loss_estimate"] is None  # no audits in this run
@@ -147,7 +145,10 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     )
     assert "filtered as duplicates         78 (64.5% of requests seen)" in block
     assert "duplicate content             9  redundancy rate 0.243" in block
-    assert "apache.test: www_alias (strip), trailing_slash (add), default_page:index.html" in block
+    apache = next(line for line in block.splitlines() if "apache.test:" in line)  # rules in the order learned
+    assert {"www_alias (strip)", "trailing_slash (add)", "default_page:index.html"} == {
+        rule.strip() for rule in apache.split("apache.test:")[1].split(",")
+    }
 
     # The crawl log has one line per response, and analyze reads it.
     records = [json.loads(line) for line in crawl_log.read_text().splitlines()]
