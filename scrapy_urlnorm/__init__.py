@@ -12,10 +12,12 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .dupefilter import UrlNormDupeFilter
     from .fingerprinter import UrlNormFingerprinter
+    from .frontier import CrashSafeScheduler
     from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware
 
 __all__ = [
     "Addon",
+    "CrashSafeScheduler",
     "ExplainedStep",
     "InvalidURL",
     "NormalizeMiddleware",
@@ -33,6 +35,7 @@ __version__ = "0.1.0"
 # `normalize_url` and the command line start fast.
 _LAZY = {
     "Addon": ".addon",
+    "CrashSafeScheduler": ".frontier",
     "UrlNormDupeFilter": ".dupefilter",
     "UrlNormFingerprinter": ".fingerprinter",
     "NormalizeMiddleware": ".middlewares",

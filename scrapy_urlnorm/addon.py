@@ -12,6 +12,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from .dupefilter import UrlNormDupeFilter
+from .frontier import CrashSafeScheduler, FrontierMiddleware
 from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware
 from .report import UrlNormReport
 
@@ -26,6 +27,9 @@ logger = logging.getLogger(__name__)
 NORMALIZE_MIDDLEWARE_PRIORITY = 50
 #: Between RedirectMiddleware (600) and the downloader: sees raw redirects.
 REDIRECT_LEARNING_PRIORITY = 650
+#: Outermost on both sides (below StartSpiderMiddleware's 25 and OffsiteMiddleware's 50):
+#: it must see the final output of callbacks and the errors nobody handled.
+FRONTIER_MIDDLEWARE_PRIORITY = 10
 
 
 class Addon:
@@ -55,6 +59,22 @@ class Addon:
             settings.setdefault_in_component_priority_dict(
                 "DOWNLOADER_MIDDLEWARES", RedirectLearningMiddleware, REDIRECT_LEARNING_PRIORITY
             )
+        if settings.get("JOBDIR") and settings.getbool("URLNORM_CRASH_SAFE", True):
+            self._install_frontier(settings)
+
+    def _install_frontier(self, settings: BaseSettings) -> None:
+        """With ``JOBDIR``: the crash-safe scheduler, unless the user chose another one."""
+        if (settings.getpriority("SCHEDULER") or 0) > SETTINGS_PRIORITIES["addon"] and not _is(
+            settings.get("SCHEDULER"), CrashSafeScheduler
+        ):
+            logger.info(
+                "SCHEDULER = %r in your settings: the JOBDIR queue is not made crash-safe by scrapy-urlnorm",
+                settings.get("SCHEDULER"),
+            )
+            return
+        settings.set("SCHEDULER", CrashSafeScheduler, "addon")
+        for components in ("SPIDER_MIDDLEWARES", "DOWNLOADER_MIDDLEWARES"):
+            settings.setdefault_in_component_priority_dict(components, FrontierMiddleware, FRONTIER_MIDDLEWARE_PRIORITY)
 
 
 def _is(value: object, cls: type) -> bool:

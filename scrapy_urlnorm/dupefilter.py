@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scrapy.dupefilters import BaseDupeFilter
@@ -63,6 +64,14 @@ class UrlNormDupeFilter(BaseDupeFilter):
                 extra={"spider": spider},
             )
             self.logdupes = False
+
+    def hold_writes(self) -> Callable[[], None]:
+        """Hold back the ``JOBDIR`` records of new fingerprints until the returned
+        flush is called. The crash-safe frontier journals a request first and
+        then flushes, so a crash between the two can only fetch a request
+        twice, never lose it."""
+        hold = getattr(self.dedup.seen, "hold_writes", None)
+        return hold() if callable(hold) else lambda: None
 
     def close(self, reason: str) -> None:
         self.dedup.close()

@@ -11,6 +11,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
 from .dedup import Deduplicator
+from .frontier import RECOVERED_META
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -103,6 +104,10 @@ class NormalizeMiddleware:
         meta = request.meta
         if SHORTCUT_META in meta:
             self.dedup.record(request)  # the taught form is seen: a redirect to it later is a duplicate
+            return None
+        if meta.get(RECOVERED_META):
+            # Scheduled again after a crash: checked (and seen) in the run that queued it.
+            self.dedup.record(request)
             return None
         if request.dont_filter:
             if (

@@ -224,6 +224,7 @@ class SeenFile:
         self.bits = bits
         self._dtype = _record_dtype(bits)
         self._fd: int | None = None
+        self._held: bytearray | None = None
         self.loaded = 0
         self.dropped = 0
 
@@ -283,11 +284,26 @@ class SeenFile:
         else:
             key = fingerprint or 1
             record = _RECORD_64.pack(key, rank, _check_word(key, 0, rank))
+        if self._held is not None:
+            self._held += record
+            return
         # One unbuffered write per record: once it returns, a kill -9 of the
         # crawl cannot lose it (a power cut still can: there is no fsync).
         os.write(self._fd, record)
 
+    def hold(self) -> None:
+        """Keep new records in memory until :meth:`flush` (see ``UrlNormDupeFilter.hold_writes``)."""
+        if self._held is None:
+            self._held = bytearray()
+
+    def flush(self) -> None:
+        """Write the held records, in one write."""
+        if self._held and self._fd is not None:
+            os.write(self._fd, self._held)
+            self._held.clear()
+
     def close(self) -> None:
+        self.flush()
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

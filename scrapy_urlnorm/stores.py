@@ -38,6 +38,10 @@ class SeenStore(Protocol):
         """Flush and release resources; the store is not used afterwards."""
 
 
+def _nothing() -> None:
+    pass
+
+
 class MemoryStore:
     """The compact in-process table, persisted append-only in ``path`` when given."""
 
@@ -58,6 +62,13 @@ class MemoryStore:
 
     def get(self, fingerprint: int) -> int | None:
         return self.table.get(fingerprint)
+
+    def hold_writes(self) -> Callable[[], None]:
+        """Hold new records of the ``JOBDIR`` file back until the returned flush is called."""
+        if self.file is None:
+            return _nothing
+        self.file.hold()
+        return self.file.flush
 
     def __len__(self) -> int:
         return len(self.table)

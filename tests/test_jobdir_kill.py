@@ -1,4 +1,9 @@
-"""JOBDIR survives ``kill -9`` of the crawl: no fingerprint lost, nothing seen fetched again."""
+"""The seen set alone survives ``kill -9``: no fingerprint lost, nothing seen fetched again.
+
+With ``URLNORM_CRASH_SAFE = False`` (at most once: what was queued or in
+flight at the kill is not fetched on resume). The default, the crash-safe
+frontier (at least once, nothing lost), is tested in test_frontier.py.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +44,7 @@ def run_crawl(web: VirtualWeb, jobdir: Path, *, kill_after: int | None = None) -
     settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         "JOBDIR": str(jobdir),
+        "URLNORM_CRASH_SAFE": False,
         "DEMOWEB_PROXY": web.address,
         "CONCURRENT_REQUESTS": 2,
         "LOG_LEVEL": "WARNING",
@@ -55,7 +61,7 @@ def run_crawl(web: VirtualWeb, jobdir: Path, *, kill_after: int | None = None) -
 
 
 @pytest.mark.slow
-def test_kill_9_loses_no_fingerprint_and_refetches_nothing(tmp_path: Path) -> None:
+def test_without_the_frontier_kill_9_loses_no_fingerprint_and_refetches_nothing(tmp_path: Path) -> None:
     jobdir = tmp_path / "job"
     with VirtualWeb({HOST: FunctionSite(chain_site)}, delay=0.02) as web:
         code = run_crawl(web, jobdir, kill_after=15)

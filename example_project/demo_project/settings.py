@@ -47,6 +47,7 @@ DOWNLOADER_MIDDLEWARES = {"demoweb.proxy.VirtualWebProxyMiddleware": 740}
 # URLNORM_FINGERPRINT_BITS = 64       # or 128
 # URLNORM_CACHE_SIZE = 4096
 # URLNORM_REFETCH_START_URLS = False
+# URLNORM_CRASH_SAFE = True           # with JOBDIR: the queue survives kill -9 (CrashSafeScheduler)
 # URLNORM_REWRITE = False             # send normalized URLs instead of the originals
 # URLNORM_SHORTCUT_REDIRECTS = True   # send links straight to the form a host's redirects taught
 # URLNORM_REDIS_URL = None            # share seen set and rules through Redis (falls back to REDIS_URL)

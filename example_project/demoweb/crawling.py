@@ -6,6 +6,7 @@ anything else that needs "crawl this simulated web with these settings".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,26 @@ class LinkSpider(scrapy.Spider):
             yield {"url": response.url, "doc_id": doc_id}
         for href in response.css("a::attr(href)").getall():
             yield response.follow(href, callback=self.parse)
+
+
+class JsonLinesPipeline:
+    """Appends each item to the file ``ITEM_LOG`` names, one flushed JSON line
+    per item, so a crawl killed at any moment keeps every item it collected."""
+
+    def __init__(self, path: str) -> None:
+        self.file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close_spider
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> JsonLinesPipeline:
+        return cls(crawler.settings["ITEM_LOG"])
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        self.file.write(json.dumps(dict(item)) + "\n")
+        self.file.flush()
+        return item
+
+    def close_spider(self, spider: Any = None) -> None:
+        self.file.close()
 
 
 @dataclass

@@ -12,6 +12,7 @@ benchmarks count what was really fetched.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +61,13 @@ class Hit:
     status: int
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A crawler killed mid-request (the crash tests do it) is no server error.
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class VirtualWeb:
     """Serve ``sites`` (host name -> Site) on 127.0.0.1; use as a context manager."""
 
@@ -86,7 +94,7 @@ class VirtualWeb:
                 # The site's own Server header, like a real server family's.
                 return getattr(self, "site_server", "VirtualWeb")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server = _QuietServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 

@@ -1,0 +1,511 @@
+"""A crash-safe frontier for ``JOBDIR`` crawls.
+
+Scrapy saves a ``JOBDIR`` crawl's queue only when the crawl stops cleanly.
+After ``kill -9`` (an OOM kill, a lost container) every request that was
+queued is gone, and a queue saved by an earlier clean stop is left with a
+stale size header over a file the crashed run has since truncated.
+
+:class:`CrashSafeScheduler` (the add-on installs it when ``JOBDIR`` is set)
+keeps a journal, ``JOBDIR/urlnorm.frontier``, beside Scrapy's queue:
+
+- ``ENQ``: a request the scheduler accepted, serialized as Scrapy's disk
+  queue serializes it, written before its fingerprint becomes durable in the
+  seen set (so a crash in between can only fetch it twice, never lose it);
+- ``DONE``: a request whose response was handled *completely*: every link
+  its callback yielded was scheduled or dropped, every item it yielded went
+  through the pipelines; or that was replaced (redirect, retry) or failed;
+- ``CLEAN``: the crawl stopped cleanly, with the ids of the requests still in
+  flight (which Scrapy's saved queue does not hold).
+
+On resume after a crash, Scrapy's saved queue is discarded and every request
+enqueued but not done is scheduled again. Delivery is at least once: the
+requests in flight at the crash (about ``CONCURRENT_REQUESTS``) are fetched
+again; a page whose response was completely handled never is, and no
+accepted request is lost. The journal is compacted to its pending requests
+each time the crawl starts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import pickle
+import shutil
+import struct
+import weakref
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from scrapy import Request, signals
+from scrapy.core.scheduler import Scheduler
+from scrapy.utils.job import job_dir
+from scrapy.utils.request import request_from_dict
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.statscollectors import StatsCollector
+    from twisted.internet.defer import Deferred
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+JOURNAL_FILE = "urlnorm.frontier"
+#: The journal id of a request, in its meta (kept by redirects and retries,
+#: which is how their originals are known to be done).
+ID_META = "_urlnorm_frontier_id"
+#: On a request a callback yielded: the id of the request whose response it came from.
+PARENT_META = "_urlnorm_frontier_parent"
+#: On a request scheduled again after a crash.
+RECOVERED_META = "urlnorm_recovered"
+
+_MAGIC = b"URLNORM-FRONTIER-1\n"
+_HEAD = struct.Struct("<BQI")  # kind, request id, payload length
+_CHECK = struct.Struct("<I")
+_ENQ, _DONE, _CLEAN = 1, 2, 3
+_MAX_PAYLOAD = 1 << 30
+
+
+def _record(kind: int, request_id: int, payload: bytes = b"") -> bytes:
+    head = _HEAD.pack(kind, request_id, len(payload))
+    return head + payload + _CHECK.pack(zlib.crc32(payload, zlib.crc32(head)))
+
+
+@dataclass
+class Recovery:
+    """What the journal of the previous run says at start."""
+
+    #: The journal exists and does not end with ``CLEAN``: the run was killed.
+    crashed: bool = False
+    #: Requests enqueued and not done (Scrapy's saved queue holds them after a clean stop).
+    pending: int = 0
+    #: Serialized requests to schedule again: all pending ones after a crash,
+    #: else those that were in flight at the clean stop.
+    requests: list[bytes] = field(default_factory=list)
+    #: Torn or corrupt records at the end of the journal (an interrupted write).
+    dropped: int = 0
+
+
+class FrontierJournal:
+    """The append-only journal file: header line, then checksummed records
+    ``kind, id, length, payload, crc32``. Each record is one unbuffered
+    ``write``, so a killed process leaves at most one torn record, at the end."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._fd: int | None = None
+
+    def _records(self) -> Iterator[tuple[int, int, bytes]]:
+        """Every intact record, stopping at the first torn or corrupt one
+        (``self.intact_bytes`` then says where the good part ends)."""
+        self.intact_bytes = 0
+        with self.path.open("rb") as handle:
+            if handle.read(len(_MAGIC)) != _MAGIC:
+                raise ValueError(f"{self.path} is not a scrapy-urlnorm frontier journal")
+            self.intact_bytes = len(_MAGIC)
+            while True:
+                head = handle.read(_HEAD.size)
+                if len(head) < _HEAD.size:
+                    return
+                kind, request_id, length = _HEAD.unpack(head)
+                if kind not in (_ENQ, _DONE, _CLEAN) or length > _MAX_PAYLOAD:
+                    return
+                payload = handle.read(length)
+                check = handle.read(_CHECK.size)
+                if len(payload) < length or len(check) < _CHECK.size:
+                    return
+                if _CHECK.unpack(check)[0] != zlib.crc32(payload, zlib.crc32(head)):
+                    return
+                self.intact_bytes += _HEAD.size + length + _CHECK.size
+                yield kind, request_id, payload
+
+    def open(self) -> tuple[Recovery, int]:
+        """Read the previous run's journal, compact it to its pending requests,
+        and open it for appending. Returns what to recover and the next free id."""
+        recovery = Recovery()
+        last_id = 0
+        if self.path.exists():
+            done: set[int] = set()
+            clean_in_flight: set[int] | None = None
+            for kind, request_id, payload in self._records():
+                last_id = max(last_id, request_id)
+                if kind == _DONE:
+                    done.add(request_id)
+                # Only a CLEAN record that ends the journal counts.
+                clean_in_flight = set(struct.unpack(f"<{len(payload) // 8}Q", payload)) if kind == _CLEAN else None
+            recovery.dropped = 1 if self.path.stat().st_size > self.intact_bytes else 0
+            recovery.crashed = clean_in_flight is None
+            temporary = self.path.with_suffix(".compacting")
+            with temporary.open("wb") as out:
+                out.write(_MAGIC)
+                for kind, request_id, payload in self._records():
+                    if kind != _ENQ or request_id in done:
+                        continue
+                    done.add(request_id)  # the first ENQ of an id wins
+                    recovery.pending += 1
+                    out.write(_record(_ENQ, request_id, payload))
+                    if recovery.crashed or request_id in clean_in_flight:  # type: ignore[operator]
+                        recovery.requests.append(payload)
+            os.replace(temporary, self.path)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_bytes(_MAGIC)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        return recovery, last_id + 1
+
+    def append(self, kind: int, request_id: int, payload: bytes = b"") -> None:
+        if self._fd is not None:
+            os.write(self._fd, _record(kind, request_id, payload))
+
+    def close(self, in_flight: Iterable[int]) -> None:
+        if self._fd is None:
+            return
+        ids = sorted(in_flight)
+        self.append(_CLEAN, 0, struct.pack(f"<{len(ids)}Q", *ids))
+        os.close(self._fd)
+        self._fd = None
+
+
+class Frontier:
+    """The journal of one crawl, and the bookkeeping that says when a request is done.
+
+    A response is done when its callback's output has ended and each request
+    and item in it has settled. A yielded request settles when it is scheduled
+    (``request_scheduled``; its own ``ENQ`` is written right after, so ``DONE``
+    waits one reactor turn); an item when the pipelines are through with it
+    (``item_scraped``, ``item_dropped``, ``item_error``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, stats: StatsCollector | None = None) -> None:
+        self.journal = FrontierJournal(path)
+        self.stats = stats
+        #: Called after each ``ENQ`` and before each ``DONE``: makes the seen
+        #: set's held-back records durable (see ``UrlNormDupeFilter.hold_writes``).
+        self.flush_seen: Callable[[], None] = lambda: None
+        self._next_id = 1
+        self._in_flight: set[int] = set()
+        self._outputs: dict[int, list[int]] = {}  # request id -> [unsettled outputs, output ended]
+        self._due: list[int] = []
+        self._due_call: Any = None
+        self._warned_unserializable = False
+        self._method_names: dict[Any, str] = {}
+        self._closed = False
+
+    _by_crawler: ClassVar[weakref.WeakKeyDictionary[Crawler, Frontier]] = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def for_crawler(cls, crawler: Crawler) -> Frontier | None:
+        """The crawler's frontier, or ``None`` without ``JOBDIR`` or with ``URLNORM_CRASH_SAFE = False``."""
+        if crawler in cls._by_crawler:
+            return cls._by_crawler[crawler]
+        jobdir = job_dir(crawler.settings)
+        if not jobdir or not crawler.settings.getbool("URLNORM_CRASH_SAFE", True):
+            return None
+        frontier = cls(Path(jobdir, JOURNAL_FILE), stats=crawler.stats)
+        for handler, signal in (
+            (frontier._on_request_scheduled, signals.request_scheduled),
+            (frontier._on_item_settled, signals.item_scraped),
+            (frontier._on_item_settled, signals.item_dropped),
+            (frontier._on_item_settled, signals.item_error),
+        ):
+            crawler.signals.connect(handler, signal=signal)
+        cls._by_crawler[crawler] = frontier
+        return frontier
+
+    def count(self, key: str, value: int = 1) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(key, value)
+
+    # -- the scheduler's side --------------------------------------------------------
+
+    def open(self) -> Recovery:
+        try:
+            recovery, self._next_id = self.journal.open()
+        except (OSError, ValueError) as exc:
+            # Not a crash of ours to pass on: resume without it, as Scrapy would.
+            logger.error("Cannot read the frontier journal %s (%s); starting a new one", self.journal.path, exc)
+            self.journal.path.unlink(missing_ok=True)
+            recovery, self._next_id = self.journal.open()
+        if recovery.dropped:
+            self.count("urlnorm/frontier/torn_records", recovery.dropped)
+        return recovery
+
+    def assign_id(self, request: Request) -> int:
+        request_id = self._next_id
+        self._next_id += 1
+        request.meta[ID_META] = request_id
+        return request_id
+
+    def enqueued(self, request: Request, spider: Spider | None) -> None:
+        """Journal a request the scheduler accepted."""
+        try:
+            payload = pickle.dumps(self._to_dict(request, spider), protocol=4)
+        except (ValueError, TypeError, AttributeError, pickle.PicklingError) as exc:
+            # Scrapy keeps such a request in memory too; it cannot survive a crash.
+            self.count("urlnorm/frontier/unserializable")
+            if not self._warned_unserializable:
+                self._warned_unserializable = True
+                logger.warning(
+                    "Cannot journal %s (%s): it is crawled, but would not survive a crash "
+                    "(further such requests are only counted in urlnorm/frontier/unserializable)",
+                    request,
+                    exc,
+                )
+            return
+        self.journal.append(_ENQ, request.meta[ID_META], payload)
+        self.flush_seen()
+
+    def _to_dict(self, request: Request, spider: Spider | None) -> dict[str, Any]:
+        """``request.to_dict(spider=spider)``, with the spider's method names
+        cached: Scrapy looks them up with ``inspect.getmembers`` on every call,
+        which was most of what journaling cost."""
+        d = {
+            "url": request.url,
+            "callback": self._method_name(spider, request.callback),
+            "errback": self._method_name(spider, request.errback),
+            "headers": dict(request.headers),
+        }
+        for attr in request.attributes:
+            d.setdefault(attr, getattr(request, attr))
+        if type(request) is not Request:
+            d["_class"] = f"{type(request).__module__}.{type(request).__name__}"
+        return d
+
+    def _method_name(self, spider: Spider | None, func: Any) -> Any:
+        if not callable(func):
+            return func
+        function = getattr(func, "__func__", None)
+        name = self._method_names.get(function)
+        if name is None:
+            if spider is not None and function is not None:
+                for member_name, member in inspect.getmembers(spider, predicate=inspect.ismethod):
+                    self._method_names.setdefault(member.__func__, member_name)
+            name = self._method_names.get(function)
+            if name is None:
+                raise ValueError(f"Function {func} is not an instance method in: {spider}")
+        return name
+
+    def handed_out(self, request: Request) -> None:
+        request_id = request.meta.get(ID_META)
+        if request_id is not None:
+            self._in_flight.add(request_id)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._due_call is not None and self._due_call.active():
+            self._due_call.cancel()
+        self._settle_due()
+        self.flush_seen()
+        self.journal.close(self._in_flight)
+
+    # -- when a request is done --------------------------------------------------------
+
+    def output_started(self, response: Response) -> int | None:
+        request_id = _request_id(response)
+        if request_id is not None:
+            self._outputs.setdefault(request_id, [0, 0])
+        return request_id
+
+    def adopt(self, request_id: int, output: Any) -> None:
+        """Count an output of ``request_id``'s callback, to settle later."""
+        if output is None:
+            return
+        if isinstance(output, Request):
+            # A child inherits nothing of its parent's journal state (``meta=response.meta``).
+            output.meta.pop(ID_META, None)
+            output.meta[PARENT_META] = request_id
+        self._outputs[request_id][0] += 1
+
+    def output_ended(self, request_id: int) -> None:
+        outputs = self._outputs.get(request_id)
+        if outputs is not None:
+            outputs[1] = 1
+            self._settle_later(request_id)
+
+    def request_failed(self, request: Request) -> None:
+        """A request ended in an error no middleware turned into a response or retry."""
+        request_id = request.meta.get(ID_META)
+        if request_id is not None:
+            self._outputs.setdefault(request_id, [0, 1])
+            self._settle_later(request_id)
+
+    def _on_request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
+        parent = request.meta.pop(PARENT_META, None)
+        if parent is not None:
+            outputs = self._outputs.get(parent)
+            if outputs is not None:
+                outputs[0] -= 1
+                self._settle_later(parent)
+            return
+        predecessor = request.meta.get(ID_META)
+        if predecessor is not None:
+            # A redirect, retry or rewrite of a queued request replaces it.
+            self._outputs[predecessor] = [0, 1]
+            self._settle_later(predecessor)
+
+    def _on_item_settled(self, item: Any, response: Response | None = None, **kwargs: Any) -> None:
+        request_id = _request_id(response)
+        outputs = self._outputs.get(request_id) if request_id is not None else None
+        if outputs is not None:
+            outputs[0] -= 1
+            self._settle_later(request_id)  # type: ignore[arg-type]
+
+    def _settle_later(self, request_id: int) -> None:
+        # One reactor turn later: a child's ENQ is written after request_scheduled returns.
+        self._due.append(request_id)
+        if self._due_call is None or not self._due_call.active():
+            from twisted.internet import reactor
+
+            self._due_call = reactor.callLater(0, self._settle_due)  # type: ignore[attr-defined]
+
+    def _settle_due(self) -> None:
+        due, self._due = self._due, []
+        for request_id in due:
+            outputs = self._outputs.get(request_id)
+            if outputs is None or outputs[0] > 0 or not outputs[1]:
+                continue
+            del self._outputs[request_id]
+            self._in_flight.discard(request_id)
+            self.flush_seen()
+            self.journal.append(_DONE, request_id)
+
+
+def _request_id(response: Response | None) -> int | None:
+    request = getattr(response, "request", None)
+    return None if request is None else request.meta.get(ID_META)
+
+
+class CrashSafeScheduler(Scheduler):
+    """Scrapy's scheduler, plus the frontier journal when ``JOBDIR`` is set.
+
+    ``SCHEDULER = "scrapy_urlnorm.CrashSafeScheduler"``; the add-on sets it
+    when ``JOBDIR`` is set, unless ``URLNORM_CRASH_SAFE = False`` or
+    ``SCHEDULER`` is set to another class.
+    """
+
+    frontier: Frontier | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        scheduler = super().from_crawler(crawler)
+        scheduler.frontier = Frontier.for_crawler(crawler) if scheduler.dqdir else None
+        hold_writes = getattr(scheduler.df, "hold_writes", None)
+        if scheduler.frontier is not None and callable(hold_writes):
+            scheduler.frontier.flush_seen = hold_writes()
+        return scheduler
+
+    def open(self, spider: Spider) -> Deferred[None] | None:
+        if self.frontier is None:
+            return super().open(spider)
+        recovery = self.frontier.open()
+        if recovery.crashed and self.dqdir:
+            # Its active.json and size headers predate the crash: not to be trusted.
+            shutil.rmtree(self.dqdir, ignore_errors=True)
+            Path(self.dqdir).mkdir(parents=True, exist_ok=True)
+        result = super().open(spider)
+        for payload in recovery.requests:
+            self._schedule_recovered(payload, spider)
+        if recovery.crashed:
+            logger.warning(
+                "The last run of this JOBDIR did not stop cleanly: scheduled again the %d request(s) "
+                "its frontier journal holds as not done",
+                len(recovery.requests),
+            )
+        elif recovery.requests:
+            logger.info("Scheduled again %d request(s) that were in flight at the last stop", len(recovery.requests))
+        return result
+
+    def _schedule_recovered(self, payload: bytes, spider: Spider) -> None:
+        try:
+            request = request_from_dict(pickle.loads(payload), spider=spider)
+        except Exception as exc:  # a spider changed between runs: its callback is gone
+            self.frontier.count("urlnorm/frontier/unrecoverable")  # type: ignore[union-attr]
+            logger.warning("Cannot restore a journaled request (%s); it is not crawled", exc)
+            return
+        request.meta[RECOVERED_META] = True
+        if not self._dqpush(request):
+            self._mqpush(request)
+        self.frontier.count("urlnorm/frontier/recovered")  # type: ignore[union-attr]
+
+    def enqueue_request(self, request: Request) -> bool:
+        if self.frontier is None:
+            return super().enqueue_request(request)
+        self.frontier.assign_id(request)  # before the disk queue serializes it
+        if not super().enqueue_request(request):
+            request.meta.pop(ID_META, None)
+            return False
+        self.frontier.enqueued(request, self.spider)
+        return True
+
+    def next_request(self) -> Request | None:
+        request = super().next_request()
+        if request is not None and self.frontier is not None:
+            self.frontier.handed_out(request)
+        return request
+
+    def close(self, reason: str) -> Deferred[None] | None:
+        result = super().close(reason)
+        if self.frontier is not None:
+            self.frontier.close()
+        return result
+
+
+class FrontierMiddleware:
+    """Tells the frontier when a request is done. One class, installed twice
+    by the add-on, as the outermost spider middleware (it sees the final
+    output of every callback) and the outermost downloader middleware (it
+    sees errors no other middleware handled)."""
+
+    def __init__(self, frontier: Frontier | None) -> None:
+        self.frontier = frontier
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(Frontier.for_crawler(crawler))
+
+    # spider middleware
+
+    def process_spider_output(self, response: Response, result: Iterable[Any], spider: Spider | None = None) -> Any:
+        request_id = self.frontier.output_started(response) if self.frontier is not None else None
+        if request_id is None:
+            yield from result
+            return
+        try:
+            for output in result:
+                self.frontier.adopt(request_id, output)  # type: ignore[union-attr]
+                yield output
+        finally:
+            self.frontier.output_ended(request_id)  # type: ignore[union-attr]
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
+        request_id = self.frontier.output_started(response) if self.frontier is not None else None
+        try:
+            async for output in result:
+                if request_id is not None:
+                    self.frontier.adopt(request_id, output)  # type: ignore[union-attr]
+                yield output
+        finally:
+            if request_id is not None:
+                self.frontier.output_ended(request_id)  # type: ignore[union-attr]
+
+    def process_spider_exception(self, response: Response, exception: Exception, spider: Spider | None = None) -> None:
+        # The callback (or HttpErrorMiddleware) raised and nobody turned it into output.
+        if self.frontier is not None:
+            request_id = self.frontier.output_started(response)
+            if request_id is not None:
+                self.frontier.output_ended(request_id)
+
+    # downloader middleware
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        if self.frontier is not None:
+            self.frontier.request_failed(request)

@@ -1,0 +1,264 @@
+"""The crash-safe frontier: JOBDIR crawls survive kill -9 at random moments."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+import scrapy
+from demoweb.server import FunctionSite, Reply, VirtualWeb
+from scrapy.utils.test import get_crawler
+
+from scrapy_urlnorm.frontier import (
+    _DONE,
+    _ENQ,
+    JOURNAL_FILE,
+    CrashSafeScheduler,
+    Frontier,
+    FrontierJournal,
+    FrontierMiddleware,
+)
+
+HERE = Path(__file__).resolve().parent
+HOST = "chain.test"
+PAGES = 90
+CONCURRENCY = 2
+
+
+# -- the journal file -------------------------------------------------------------
+
+
+def write_run(path: Path, enqueued: list[int], done: list[int], *, clean_in_flight: list[int] | None) -> None:
+    journal = FrontierJournal(path)
+    journal.open()
+    for request_id in enqueued:
+        journal.append(_ENQ, request_id, b"request %d" % request_id)
+    for request_id in done:
+        journal.append(_DONE, request_id)
+    if clean_in_flight is None:
+        os.close(journal._fd)  # type: ignore[arg-type]  # a crash: no CLEAN record
+    else:
+        journal.close(clean_in_flight)
+
+
+def test_after_a_crash_every_pending_request_is_recovered(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    write_run(path, [1, 2, 3, 4], [1, 3], clean_in_flight=None)
+    recovery, next_id = FrontierJournal(path).open()
+    assert recovery.crashed
+    assert recovery.pending == 2
+    assert recovery.requests == [b"request 2", b"request 4"]
+    assert next_id == 5
+
+
+def test_after_a_clean_stop_only_the_requests_in_flight_are_recovered(tmp_path: Path) -> None:
+    # Scrapy's saved queue holds the others.
+    path = tmp_path / JOURNAL_FILE
+    write_run(path, [1, 2, 3, 4], [1], clean_in_flight=[3])
+    recovery, _ = FrontierJournal(path).open()
+    assert not recovery.crashed
+    assert recovery.pending == 3
+    assert recovery.requests == [b"request 3"]
+
+
+def test_the_journal_is_compacted_and_a_crash_after_a_clean_stop_recovers_everything(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    write_run(path, list(range(1, 101)), list(range(1, 91)), clean_in_flight=[])
+    before = path.stat().st_size
+    journal = FrontierJournal(path)
+    recovery, next_id = journal.open()
+    assert (recovery.pending, recovery.requests) == (10, [])
+    assert path.stat().st_size < before / 5
+    journal.append(_ENQ, next_id, b"new")
+    os.close(journal._fd)  # type: ignore[arg-type]  # killed: the clean stop before no longer counts
+    recovery, _ = FrontierJournal(path).open()
+    assert recovery.crashed
+    assert recovery.requests == [b"request %d" % n for n in range(91, 101)] + [b"new"]
+
+
+def test_a_torn_last_record_is_dropped_and_cut(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    write_run(path, [1, 2], [], clean_in_flight=None)
+    with path.open("ab") as handle:
+        handle.write(struct.pack("<BQI", _ENQ, 3, 100) + b"partial")
+    recovery, _ = FrontierJournal(path).open()
+    assert (recovery.crashed, recovery.dropped, recovery.requests) == (True, 1, [b"request 1", b"request 2"])
+    recovery, _ = FrontierJournal(path).open()  # compaction cut the torn record
+    assert (recovery.dropped, recovery.pending) == (0, 2)
+
+
+def test_a_corrupt_record_ends_what_is_trusted(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    write_run(path, [1, 2, 3], [], clean_in_flight=None)
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 0xFF  # inside the last record
+    path.write_bytes(bytes(data))
+    recovery, _ = FrontierJournal(path).open()
+    assert recovery.requests == [b"request 1", b"request 2"]
+    assert recovery.dropped == 1
+
+
+def test_a_file_that_is_not_a_journal_is_replaced_with_an_error_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / JOURNAL_FILE
+    path.write_bytes(b"something else entirely")
+    recovery = Frontier(path).open()
+    assert (recovery.crashed, recovery.requests) == (False, [])
+    assert "Cannot read the frontier journal" in caplog.text
+    assert path.read_bytes().startswith(b"URLNORM-FRONTIER-1\n")
+
+
+# -- real crawls, killed -------------------------------------------------------------
+
+
+def chain_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Page n links ahead, to a tracking variant, a redirect to a page and a missing page."""
+    if path == "/":
+        return Reply.page("home", ["/p/0", "/p/1"])
+    kind, _, number = path.strip("/").partition("/")
+    if not number.isdigit():
+        return Reply.not_found()
+    n = int(number)
+    if kind == "p" and n < PAGES:
+        links = [f"/p/{m}" for m in range(n + 1, min(n + 4, PAGES))]
+        links += [f"/p/{n + 1}?utm_source=chain", f"/old/{n + 2}", f"/gone/{n}", "/"]
+        return Reply.page(f"p{n}", links)
+    if kind == "old":
+        return Reply.redirect(f"/p/{n}")
+    return Reply.not_found()
+
+
+def start_crawl(web: VirtualWeb, jobdir: Path, items: Path, settings: Mapping[str, object] = ()) -> subprocess.Popen:  # type: ignore[assignment]
+    merged = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        "JOBDIR": str(jobdir),
+        "DEMOWEB_PROXY": web.address,
+        "CONCURRENT_REQUESTS": CONCURRENCY,
+        "LOG_LEVEL": "WARNING",
+        "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
+        "ITEM_LOG": str(items),
+        **dict(settings),
+    }
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "crawl_process.py"), json.dumps(merged), f"http://{HOST}/"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def collected(items: Path) -> set[str]:
+    if not items.exists():
+        return set()
+    return {json.loads(line)["doc_id"] for line in items.read_text().splitlines() if line.strip()}
+
+
+def pages(targets: list[str]) -> list[str]:
+    return [target for target in targets if target.startswith("/p/") and "?" not in target]
+
+
+@pytest.mark.slow
+def test_repeated_random_kill_9_loses_nothing_and_refetches_only_what_was_in_flight(tmp_path: Path) -> None:
+    rng = random.Random(20261122)
+    jobdir, items = tmp_path / "job", tmp_path / "items.jl"
+    # Killed four times, stopped gracefully (SIGINT, Scrapy saves its queue) twice in between:
+    # a kill after a graceful stop leaves Scrapy's saved queue stale.
+    stops = [signal.SIGKILL, signal.SIGINT, signal.SIGKILL, signal.SIGKILL, signal.SIGINT, signal.SIGKILL]
+    refetched_per_run: list[int] = []
+    with VirtualWeb({HOST: FunctionSite(chain_site)}, delay=0.01) as web:
+        for run, stop in enumerate([*stops, None]):
+            before = len(web.hits)
+            fetched_before = set(pages(web.fetched(HOST)))
+            process = start_crawl(web, jobdir, items)
+            if stop is not None:
+                web.wait_for_hits(before + rng.randint(8, 40))
+                time.sleep(rng.uniform(0, 0.02))  # land anywhere, not just after a response
+                process.send_signal(stop)
+            _, stderr = process.communicate(timeout=120)
+            time.sleep(0.1)  # let the server answer what a killed crawl had in flight
+            if stop == signal.SIGKILL:
+                assert process.returncode == -signal.SIGKILL
+            else:
+                assert process.returncode == 0, stderr[-3000:]
+            assert "Traceback" not in stderr and "ERROR" not in stderr, stderr[-3000:]
+            if run:  # every resume loads cleanly, and says what it recovered after a kill
+                assert ("did not stop cleanly" in stderr) == (stops[run - 1] == signal.SIGKILL), stderr[-3000:]
+            run_pages = pages(web.fetched(HOST)[before:])
+            refetched_per_run.append(len(set(run_pages) & fetched_before))
+            assert len(run_pages) == len(set(run_pages)), "a page fetched twice in one run"
+        everything = {f"p{n}" for n in range(PAGES)} | {"home"}
+        assert collected(items) == everything
+        # At least once: only what was in flight at a kill (the downloader's
+        # slots and a response being handled) is fetched again.
+        assert all(count <= 2 * CONCURRENCY for count in refetched_per_run), refetched_per_run
+        every_fetch = pages(web.fetched(HOST))
+        assert len(every_fetch) - len(set(every_fetch)) == sum(refetched_per_run)
+
+
+# -- serialization and wiring ------------------------------------------------------------
+
+
+class TwoCallbackSpider(scrapy.Spider):
+    name = "two"
+
+    def parse(self, response: scrapy.http.Response) -> None:
+        pass
+
+    def on_error(self, failure: object) -> None:
+        pass
+
+
+def test_journaled_requests_are_what_scrapy_serializes(tmp_path: Path) -> None:
+    spider = TwoCallbackSpider()
+    frontier = Frontier(tmp_path / JOURNAL_FILE)
+    requests = [
+        scrapy.Request("http://a.test/x", callback=spider.parse, errback=spider.on_error, meta={"k": 1}, priority=3),
+        scrapy.FormRequest("http://a.test/f", formdata={"q": "1"}, callback=spider.on_error, cb_kwargs={"n": 2}),
+        scrapy.Request("http://a.test/plain"),
+    ]
+    for request in requests:
+        assert frontier._to_dict(request, spider) == request.to_dict(spider=spider)
+
+
+def test_an_unserializable_request_is_counted_and_warned_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    crawler = get_crawler(TwoCallbackSpider, {"JOBDIR": str(tmp_path)})
+    frontier = Frontier(tmp_path / JOURNAL_FILE, stats=crawler.stats)
+    frontier.open()
+    for n in range(3):
+        request = scrapy.Request(f"http://a.test/{n}", callback=lambda response: None)
+        frontier.assign_id(request)
+        frontier.enqueued(request, TwoCallbackSpider())
+    assert crawler.stats.get_value("urlnorm/frontier/unserializable") == 3
+    assert caplog.text.count("would not survive a crash") == 1
+    frontier.close()
+    assert FrontierJournal(tmp_path / JOURNAL_FILE).open()[0].pending == 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"JOBDIR": "job"}, CrashSafeScheduler),
+        ({}, "scrapy.core.scheduler.Scheduler"),
+        ({"JOBDIR": "job", "URLNORM_CRASH_SAFE": False}, "scrapy.core.scheduler.Scheduler"),
+        ({"JOBDIR": "job", "SCHEDULER": "scrapy_redis.scheduler.Scheduler"}, "scrapy_redis.scheduler.Scheduler"),
+    ],
+)
+def test_the_addon_makes_jobdir_crawls_crash_safe_unless_told_otherwise(
+    settings: dict[str, object], expected: object
+) -> None:
+    crawler = get_crawler(TwoCallbackSpider, {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **settings})
+    assert crawler.settings["SCHEDULER"] == expected
+    installed = expected is CrashSafeScheduler
+    for components in ("SPIDER_MIDDLEWARES", "DOWNLOADER_MIDDLEWARES"):
+        assert (FrontierMiddleware in crawler.settings.getdict(components)) == installed
