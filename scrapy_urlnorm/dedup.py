@@ -729,6 +729,23 @@ class Deduplicator:
             figures["coverage_loss_upper"] = round(wilson_upper(self.audit_mismatches, self.audits), 4)
         return figures
 
+    def memory_figures(self) -> dict[str, int]:
+        """How full each bounded structure is, at close in ``urlnorm/memory/*``
+        (entries; ``seen_table_bytes`` and ``page_digest_bytes`` in bytes)."""
+        table = getattr(self.seen, "table", None)
+        figures = {
+            "seen_table_bytes": table.nbytes if table is not None else 0,
+            "page_digest_bytes": self.page_digests.nbytes,
+            "normalization_cache": len(self._cache),
+            "parked_requests": self._parked_count,
+            "page_digests_for_audits": len(self._digests),
+            "hosts_with_pages_for_rekeying": len(self._host_pages),
+            "invalid_hosts_logged": len(self._invalid_hosts),
+        }
+        if self.learner is not None:
+            figures.update(self.learner.sizes())
+        return figures
+
     def close(self, *args: Any, **kwargs: Any) -> None:
         if self._closed:
             return
@@ -737,6 +754,8 @@ class Deduplicator:
             for key, value in self.summary().items():
                 if key not in ("audits", "audit_mismatches"):  # counted as they happen
                     self.stats.set_value(f"urlnorm/{key}", value)
+            for key, value in self.memory_figures().items():
+                self.stats.set_value(f"urlnorm/memory/{key}", value)
         self._save_rules()
         self.seen.close()
         if self.shared_rules is not None and self.stats is not None:

@@ -18,7 +18,9 @@ the Scrapy side lives in :mod:`scrapy_urlnorm.dedup` and the middlewares.
 
 Memory is bounded: at most ``max_buckets`` remembered URL forms (LRU), at
 most ``max_digests`` body digests tracked for catch-all detection (LRU) and
-at most ``max_rules`` rule states (the oldest inactive ones are forgotten).
+at most ``max_rules`` rule states (the oldest inactive ones are forgotten;
+when all are active, a new rule gathers no evidence). :meth:`Learner.sizes`
+says how full each is.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ CATCH_ALL_URLS = 3
 _MAX_BUCKET = 6
 _MAX_PAIRS = 32
 _MAX_PARAMS = 8
+#: Default caps (module constants, read when a Learner is made).
+MAX_BUCKETS = 200_000
+MAX_DIGESTS = 100_000
+MAX_RULES = 100_000
 
 
 @dataclass
@@ -196,9 +202,9 @@ class Learner:
         min_evidence: int = 2,
         on_change: Callable[[Rule], None] | None = None,
         share: Callable[[Rule, int | None], int] | None = None,
-        max_buckets: int = 200_000,
-        max_digests: int = 100_000,
-        max_rules: int = 100_000,
+        max_buckets: int | None = None,
+        max_digests: int | None = None,
+        max_rules: int | None = None,
     ) -> None:
         self.min_evidence = max(1, min_evidence)
         self.on_change = on_change
@@ -206,9 +212,9 @@ class Learner:
         # workers and returns how many distinct pairs they found together;
         # share(rule, None) tells them a rule not yet active was contradicted.
         self.share = share
-        self.max_buckets = max_buckets
-        self.max_digests = max_digests
-        self.max_rules = max_rules
+        self.max_buckets = MAX_BUCKETS if max_buckets is None else max_buckets
+        self.max_digests = MAX_DIGESTS if max_digests is None else max_digests
+        self.max_rules = MAX_RULES if max_rules is None else max_rules
         self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
         self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
         self._buckets: OrderedDict[tuple[Any, ...], list[_Seen]] = OrderedDict()
@@ -246,7 +252,7 @@ class Learner:
             u = split_url(url)
         except ValueError:
             return
-        if "microsoft-iis" in server.lower():
+        if "microsoft-iis" in server.lower() and len(self._iis_hosts) < self.max_rules:
             self._iis_hosts.add(u.host)
         informative = length >= MIN_BODY and not self._is_catch_all(digest, u)
         for key, form, host in _registrations(u):
@@ -316,11 +322,19 @@ class Learner:
         if rule is None:
             rule = self.rules[(host, kind)] = Rule(host, kind)
             if len(self.rules) > self.max_rules:
-                for key, old in self.rules.items():
-                    if not old.active:
-                        del self.rules[key]
-                        break
+                oldest_inactive = next((key for key, old in self.rules.items() if not old.active), None)
+                # All active: the new rule is not kept, so its evidence never adds up.
+                del self.rules[oldest_inactive if oldest_inactive is not None else (host, kind)]
         return rule
+
+    def sizes(self) -> dict[str, int]:
+        """How full each bounded structure is (entries, not bytes)."""
+        return {
+            "evidence_buckets": len(self._buckets),
+            "catch_all_digests": len(self._digest_urls),
+            "rule_states": len(self.rules),
+            "iis_hosts": len(self._iis_hosts),
+        }
 
     def _evidence(
         self,
@@ -335,6 +349,8 @@ class Learner:
         digest: int | None = None,
     ) -> None:
         rule = self._rule(host, kind)
+        if (host, kind) not in self.rules:  # over the rule cap
+            return
         rule.sources[via] = rule.sources.get(via, 0) + 1
         if rule.revoked:
             return

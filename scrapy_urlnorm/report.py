@@ -17,7 +17,8 @@ JSON report schema (``"schema": 1``)::
       "audits": int, "audit_mismatches": int,
       "coverage_loss_estimate": float | null, "coverage_loss_upper": float | null,
       "learned_rules": int, "revoked_rules": int, "learned_by_kind": {kind: int},
-      "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives", "sources"}]}
+      "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives", "sources"}]},
+      "memory": {structure: int}   # how full each bounded structure is (urlnorm/memory/*)
     }
 """
 
@@ -142,6 +143,7 @@ def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason
         "revoked_rules": revoked,
         "learned_by_kind": dict(learned_by_kind),
         "rules": dict(sorted(rules.items())),
+        "memory": dedup.memory_figures(),
     }
 
 

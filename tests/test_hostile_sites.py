@@ -13,6 +13,8 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.sites import ApacheSite, Doc
 from test_learning import ORDERED
 
+from scrapy_urlnorm import dedup, learning
+
 REAL = ApacheSite(
     "real.test",
     {
@@ -101,5 +103,62 @@ async def test_mixed_web_of_hostile_sites(caplog: pytest.LogCaptureFixture) -> N
         "Learned rule trailing_slash (add) on real.test from 2 pair(s) (redirect: 2)",
     ]
     assert stats["urlnorm/learned_rules"] == 2
+    assert stats.get("log_count/ERROR", 0) == 0
+    assert stats["finish_reason"] == "finished"
+
+
+@pytest_twisted.ensureDeferred
+async def test_memory_caps_hold_through_a_long_hostile_crawl(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The bounded structures, with their caps lowered so a test-sized crawl
+    overruns them: each stays within its cap (and the busy ones reach it), and
+    the real site still loses nothing."""
+    caplog.set_level("DEBUG", logger="scrapy_urlnorm")
+    caps = {
+        (dedup, "DIGESTS_REMEMBERED"): ("page_digests_for_audits", 40),
+        (dedup, "PAGE_HOSTS"): ("hosts_with_pages_for_rekeying", 2),
+        (dedup, "PARKED_TOTAL"): ("parked_requests", 3),
+        (learning, "MAX_BUCKETS"): ("evidence_buckets", 60),
+        (learning, "MAX_DIGESTS"): ("catch_all_digests", 30),
+        (learning, "MAX_RULES"): ("rule_states", 6),
+    }
+    for (module, name), (_, cap) in caps.items():
+        monkeypatch.setattr(module, name, cap)
+    monkeypatch.setattr(dedup, "PAGES_PER_HOST", 5)
+    sites = {
+        "real.test": REAL,
+        "soft404.test": FunctionSite(soft404),
+        "redirector.test": FunctionSite(redirector),
+        "calendar.test": FunctionSite(calendar),
+        "token.test": FunctionSite(token),
+    }
+    settings = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        "CONCURRENT_REQUESTS": 16,  # no order to keep here
+        "DEPTH_LIMIT": 25,
+        "REDIRECT_MAX_TIMES": 5,
+        "URLNORM_CACHE_SIZE": 32,
+    }
+    with VirtualWeb(sites) as web:
+        # Several years of the calendar trap at once: its days link one to the next.
+        trap = [f"http://calendar.test/{year}/1/1" for year in range(2026, 2032)]
+        result = await crawl(web, ["http://real.test/", *trap], settings)
+    stats = result.stats
+    figures = {key.removeprefix("urlnorm/memory/"): value for key, value in stats.items() if "/memory/" in key}
+    for name, cap in caps.values():
+        assert figures[name] <= cap, (name, figures)
+    assert figures["normalization_cache"] <= 32
+    # The trap made the busy structures overflow: the caps were tested, not just unreached.
+    assert stats["downloader/request_count"] > 200
+    for name in ("page_digests_for_audits", "evidence_buckets", "catch_all_digests"):
+        assert figures[name] == dict(caps.values())[name], (name, figures)
+    assert figures["seen_table_bytes"] > 0 and figures["page_digest_bytes"] > 0
+    # No page of the real site lost, no rule on a hostile host, no error.
+    assert {doc for doc in result.doc_ids if doc.startswith("real:")} == {
+        f"real:{n}" for n in ("home", "docs", "a", "news", "b")
+    }
+    learned_on = {m.split(" on ")[1].split()[0] for m in caplog.messages if m.startswith("Learned rule")}
+    assert learned_on <= {"real.test"}
     assert stats.get("log_count/ERROR", 0) == 0
     assert stats["finish_reason"] == "finished"

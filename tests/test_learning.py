@@ -121,7 +121,15 @@ class TestLearner:
             learner.observe_redirect(f"http://host{i}.test/d{i}", f"http://host{i}.test/d{i}/")
         assert len(learner._buckets) <= 500
         assert len(learner._digest_urls) <= 300
-        assert len(learner.rules) <= 51
+        assert len(learner.rules) <= 50
+
+    def test_rule_cap_holds_when_every_rule_is_active(self) -> None:
+        learner = Learner(min_evidence=1, max_rules=20)
+        for i in range(100):
+            learner.observe_redirect(f"http://host{i}.test/d", f"http://host{i}.test/d/")
+        assert len(learner.rules) == 20
+        assert len(learner.active_rules()) == 20  # the first twenty hosts; later ones gather no evidence
+        assert learner.sizes()["rule_states"] == 20
 
     def test_rules_round_trip(self) -> None:
         learner = Learner(min_evidence=1)

@@ -133,6 +133,7 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     ]
     assert report["rules"]["blog.test"][0]["direction"] == "remove"
     assert report["coverage_loss_estimate"] is None  # no audits in this run
+    assert report["memory"]["rule_states"] >= 6 and report["memory"]["seen_table_bytes"] > 0
 
     # The same figures are in the stats ...
     stats = result.stats
