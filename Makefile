@@ -48,6 +48,8 @@ bench: $(VENV)/.installed
 	if command -v valgrind >/dev/null; then $(PY) benchmarks/count_instructions.py; fi
 	$(PY) benchmarks/bench_filter.py
 	if command -v redis-server >/dev/null; then $(PY) benchmarks/bench_redis.py; fi
+	$(PY) benchmarks/bench_frontier.py
+	$(PY) benchmarks/bench_hostile.py
 	$(PY) benchmarks/bench_crawl.py
 
 clean:

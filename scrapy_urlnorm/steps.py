@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote_from_bytes
 
-from . import hosts, params
+from . import bulk_escapes, hosts, params
 from .urlparts import DEFAULT_PORTS, FRAGMENT, HOST, PATH, PORT, QUERY, SCHEME, USERINFO, SplitURL, replace_field
 
 if TYPE_CHECKING:
@@ -59,6 +59,42 @@ def _rewrite_escapes(value: str, mapping: dict[str, str]) -> str:
     return "".join(parts)
 
 
+#: Components this long go to ``bulk_escapes``. Call sites compare lengths
+#: first, so ordinary URLs pay a comparison, not a call.
+_LONG = bulk_escapes.LONG
+
+
+def _is_long_ascii(value: str) -> bool:
+    return len(value) >= _LONG and value.isascii()
+
+
+def _has_stray_percent(value: str) -> bool:
+    if _is_long_ascii(value):
+        return bulk_escapes.has_stray_percent(value)
+    return _BAD_PERCENT.search(value) is not None
+
+
+def _has_lowercase_escape(value: str) -> bool:
+    if _is_long_ascii(value):
+        return bulk_escapes.has_lowercase_escape(value)
+    return _LOWER_ESCAPE.search(value) is not None
+
+
+def _uppercase_escapes(value: str) -> str:
+    if _is_long_ascii(value):
+        return bulk_escapes.uppercase_escapes(value)
+    return _rewrite_escapes(value, _UPPER_ESCAPES)
+
+
+_UNRESERVED_BYTES = bulk_escapes.byte_table(_UNRESERVED_CHARS.encode("ascii"))
+
+
+def _decode_unreserved_escapes(value: str) -> str:
+    if _is_long_ascii(value):
+        return bulk_escapes.decode_escapes(value, _UNRESERVED_BYTES)
+    return _rewrite_escapes(value, _UNRESERVED_ESCAPES)
+
+
 def _encode_piece(piece: str, safe: str) -> str:
     try:
         data = piece.encode("utf-8", "surrogateescape")
@@ -67,8 +103,26 @@ def _encode_piece(piece: str, safe: str) -> str:
     return quote_from_bytes(data, safe)
 
 
+#: quote()'s own always-safe characters plus each component's ``safe``, as encoding tables.
+_ENCODING_TABLES = {
+    safe: bulk_escapes.encoding_table(bulk_escapes.byte_table((_UNRESERVED_CHARS + safe).encode("ascii")))
+    for _, safe, _ in _ENCODE_FIELDS
+}
+
+
 def _encode(value: str, safe: str) -> str:
     """Percent-encode everything outside ``safe``, keeping valid escapes as they are."""
+    if len(value) >= _LONG:
+        try:
+            encoded = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: the piece-by-piece way below says what it becomes
+        else:
+            return bulk_escapes.encode(encoded, _ENCODING_TABLES[safe])
+    return _encode_by_pieces(value, safe)
+
+
+def _encode_by_pieces(value: str, safe: str) -> str:
     parts = _ESCAPE_SPLIT.split(value)
     parts[0::2] = [_encode_piece(piece, safe) if piece else piece for piece in parts[0::2]]
     return "".join(parts)
@@ -82,12 +136,11 @@ def percent_encode(u: SplitURL, p: Policy) -> SplitURL:
         if not value:
             continue
         # Fast check first: deleting the allowed bytes from ASCII leaves nothing.
-        if (
-            value.isascii()
-            and not value.encode("ascii").translate(None, allowed)
-            and ("%" not in value or not _BAD_PERCENT.search(value))
-        ):
-            continue
+        if value.isascii() and not value.encode("ascii").translate(None, allowed):
+            if "%" not in value:
+                continue
+            if not (_BAD_PERCENT.search(value) if len(value) < _LONG else _has_stray_percent(value)):
+                continue
         new = _encode(value, safe)
         if new != value:
             u = replace_field(u, index, new)
@@ -98,8 +151,13 @@ def uppercase_escapes(u: SplitURL, p: Policy) -> SplitURL:
     """``%3a`` -> ``%3A`` (RFC 3986 §6.2.2.1)."""
     for index in _ESCAPED_FIELDS:
         value = u[index]
-        if value and "%" in value and _LOWER_ESCAPE.search(value):
-            u = replace_field(u, index, _rewrite_escapes(value, _UPPER_ESCAPES))
+        if not value or "%" not in value:
+            continue
+        if len(value) < _LONG:
+            if _LOWER_ESCAPE.search(value):
+                u = replace_field(u, index, _rewrite_escapes(value, _UPPER_ESCAPES))
+        elif _has_lowercase_escape(value):
+            u = replace_field(u, index, _uppercase_escapes(value))
     return u
 
 
@@ -110,10 +168,14 @@ def decode_unreserved(u: SplitURL, p: Policy) -> SplitURL:
     for index in _ESCAPED_FIELDS:
         value = u[index]
         if value and "%" in value:
-            if _BAD_PERCENT.search(value):
+            if _BAD_PERCENT.search(value) if len(value) < _LONG else _has_stray_percent(value):
                 new = _decode_beside_stray_percent(value)
             else:
-                new = _rewrite_escapes(value, _UNRESERVED_ESCAPES)
+                new = (
+                    _rewrite_escapes(value, _UNRESERVED_ESCAPES)
+                    if len(value) < _LONG
+                    else _decode_unreserved_escapes(value)
+                )
             if new != value:
                 u = replace_field(u, index, new)
     return u
@@ -291,10 +353,13 @@ def lowercase_path(u: SplitURL, p: Policy) -> SplitURL:
     """Lower-case the path (not the query), keeping escapes upper-case.
     For case-insensitive (Windows/IIS) servers."""
     path = u.path
+    if len(path) >= _LONG and path.isascii():
+        lowered = bulk_escapes.lowercase_outside_escapes(path)
+        return u if lowered == path else replace_field(u, PATH, lowered)
     lowered = path.lower()
     if lowered == path:
         return u
-    if "%" in lowered:
+    if "%" in lowered:  # a long ASCII path took the array way above
         lowered = _rewrite_escapes(lowered, _UPPER_ESCAPES)
     return u if lowered == path else replace_field(u, PATH, lowered)
 
