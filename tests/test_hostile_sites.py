@@ -69,17 +69,18 @@ def token(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return reply
 
 
+def hostile_web() -> VirtualWeb:
+    """The real site among the hostile ones."""
+    hostile = (soft404, redirector, lookalike, calendar, token)
+    return VirtualWeb({"real.test": REAL} | {f"{site.__name__}.test": FunctionSite(site) for site in hostile})
+
+
+REAL_DOCS = {f"real:{n}" for n in ("home", "docs", "a", "news", "b")}
+
+
 @pytest_twisted.ensureDeferred
 async def test_mixed_web_of_hostile_sites(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("DEBUG", logger="scrapy_urlnorm")
-    sites = {
-        "real.test": REAL,
-        "soft404.test": FunctionSite(soft404),
-        "redirector.test": FunctionSite(redirector),
-        "lookalike.test": FunctionSite(lookalike),
-        "calendar.test": FunctionSite(calendar),
-        "token.test": FunctionSite(token),
-    }
     settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         **ORDERED,
@@ -87,14 +88,12 @@ async def test_mixed_web_of_hostile_sites(caplog: pytest.LogCaptureFixture) -> N
         "DEPTH_LIMIT": 12,
         "REDIRECT_MAX_TIMES": 5,
     }
-    with VirtualWeb(sites) as web:
+    with hostile_web() as web:
         result = await crawl(web, ["http://real.test/"], settings)
     stats = result.stats
     found = set(result.doc_ids)
     # Every real page is collected, and every token page (they all differ).
-    assert {doc for doc in found if doc.startswith("real:")} == {
-        f"real:{n}" for n in ("home", "docs", "a", "news", "b")
-    }
+    assert {doc for doc in found if doc.startswith("real:")} == REAL_DOCS
     assert {doc for doc in found if doc.startswith("token:")} == {f"token:{p}" for p in ("/", "/a", "/a/", "/b", "/b/")}
     # No rule on any hostile host; on the real one, what it taught.
     learned = sorted(r.getMessage() for r in caplog.records if r.getMessage().startswith("Learned rule"))
@@ -126,13 +125,6 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
     for (module, name), (_, cap) in caps.items():
         monkeypatch.setattr(module, name, cap)
     monkeypatch.setattr(dedup, "PAGES_PER_HOST", 5)
-    sites = {
-        "real.test": REAL,
-        "soft404.test": FunctionSite(soft404),
-        "redirector.test": FunctionSite(redirector),
-        "calendar.test": FunctionSite(calendar),
-        "token.test": FunctionSite(token),
-    }
     settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         "CONCURRENT_REQUESTS": 16,  # no order to keep here
@@ -140,7 +132,7 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
         "REDIRECT_MAX_TIMES": 5,
         "URLNORM_CACHE_SIZE": 32,
     }
-    with VirtualWeb(sites) as web:
+    with hostile_web() as web:
         # Several years of the calendar trap at once: its days link one to the next.
         trap = [f"http://calendar.test/{year}/1/1" for year in range(2026, 2032)]
         result = await crawl(web, ["http://real.test/", *trap], settings)
@@ -155,9 +147,7 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
         assert figures[name] == dict(caps.values())[name], (name, figures)
     assert figures["seen_table_bytes"] > 0 and figures["page_digest_bytes"] > 0
     # No page of the real site lost, no rule on a hostile host, no error.
-    assert {doc for doc in result.doc_ids if doc.startswith("real:")} == {
-        f"real:{n}" for n in ("home", "docs", "a", "news", "b")
-    }
+    assert {doc for doc in result.doc_ids if doc.startswith("real:")} == REAL_DOCS
     learned_on = {m.split(" on ")[1].split()[0] for m in caplog.messages if m.startswith("Learned rule")}
     assert learned_on <= {"real.test"}
     assert stats.get("log_count/ERROR", 0) == 0
