@@ -162,13 +162,10 @@ class FrontierJournal:
         if self._fd is not None:
             os.write(self._fd, _record(kind, request_id, payload))
 
-    def close(self, in_flight: Iterable[int]) -> None:
-        if self._fd is None:
-            return
-        ids = sorted(in_flight)
-        self.append(_CLEAN, 0, struct.pack(f"<{len(ids)}Q", *ids))
-        os.close(self._fd)
-        self._fd = None
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 class Frontier:
@@ -193,6 +190,7 @@ class Frontier:
         self._due: list[int] = []
         self._due_call: Any = None
         self._warned_unserializable = False
+        self._warned_write = False
         self._method_names: dict[Any, str] = {}
         self._closed = False
 
@@ -257,7 +255,7 @@ class Frontier:
                     exc,
                 )
             return
-        self.journal.append(_ENQ, request.meta[ID_META], payload)
+        self._write(_ENQ, request.meta[ID_META], payload)
         self.flush_seen()
 
     def _to_dict(self, request: Request, spider: Spider | None) -> dict[str, Any]:
@@ -290,6 +288,20 @@ class Frontier:
                 raise ValueError(f"Function {func} is not an instance method in: {spider}")
         return name
 
+    def _write(self, kind: int, request_id: int, payload: bytes = b"") -> None:
+        try:
+            self.journal.append(kind, request_id, payload)
+        except OSError as exc:  # a full disk must not stop the crawl
+            self.count("urlnorm/frontier/write_errors")
+            if not self._warned_write:
+                self._warned_write = True
+                logger.error(
+                    "Cannot write the frontier journal %s (%s): the crawl goes on, but what is not "
+                    "journaled would be lost to a crash (failures counted in urlnorm/frontier/write_errors)",
+                    self.journal.path,
+                    exc,
+                )
+
     def handed_out(self, request: Request) -> None:
         request_id = request.meta.get(ID_META)
         if request_id is not None:
@@ -303,7 +315,9 @@ class Frontier:
             self._due_call.cancel()
         self._settle_due()
         self.flush_seen()
-        self.journal.close(self._in_flight)
+        in_flight = sorted(self._in_flight)
+        self._write(_CLEAN, 0, struct.pack(f"<{len(in_flight)}Q", *in_flight))
+        self.journal.close()
 
     # -- when a request is done --------------------------------------------------------
 
@@ -374,7 +388,7 @@ class Frontier:
             del self._outputs[request_id]
             self._in_flight.discard(request_id)
             self.flush_seen()
-            self.journal.append(_DONE, request_id)
+            self._write(_DONE, request_id)
 
 
 def _request_id(response: Response | None) -> int | None:

@@ -19,6 +19,7 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm.frontier import (
+    _CLEAN,
     _DONE,
     _ENQ,
     JOURNAL_FILE,
@@ -44,10 +45,9 @@ def write_run(path: Path, enqueued: list[int], done: list[int], *, clean_in_flig
         journal.append(_ENQ, request_id, b"request %d" % request_id)
     for request_id in done:
         journal.append(_DONE, request_id)
-    if clean_in_flight is None:
-        os.close(journal._fd)  # type: ignore[arg-type]  # a crash: no CLEAN record
-    else:
-        journal.close(clean_in_flight)
+    if clean_in_flight is not None:
+        journal.append(_CLEAN, 0, struct.pack(f"<{len(clean_in_flight)}Q", *clean_in_flight))
+    journal.close()  # without a CLEAN record: a crash
 
 
 def test_after_a_crash_every_pending_request_is_recovered(tmp_path: Path) -> None:
@@ -262,3 +262,19 @@ def test_the_addon_makes_jobdir_crawls_crash_safe_unless_told_otherwise(
     installed = expected is CrashSafeScheduler
     for components in ("SPIDER_MIDDLEWARES", "DOWNLOADER_MIDDLEWARES"):
         assert (FrontierMiddleware in crawler.settings.getdict(components)) == installed
+
+
+def test_a_journal_that_cannot_be_written_costs_an_error_logged_once_not_the_crawl(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    crawler = get_crawler(TwoCallbackSpider, {"JOBDIR": str(tmp_path)})
+    frontier = Frontier(tmp_path / JOURNAL_FILE, stats=crawler.stats)
+    frontier.open()
+    os.close(frontier.journal._fd)  # type: ignore[arg-type]  # every write now fails (EBADF)
+    spider = TwoCallbackSpider()
+    for n in range(3):
+        request = scrapy.Request(f"http://a.test/{n}", callback=spider.parse)
+        frontier.assign_id(request)
+        frontier.enqueued(request, spider)
+    assert crawler.stats.get_value("urlnorm/frontier/write_errors") == 3
+    assert caplog.text.count("Cannot write the frontier journal") == 1
