@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import random
 import signal
 import struct
@@ -168,14 +169,28 @@ def pages(targets: list[str]) -> list[str]:
     return [target for target in targets if target.startswith("/p/") and "?" not in target]
 
 
+def not_done_at_stop(jobdir: Path) -> set[str]:
+    """Paths of the requests the journal holds as enqueued and not done."""
+    journal = FrontierJournal(jobdir / JOURNAL_FILE)
+    enqueued: dict[int, str] = {}
+    done: set[int] = set()
+    for kind, request_id, payload in journal._records():
+        if kind == _ENQ:
+            enqueued[request_id] = pickle.loads(payload)["url"]
+        elif kind == _DONE:
+            done.add(request_id)
+    return {url.split(HOST, 1)[1] for request_id, url in enqueued.items() if request_id not in done}
+
+
 @pytest.mark.slow
-def test_repeated_random_kill_9_loses_nothing_and_refetches_only_what_was_in_flight(tmp_path: Path) -> None:
+def test_repeated_random_kill_9_loses_nothing_and_refetches_only_what_was_not_done(tmp_path: Path) -> None:
     rng = random.Random(20261122)
     jobdir, items = tmp_path / "job", tmp_path / "items.jl"
     # Killed four times, stopped gracefully (SIGINT, Scrapy saves its queue) twice in between:
     # a kill after a graceful stop leaves Scrapy's saved queue stale.
     stops = [signal.SIGKILL, signal.SIGINT, signal.SIGKILL, signal.SIGKILL, signal.SIGINT, signal.SIGKILL]
     refetched_per_run: list[int] = []
+    not_done: set[str] = set()
     with VirtualWeb({HOST: FunctionSite(chain_site)}, delay=0.01) as web:
         for run, stop in enumerate([*stops, None]):
             before = len(web.hits)
@@ -195,15 +210,20 @@ def test_repeated_random_kill_9_loses_nothing_and_refetches_only_what_was_in_fli
             if run:  # every resume loads cleanly, and says what it recovered after a kill
                 assert ("did not stop cleanly" in stderr) == (stops[run - 1] == signal.SIGKILL), stderr[-3000:]
             run_pages = pages(web.fetched(HOST)[before:])
-            refetched_per_run.append(len(set(run_pages) & fetched_before))
+            refetched = set(run_pages) & fetched_before
+            # At least once, and no more: a page fetched again was not done
+            # (in flight, or its response still being handled) when the crawl stopped.
+            assert refetched <= not_done, (run, refetched - not_done)
+            refetched_per_run.append(len(refetched))
             assert len(run_pages) == len(set(run_pages)), "a page fetched twice in one run"
+            not_done = not_done_at_stop(jobdir)
         everything = {f"p{n}" for n in range(PAGES)} | {"home"}
         assert collected(items) == everything
-        # At least once: only what was in flight at a kill (the downloader's
-        # slots and a response being handled) is fetched again.
-        assert all(count <= 2 * CONCURRENCY for count in refetched_per_run), refetched_per_run
         every_fetch = pages(web.fetched(HOST))
         assert len(every_fetch) - len(set(every_fetch)) == sum(refetched_per_run)
+        # DONE is written as pages complete: what is fetched twice is a handful
+        # per stop (the downloader's slots and responses waiting to be handled).
+        assert sum(refetched_per_run) <= PAGES // 4, refetched_per_run
 
 
 # -- serialization and wiring ------------------------------------------------------------
