@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pickle
@@ -17,12 +18,17 @@ from pathlib import Path
 import pytest
 import scrapy
 from demoweb.server import FunctionSite, Reply, VirtualWeb
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scrapy.http import HtmlResponse
+from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm.frontier import (
     _CLEAN,
     _DONE,
     _ENQ,
+    ID_META,
     JOURNAL_FILE,
     CrashSafeScheduler,
     Frontier,
@@ -298,3 +304,40 @@ def test_a_journal_that_cannot_be_written_costs_an_error_logged_once_not_the_cra
         frontier.enqueued(request, spider)
     assert crawler.stats.get_value("urlnorm/frontier/write_errors") == 3
     assert caplog.text.count("Cannot write the frontier journal") == 1
+
+
+_examples = itertools.count()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=60), prefix=st.sampled_from(["http://h.test/", "https://h.test/?q=", "http://"]))
+def test_any_request_scrapy_accepts_survives_the_journal_and_the_middleware_never_raises(
+    tmp_path_factory: pytest.TempPathFactory, text: str, prefix: str
+) -> None:
+    try:
+        request = scrapy.Request(prefix + text, callback=TwoCallbackSpider.parse, meta={"depth": 1})
+    except (ValueError, TypeError):
+        return  # Scrapy refuses it: it never reaches a scheduler
+    spider = TwoCallbackSpider()
+    request = request.replace(callback=spider.parse)
+    path = tmp_path_factory.getbasetemp() / f"journal-{next(_examples)}"
+    frontier = Frontier(path)
+    frontier.open()
+    frontier.assign_id(request)
+    frontier.enqueued(request, spider)
+    middleware = FrontierMiddleware(frontier)
+    response = HtmlResponse(request.url, body=b"<html></html>", request=request)
+    child = scrapy.Request("http://h.test/child", meta=dict(request.meta))
+    assert list(middleware.process_spider_output(response, [child, {"url": request.url}, None], spider)) == [
+        child,
+        {"url": request.url},
+        None,
+    ]
+    assert ID_META not in child.meta  # a child inherits none of its parent's journal state
+    middleware.process_spider_exception(response, ValueError("boom"), spider)
+    middleware.process_exception(request, OSError("reset"), spider)
+    frontier.journal.close()  # killed: no CLEAN
+    recovery, _ = FrontierJournal(path).open()
+    assert recovery.crashed
+    restored = request_from_dict(pickle.loads(recovery.requests[0]), spider=spider)
+    assert (restored.url, restored.callback, restored.meta) == (request.url, spider.parse, request.meta)
