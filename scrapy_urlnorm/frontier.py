@@ -33,6 +33,7 @@ import os
 import pickle
 import shutil
 import struct
+import time
 import weakref
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -63,6 +64,13 @@ ID_META = "_urlnorm_frontier_id"
 PARENT_META = "_urlnorm_frontier_parent"
 #: On a request scheduled again after a crash.
 RECOVERED_META = "urlnorm_recovered"
+
+#: The running crawl's journal is compacted when it has grown past
+#: COMPACT_GROWTH times its size after the last compaction (and past
+#: COMPACT_MIN_BYTES): disk stays within a few times what is pending, and
+#: compaction costs a constant share of the writes.
+COMPACT_MIN_BYTES = 64 << 20
+COMPACT_GROWTH = 4
 
 _MAGIC = b"URLNORM-FRONTIER-1\n"
 _HEAD = struct.Struct("<BQI")  # kind, request id, payload length
@@ -130,37 +138,68 @@ class FrontierJournal:
         recovery = Recovery()
         last_id = 0
         if self.path.exists():
-            done: set[int] = set()
-            clean_in_flight: set[int] | None = None
-            for kind, request_id, payload in self._records():
-                last_id = max(last_id, request_id)
-                if kind == _DONE:
-                    done.add(request_id)
-                # Only a CLEAN record that ends the journal counts.
-                clean_in_flight = set(struct.unpack(f"<{len(payload) // 8}Q", payload)) if kind == _CLEAN else None
+            done, clean_in_flight, last_id = self._scan()
             recovery.dropped = 1 if self.path.stat().st_size > self.intact_bytes else 0
             recovery.crashed = clean_in_flight is None
-            temporary = self.path.with_suffix(".compacting")
-            with temporary.open("wb") as out:
-                out.write(_MAGIC)
-                for kind, request_id, payload in self._records():
-                    if kind != _ENQ or request_id in done:
-                        continue
-                    done.add(request_id)  # the first ENQ of an id wins
-                    recovery.pending += 1
-                    out.write(_record(_ENQ, request_id, payload))
-                    if recovery.crashed or request_id in clean_in_flight:  # type: ignore[operator]
-                        recovery.requests.append(payload)
-            os.replace(temporary, self.path)
+            recover = None if recovery.crashed else clean_in_flight
+            recovery.pending = self._rewrite(done, recovery.requests, recover)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_bytes(_MAGIC)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        self._open_for_append()
         return recovery, last_id + 1
 
-    def append(self, kind: int, request_id: int, payload: bytes = b"") -> None:
+    def compact(self) -> int:
+        """Rewrite the journal of the running crawl to its pending requests;
+        returns its new size in bytes."""
+        done, _, _ = self._scan()
+        self.close()
+        self._rewrite(done)
+        self._open_for_append()
+        return self.path.stat().st_size
+
+    def _open_for_append(self) -> None:
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+
+    def _scan(self) -> tuple[set[int], set[int] | None, int]:
+        """(ids done, ids in flight at a clean stop or ``None`` if the journal
+        does not end with one, the highest id)."""
+        done: set[int] = set()
+        clean_in_flight: set[int] | None = None
+        last_id = 0
+        for kind, request_id, payload in self._records():
+            last_id = max(last_id, request_id)
+            if kind == _DONE:
+                done.add(request_id)
+            # Only a CLEAN record that ends the journal counts.
+            clean_in_flight = set(struct.unpack(f"<{len(payload) // 8}Q", payload)) if kind == _CLEAN else None
+        return done, clean_in_flight, last_id
+
+    def _rewrite(self, done: set[int], recovered: list[bytes] | None = None, recover: set[int] | None = None) -> int:
+        """Keep only the ENQ records not done (atomically: a crash meanwhile
+        leaves the old journal); put in ``recovered`` the payloads of those in
+        ``recover`` (all of them when ``recover`` is ``None``). Returns how many are kept."""
+        kept = 0
+        temporary = self.path.with_suffix(".compacting")
+        with temporary.open("wb") as out:
+            out.write(_MAGIC)
+            for kind, request_id, payload in self._records():
+                if kind != _ENQ or request_id in done:
+                    continue
+                done.add(request_id)  # the first ENQ of an id wins
+                kept += 1
+                out.write(_record(_ENQ, request_id, payload))
+                if recovered is not None and (recover is None or request_id in recover):
+                    recovered.append(payload)
+        os.replace(temporary, self.path)
+        return kept
+
+    def append(self, kind: int, request_id: int, payload: bytes = b"") -> int:
+        """Write one record; returns its size."""
+        record = _record(kind, request_id, payload)
         if self._fd is not None:
-            os.write(self._fd, _record(kind, request_id, payload))
+            os.write(self._fd, record)
+        return len(record)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -191,6 +230,7 @@ class Frontier:
         self._due_call: Any = None
         self._warned_unserializable = False
         self._warned_write = False
+        self._journal_bytes = self._compacted_bytes = 0
         self._method_names: dict[Any, str] = {}
         self._closed = False
 
@@ -229,6 +269,7 @@ class Frontier:
             logger.error("Cannot read the frontier journal %s (%s); starting a new one", self.journal.path, exc)
             self.journal.path.unlink(missing_ok=True)
             recovery, self._next_id = self.journal.open()
+        self._journal_bytes = self._compacted_bytes = self.journal.path.stat().st_size
         if recovery.dropped:
             self.count("urlnorm/frontier/torn_records", recovery.dropped)
         return recovery
@@ -290,7 +331,9 @@ class Frontier:
 
     def _write(self, kind: int, request_id: int, payload: bytes = b"") -> None:
         try:
-            self.journal.append(kind, request_id, payload)
+            self._journal_bytes += self.journal.append(kind, request_id, payload)
+            if self._journal_bytes > max(COMPACT_MIN_BYTES, COMPACT_GROWTH * self._compacted_bytes):
+                self._compact()
         except OSError as exc:  # a full disk must not stop the crawl
             self.count("urlnorm/frontier/write_errors")
             if not self._warned_write:
@@ -301,6 +344,18 @@ class Frontier:
                     self.journal.path,
                     exc,
                 )
+
+    def _compact(self) -> None:
+        self.flush_seen()
+        started = time.perf_counter()
+        size = self.journal.compact()
+        self._journal_bytes = self._compacted_bytes = size
+        self.count("urlnorm/frontier/compactions")
+        logger.info(
+            "Compacted the frontier journal to its pending requests (%d bytes) in %.2f s",
+            size,
+            time.perf_counter() - started,
+        )
 
     def handed_out(self, request: Request) -> None:
         request_id = request.meta.get(ID_META)

@@ -24,6 +24,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
+from scrapy_urlnorm import frontier as frontier_module
 from scrapy_urlnorm.frontier import (
     _CLEAN,
     _DONE,
@@ -341,3 +342,27 @@ def test_any_request_scrapy_accepts_survives_the_journal_and_the_middleware_neve
     assert recovery.crashed
     restored = request_from_dict(pickle.loads(recovery.requests[0]), spider=spider)
     assert (restored.url, restored.callback, restored.meta) == (request.url, spider.parse, request.meta)
+
+
+def test_the_journal_of_a_long_run_is_compacted_as_it_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(frontier_module, "COMPACT_MIN_BYTES", 20_000)
+    crawler = get_crawler(TwoCallbackSpider, {"JOBDIR": str(tmp_path)})
+    frontier = Frontier(tmp_path / JOURNAL_FILE, stats=crawler.stats)
+    frontier.open()
+    spider = TwoCallbackSpider()
+    pending: list[str] = []
+    for n in range(3000):
+        request = scrapy.Request(f"http://a.test/{n}", callback=spider.parse)
+        frontier.assign_id(request)
+        frontier.enqueued(request, spider)
+        if n % 100 == 0:
+            pending.append(request.url)  # these stay queued
+        else:
+            frontier.request_failed(request)  # done
+            frontier._settle_due()
+        assert (tmp_path / JOURNAL_FILE).stat().st_size < 100_000
+    assert crawler.stats.get_value("urlnorm/frontier/compactions") >= 5
+    frontier.journal.close()  # killed right after
+    recovery, _ = FrontierJournal(tmp_path / JOURNAL_FILE).open()
+    assert recovery.crashed
+    assert [pickle.loads(payload)["url"] for payload in recovery.requests] == pending
