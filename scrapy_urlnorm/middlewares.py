@@ -64,6 +64,8 @@ class NormalizeMiddleware:
       redirects are never dropped here.
     - A request queued before its host's learned rules changed is checked
       again against them (``urlnorm/late_filtered``).
+    - A request the crash-safe frontier scheduled again after a crash passes:
+      it was checked, and found new, by the run that queued it.
     - Every 200 response's body digest (taken here, after decompression) and
       ``rel=canonical`` link go to the learner, and settle audits.
     - Once a host's own redirects taught a canonical form (``/dir`` -> ``/dir/``,
