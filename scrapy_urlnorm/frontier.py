@@ -228,8 +228,7 @@ class Frontier:
         self._outputs: dict[int, list[int]] = {}  # request id -> [unsettled outputs, output ended]
         self._due: list[int] = []
         self._due_call: Any = None
-        self._warned_unserializable = False
-        self._warned_write = False
+        self._logged: set[str] = set()  # stats whose first occurrence was logged
         self._journal_bytes = self._compacted_bytes = 0
         self._method_names: dict[Any, str] = {}
         self._closed = False
@@ -286,15 +285,14 @@ class Frontier:
             payload = pickle.dumps(self._to_dict(request, spider), protocol=4)
         except (ValueError, TypeError, AttributeError, pickle.PicklingError) as exc:
             # Scrapy keeps such a request in memory too; it cannot survive a crash.
-            self.count("urlnorm/frontier/unserializable")
-            if not self._warned_unserializable:
-                self._warned_unserializable = True
-                logger.warning(
-                    "Cannot journal %s (%s): it is crawled, but would not survive a crash "
-                    "(further such requests are only counted in urlnorm/frontier/unserializable)",
-                    request,
-                    exc,
-                )
+            self._count_and_log_once(
+                "urlnorm/frontier/unserializable",
+                logging.WARNING,
+                "Cannot journal %s (%s): it is crawled, but would not survive a crash "
+                "(further such requests are only counted in urlnorm/frontier/unserializable)",
+                request,
+                exc,
+            )
             return
         self._write(_ENQ, request.meta[ID_META], payload)
         self.flush_seen()
@@ -335,15 +333,20 @@ class Frontier:
             if self._journal_bytes > max(COMPACT_MIN_BYTES, COMPACT_GROWTH * self._compacted_bytes):
                 self._compact()
         except OSError as exc:  # a full disk must not stop the crawl
-            self.count("urlnorm/frontier/write_errors")
-            if not self._warned_write:
-                self._warned_write = True
-                logger.error(
-                    "Cannot write the frontier journal %s (%s): the crawl goes on, but what is not "
-                    "journaled would be lost to a crash (failures counted in urlnorm/frontier/write_errors)",
-                    self.journal.path,
-                    exc,
-                )
+            self._count_and_log_once(
+                "urlnorm/frontier/write_errors",
+                logging.ERROR,
+                "Cannot write the frontier journal %s (%s): the crawl goes on, but what is not "
+                "journaled would be lost to a crash (failures counted in urlnorm/frontier/write_errors)",
+                self.journal.path,
+                exc,
+            )
+
+    def _count_and_log_once(self, stat: str, level: int, message: str, *args: Any) -> None:
+        self.count(stat)
+        if stat not in self._logged:
+            self._logged.add(stat)
+            logger.log(level, message, *args)
 
     def _compact(self) -> None:
         self.flush_seen()
