@@ -317,14 +317,17 @@ class Learner:
             keys.add(_merged_key(u))
         return len(keys) >= CATCH_ALL_URLS
 
-    def _rule(self, host: str, kind: str) -> Rule:
+    def _rule(self, host: str, kind: str) -> Rule | None:
+        """The state of a rule, made on first use; ``None`` when the rule cap
+        is reached and every rule kept is active (a new rule is not kept then)."""
         rule = self.rules.get((host, kind))
         if rule is None:
-            rule = self.rules[(host, kind)] = Rule(host, kind)
-            if len(self.rules) > self.max_rules:
+            if len(self.rules) >= self.max_rules:
                 oldest_inactive = next((key for key, old in self.rules.items() if not old.active), None)
-                # All active: the new rule is not kept, so its evidence never adds up.
-                del self.rules[oldest_inactive if oldest_inactive is not None else (host, kind)]
+                if oldest_inactive is None:
+                    return None
+                del self.rules[oldest_inactive]
+            rule = self.rules[(host, kind)] = Rule(host, kind)
         return rule
 
     def sizes(self) -> dict[str, int]:
@@ -349,7 +352,7 @@ class Learner:
         digest: int | None = None,
     ) -> None:
         rule = self._rule(host, kind)
-        if (host, kind) not in self.rules:  # over the rule cap
+        if rule is None:
             return
         rule.sources[via] = rule.sources.get(via, 0) + 1
         if rule.revoked:
@@ -408,6 +411,8 @@ class Learner:
         here; revoked there, it is revoked here."""
         shared = Rule.from_dict(data)
         rule = self._rule(shared.host, shared.kind)
+        if rule is None:
+            return
         rule.pairs |= shared.pairs
         rule.negatives = max(rule.negatives, shared.negatives)
         rule.direction = rule.direction or shared.direction

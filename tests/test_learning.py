@@ -130,6 +130,12 @@ class TestLearner:
         assert len(learner.rules) == 20
         assert len(learner.active_rules()) == 20  # the first twenty hosts; later ones gather no evidence
         assert learner.sizes()["rule_states"] == 20
+        # Nor does a rule another worker learned get past the cap.
+        other = Learner(min_evidence=1)
+        other.observe_redirect("http://late.test/d", "http://late.test/d/")
+        learner.adopt(other.to_dict()["rules"][0])
+        assert len(learner.rules) == 20
+        assert "late.test" not in {rule.host for rule in learner.active_rules()}
 
     def test_rules_round_trip(self) -> None:
         learner = Learner(min_evidence=1)
