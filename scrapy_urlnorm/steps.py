@@ -60,37 +60,27 @@ def _rewrite_escapes(value: str, mapping: dict[str, str]) -> str:
 
 
 #: Components this long go to ``bulk_escapes``. Call sites compare lengths
-#: first, so ordinary URLs pay a comparison, not a call.
+#: first, so ordinary URLs pay a comparison, not a call; the ``_long_*``
+#: helpers below take only such long components, and use the per-escape way
+#: for the rare non-ASCII one.
 _LONG = bulk_escapes.LONG
-
-
-def _is_long_ascii(value: str) -> bool:
-    return len(value) >= _LONG and value.isascii()
-
-
-def _has_stray_percent(value: str) -> bool:
-    if _is_long_ascii(value):
-        return bulk_escapes.has_stray_percent(value)
-    return _BAD_PERCENT.search(value) is not None
-
-
-def _has_lowercase_escape(value: str) -> bool:
-    if _is_long_ascii(value):
-        return bulk_escapes.has_lowercase_escape(value)
-    return _LOWER_ESCAPE.search(value) is not None
-
-
-def _uppercase_escapes(value: str) -> str:
-    if _is_long_ascii(value):
-        return bulk_escapes.uppercase_escapes(value)
-    return _rewrite_escapes(value, _UPPER_ESCAPES)
-
-
 _UNRESERVED_BYTES = bulk_escapes.byte_table(_UNRESERVED_CHARS.encode("ascii"))
 
 
-def _decode_unreserved_escapes(value: str) -> str:
-    if _is_long_ascii(value):
+def _long_has_stray_percent(value: str) -> bool:
+    return bulk_escapes.has_stray_percent(value) if value.isascii() else _BAD_PERCENT.search(value) is not None
+
+
+def _long_has_lowercase_escape(value: str) -> bool:
+    return bulk_escapes.has_lowercase_escape(value) if value.isascii() else _LOWER_ESCAPE.search(value) is not None
+
+
+def _long_uppercase_escapes(value: str) -> str:
+    return bulk_escapes.uppercase_escapes(value) if value.isascii() else _rewrite_escapes(value, _UPPER_ESCAPES)
+
+
+def _long_decode_unreserved(value: str) -> str:
+    if value.isascii():
         return bulk_escapes.decode_escapes(value, _UNRESERVED_BYTES)
     return _rewrite_escapes(value, _UNRESERVED_ESCAPES)
 
@@ -139,7 +129,7 @@ def percent_encode(u: SplitURL, p: Policy) -> SplitURL:
         if value.isascii() and not value.encode("ascii").translate(None, allowed):
             if "%" not in value:
                 continue
-            if not (_BAD_PERCENT.search(value) if len(value) < _LONG else _has_stray_percent(value)):
+            if not (_BAD_PERCENT.search(value) if len(value) < _LONG else _long_has_stray_percent(value)):
                 continue
         new = _encode(value, safe)
         if new != value:
@@ -156,8 +146,8 @@ def uppercase_escapes(u: SplitURL, p: Policy) -> SplitURL:
         if len(value) < _LONG:
             if _LOWER_ESCAPE.search(value):
                 u = replace_field(u, index, _rewrite_escapes(value, _UPPER_ESCAPES))
-        elif _has_lowercase_escape(value):
-            u = replace_field(u, index, _uppercase_escapes(value))
+        elif _long_has_lowercase_escape(value):
+            u = replace_field(u, index, _long_uppercase_escapes(value))
     return u
 
 
@@ -168,13 +158,13 @@ def decode_unreserved(u: SplitURL, p: Policy) -> SplitURL:
     for index in _ESCAPED_FIELDS:
         value = u[index]
         if value and "%" in value:
-            if _BAD_PERCENT.search(value) if len(value) < _LONG else _has_stray_percent(value):
+            if _BAD_PERCENT.search(value) if len(value) < _LONG else _long_has_stray_percent(value):
                 new = _decode_beside_stray_percent(value)
             else:
                 new = (
                     _rewrite_escapes(value, _UNRESERVED_ESCAPES)
                     if len(value) < _LONG
-                    else _decode_unreserved_escapes(value)
+                    else _long_decode_unreserved(value)
                 )
             if new != value:
                 u = replace_field(u, index, new)
