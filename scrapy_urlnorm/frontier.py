@@ -220,7 +220,7 @@ class Frontier:
     def __init__(self, path: str | os.PathLike[str], *, stats: StatsCollector | None = None) -> None:
         self.journal = FrontierJournal(path)
         self.stats = stats
-        #: Called after each ``ENQ`` and before each ``DONE``: makes the seen
+        #: Called after each ``ENQ`` and before writing ``DONE``s: makes the seen
         #: set's held-back records durable (see ``UrlNormDupeFilter.hold_writes``).
         self.flush_seen: Callable[[], None] = lambda: None
         self._next_id = 1
@@ -439,13 +439,13 @@ class Frontier:
 
     def _settle_due(self) -> None:
         due, self._due = self._due, []
+        self.flush_seen()  # what a done request's response made seen is durable before its DONE
         for request_id in due:
             outputs = self._outputs.get(request_id)
             if outputs is None or outputs[0] > 0 or not outputs[1]:
                 continue
             del self._outputs[request_id]
             self._in_flight.discard(request_id)
-            self.flush_seen()
             self._write(_DONE, request_id)
 
 
