@@ -1,12 +1,29 @@
-"""A crawl in its own process, for tests that kill it: ``python crawl_process.py SETTINGS_JSON START_URL``."""
+"""A crawl in its own process, for tests that kill it: ``python crawl_process.py SETTINGS_JSON START_URL...``.
+
+Tests start it with :func:`spawn`.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from demoweb.crawling import BASE_SETTINGS, PROXY_MIDDLEWARE, LinkSpider
 from scrapy.crawler import CrawlerProcess
+
+HERE = Path(__file__).resolve().parent
+
+
+def spawn(settings: Mapping[str, Any], start_urls: Sequence[str], **popen: Any) -> subprocess.Popen:
+    """Run this crawl (LinkSpider through the demo web's proxy) in a new process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
+    command = [sys.executable, str(HERE / "crawl_process.py"), json.dumps(dict(settings)), *start_urls]
+    return subprocess.Popen(command, env=env, **popen)
 
 
 def main() -> None:

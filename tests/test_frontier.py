@@ -10,13 +10,13 @@ import random
 import signal
 import struct
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 import scrapy
+from crawl_process import spawn
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -146,8 +146,8 @@ def chain_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return Reply.not_found()
 
 
-def start_crawl(web: VirtualWeb, jobdir: Path, items: Path, settings: Mapping[str, object] = ()) -> subprocess.Popen:  # type: ignore[assignment]
-    merged = {
+def start_crawl(web: VirtualWeb, jobdir: Path, items: Path) -> subprocess.Popen:
+    settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         "JOBDIR": str(jobdir),
         "DEMOWEB_PROXY": web.address,
@@ -155,15 +155,8 @@ def start_crawl(web: VirtualWeb, jobdir: Path, items: Path, settings: Mapping[st
         "LOG_LEVEL": "WARNING",
         "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
         "ITEM_LOG": str(items),
-        **dict(settings),
     }
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "crawl_process.py"), json.dumps(merged), f"http://{HOST}/"],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return spawn(settings, [f"http://{HOST}/"], stderr=subprocess.PIPE, text=True)
 
 
 def collected(items: Path) -> set[str]:

@@ -7,15 +7,12 @@ frontier (at least once, nothing lost), is tested in test_frontier.py.
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from crawl_process import spawn
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from scrapy import Request
 
@@ -49,10 +46,7 @@ def run_crawl(web: VirtualWeb, jobdir: Path, *, kill_after: int | None = None) -
         "CONCURRENT_REQUESTS": 2,
         "LOG_LEVEL": "WARNING",
     }
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "crawl_process.py"), json.dumps(settings), f"http://{HOST}/"], env=env
-    )
+    process = spawn(settings, [f"http://{HOST}/"])
     if kill_after is None:
         return process.wait(timeout=120)
     web.wait_for_hits(kill_after)

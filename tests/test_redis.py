@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -15,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from crawl_process import spawn
 from demoweb.server import VirtualWeb
 from demoweb.web import DOCUMENTS, START_URLS, build_sites
 from redis_server import RedisServer
@@ -108,13 +107,7 @@ def run_worker(
     }
     if scheduler:
         settings |= {"SCHEDULER": "scrapy_redis.scheduler.Scheduler", "SCHEDULER_PERSIST": True, "REDIS_URL": url}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "crawl_process.py"), json.dumps(settings), *START_URLS],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return spawn(settings, START_URLS, stderr=subprocess.PIPE, text=True)
 
 
 def doc_ids(*feeds: Path) -> list[str]:
