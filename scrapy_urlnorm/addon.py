@@ -13,7 +13,7 @@ from scrapy.utils.misc import load_object
 
 from .dupefilter import UrlNormDupeFilter
 from .frontier import CrashSafeScheduler, FrontierMiddleware
-from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware
+from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware, ScrubMetaMiddleware
 from .report import UrlNormReport
 
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ REDIRECT_LEARNING_PRIORITY = 650
 #: Outermost on both sides (below StartSpiderMiddleware's 25 and OffsiteMiddleware's 50):
 #: it must see the final output of callbacks and the errors nobody handled.
 FRONTIER_MIDDLEWARE_PRIORITY = 10
+#: Nearest the spider: children are scrubbed before any other spider middleware sees them.
+SCRUB_META_PRIORITY = 1000
 
 
 class Addon:
@@ -54,6 +56,7 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", NormalizeMiddleware, NORMALIZE_MIDDLEWARE_PRIORITY
         )
+        settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", ScrubMetaMiddleware, SCRUB_META_PRIORITY)
         settings.setdefault_in_component_priority_dict("EXTENSIONS", UrlNormReport, 500)
         if settings.getbool("URLNORM_LEARN", True):
             settings.setdefault_in_component_priority_dict(

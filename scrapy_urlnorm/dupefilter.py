@@ -65,6 +65,10 @@ class UrlNormDupeFilter(BaseDupeFilter):
             )
             self.logdupes = False
 
+    def claim_recovered(self, request: Request) -> None:
+        """The crash-safe scheduler restored ``request`` from its journal."""
+        self.dedup.claim_recovered(request)
+
     def hold_writes(self) -> Callable[[], None]:
         """Hold back the ``JOBDIR`` records of new fingerprints until the returned
         flush is called. The crash-safe frontier journals a request first and

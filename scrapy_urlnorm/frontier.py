@@ -62,8 +62,6 @@ JOURNAL_FILE = "urlnorm.frontier"
 ID_META = "_urlnorm_frontier_id"
 #: On a request a callback yielded: the id of the request whose response it came from.
 PARENT_META = "_urlnorm_frontier_parent"
-#: On a request scheduled again after a crash.
-RECOVERED_META = "urlnorm_recovered"
 
 #: The running crawl's journal is compacted when it has grown past
 #: COMPACT_GROWTH times its size after the last compaction (and past
@@ -501,7 +499,10 @@ class CrashSafeScheduler(Scheduler):
             self.frontier.count("urlnorm/frontier/unrecoverable")  # type: ignore[union-attr]
             logger.warning("Cannot restore a journaled request (%s); it is not crawled", exc)
             return
-        request.meta[RECOVERED_META] = True
+        # It holds its keys again, and is checked again under the learned rules at download time.
+        claim = getattr(self.df, "claim_recovered", None)
+        if callable(claim):
+            claim(request)
         if not self._dqpush(request):
             self._mqpush(request)
         self.frontier.count("urlnorm/frontier/recovered")  # type: ignore[union-attr]

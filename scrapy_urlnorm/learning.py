@@ -12,8 +12,10 @@ comes in pairs of URLs that differ by exactly that one aspect:
   the rule's direction, or a failed audit.
 
 A rule applies to a host after ``min_evidence`` agreeing observations from
-distinct pairs and no negative one; the first negative one revokes it for
-good. Everything here is pure bookkeeping on already-normalized URL strings:
+distinct pairs, at least one of them a redirect or identical content (a
+``rel=canonical`` link alone never activates a rule: pages may name any URL
+canonical), and no negative one; the first negative one revokes it for good.
+Everything here is pure bookkeeping on already-normalized URL strings:
 the Scrapy side lives in :mod:`scrapy_urlnorm.dedup` and the middlewares.
 
 Memory is bounded: at most ``max_buckets`` remembered URL forms (LRU), at
@@ -29,6 +31,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import xxhash
@@ -53,6 +56,23 @@ MAX_DIGESTS = 100_000
 MAX_RULES = 100_000
 
 
+class RuleKind(str, Enum):
+    """The families of rules; a rule's ``kind`` is the family, plus ``:<name>``
+    for ``default_page`` and ``ignore_param``."""
+
+    TRAILING_SLASH = "trailing_slash"
+    WWW_ALIAS = "www_alias"
+    CASE_INSENSITIVE_PATH = "case_insensitive_path"
+    DEFAULT_PAGE = "default_page"
+    IGNORE_PARAM = "ignore_param"
+    HTTPS_ALIAS = "https_alias"
+
+
+#: Evidence that can activate a rule on its own; ``canonical`` (a page's
+#: ``rel=canonical``) only adds to it: a page may name any URL canonical.
+CONFIRMING_SOURCES = ("redirect", "content", "shortcut_ok")
+
+
 @dataclass
 class Rule:
     """Evidence and state of one rule on one host."""
@@ -68,10 +88,22 @@ class Rule:
     #: Body digests that already gave this rule a pair: a page served under
     #: many URLs (a catch-all) counts once, however many pairs it forms.
     digests: set[int] = field(default_factory=set)
+    #: ``kind`` parsed once: its family and the page or parameter name it names.
+    family: RuleKind = field(init=False, repr=False, compare=False)
+    argument: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        family, _, self.argument = self.kind.partition(":")
+        self.family = RuleKind(family)
 
     @property
     def positives(self) -> int:
         return len(self.pairs)
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether evidence other than ``rel=canonical`` links supports the rule."""
+        return any(self.sources.get(source) for source in CONFIRMING_SOURCES)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -385,7 +417,7 @@ class Learner:
         needed = self.min_evidence
         if kind == "case_insensitive_path" and host in self._iis_hosts:
             needed = max(1, needed - 1)  # IIS serves paths case-insensitively
-        if not rule.active and pairs >= needed:
+        if not rule.active and pairs >= needed and rule.confirmed:
             self._set_active(rule, True)
             logger.debug(
                 "Learned rule %s%s on %s from %d pair(s) (%s)",
@@ -424,7 +456,7 @@ class Learner:
                 self._set_active(rule, False)
                 logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
                 self._changed(rule)
-        elif shared.active and not rule.active and not rule.revoked:
+        elif shared.active and not rule.active and not rule.revoked and rule.confirmed:
             self._set_active(rule, True)
             logger.info("Applying rule %s on %s, learned by another worker", rule.kind, rule.host)
             self._changed(rule)
@@ -443,25 +475,25 @@ def policy_overrides(rules: list[Rule]) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     learned: set[str] = set()
     for rule in rules:
-        kind, _, name = rule.kind.partition(":")
-        if kind == "trailing_slash":
+        family = rule.family
+        if family is RuleKind.TRAILING_SLASH:
             overrides["trailing_slash"] = rule.direction or "add"
             learned.add("trailing_slash")
-        elif kind == "www_alias":
+        elif family is RuleKind.WWW_ALIAS:
             # Both twins map to the bare name: that keys them alike whichever
             # one the site prefers (the direction is kept for the report).
             overrides["www"] = "strip"
             learned.add("www")
-        elif kind == "case_insensitive_path":
+        elif family is RuleKind.CASE_INSENSITIVE_PATH:
             overrides["lowercase_path"] = True
             learned.add("lowercase_path")
-        elif kind == "default_page":
-            overrides.setdefault("default_pages", set()).add(name)
+        elif family is RuleKind.DEFAULT_PAGE:
+            overrides.setdefault("default_pages", set()).add(rule.argument)
             learned.add("default_pages")
-        elif kind == "ignore_param":
-            overrides.setdefault("ignore_params", set()).add(name)
+        elif family is RuleKind.IGNORE_PARAM:
+            overrides.setdefault("ignore_params", set()).add(rule.argument)
             learned.add("ignore_params")
-        elif kind == "https_alias":
+        elif family is RuleKind.HTTPS_ALIAS:
             overrides["https_to_http"] = True
             learned.add("https_to_http")
     overrides["learned_steps"] = frozenset(learned)

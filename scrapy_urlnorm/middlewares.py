@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any
 
 import xxhash
+from scrapy import Request as ScrapyRequest
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
+from . import meta as M
 from .dedup import Deduplicator
-from .frontier import RECOVERED_META
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -24,9 +26,6 @@ _LINK_CANONICAL = re.compile(rb"""<link\b[^>]*\brel\s*=\s*["']?canonical\b[^>]*>
 _HREF = re.compile(rb"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
 _HEADER_CANONICAL = re.compile(r"<([^>]*)>\s*;\s*rel\s*=\s*\"?canonical\"?", re.IGNORECASE)
 _HEAD_BYTES = 65536
-#: On a request sent in the form its host's redirects taught: the URL as written.
-SHORTCUT_META = "urlnorm_shortcut_of"
-NO_SHORTCUT_META = "urlnorm_no_shortcut"
 
 
 def canonical_link(response: Response) -> str | None:
@@ -52,11 +51,15 @@ def canonical_link(response: Response) -> str | None:
         return None
 
 
+class LateDuplicate(IgnoreRequest):
+    """A request dropped at download time (already counted and settled)."""
+
+
 class NormalizeMiddleware:
-    """Completes the dupe filter at download time.
+    """Completes the dupe filter at download time, and settles what was dropped.
 
     - Requests Scrapy never shows the dupe filter (``dont_filter=True``: start
-      URLs, retries) are recorded as seen, so a later link back to a start URL
+      URLs, retries) represent their keys, so a later link back to a start URL
       is not fetched again.
     - A start request that was already seen (fetched in an earlier run of a
       ``JOBDIR`` crawl, or linked and fetched before Scrapy got to it) is
@@ -64,8 +67,8 @@ class NormalizeMiddleware:
       redirects are never dropped here.
     - A request queued before its host's learned rules changed is checked
       again against them (``urlnorm/late_filtered``).
-    - A request the crash-safe frontier scheduled again after a crash passes:
-      it was checked, and found new, by the run that queued it.
+    - Every final response or error settles the claim its request holds: a
+      2xx delivers it; anything else releases what was dropped against it.
     - Every 200 response's body digest (taken here, after decompression) and
       ``rel=canonical`` link go to the learner, and settle audits.
     - Once a host's own redirects taught a canonical form (``/dir`` -> ``/dir/``,
@@ -77,6 +80,7 @@ class NormalizeMiddleware:
       URL instead of the original (off by default: a server may answer the two
       differently, e.g. when a tracking parameter is required or case matters;
       the rewritten request is rescheduled once, with ``dont_filter=True``).
+      Requests with ``meta["verbatim_url"]`` are never rewritten.
     """
 
     def __init__(
@@ -104,12 +108,9 @@ class NormalizeMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         meta = request.meta
-        if SHORTCUT_META in meta:
-            self.dedup.record(request)  # the taught form is seen: a redirect to it later is a duplicate
-            return None
-        if meta.get(RECOVERED_META):
-            # Scheduled again after a crash: checked (and seen) in the run that queued it.
-            self.dedup.record(request)
+        original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
+        if original is not None:
+            self.dedup.took_over(request, original)
             return None
         if request.dont_filter:
             if (
@@ -121,42 +122,43 @@ class NormalizeMiddleware:
                 reason = self.dedup.check(request)
                 if reason is not None:
                     self.dedup.count("urlnorm/start_requests_skipped")
-                    raise IgnoreRequest(f"start request already seen ({reason}): {request.url}")
+                    raise LateDuplicate(f"start request already seen ({reason}): {request.url}")
             else:
                 self.dedup.record(request)
         else:
             reason = self.dedup.recheck(request)
             if reason is not None:
-                raise IgnoreRequest(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
-            if self.shortcut_redirects and not meta.get(NO_SHORTCUT_META):
+                raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
+            if self.shortcut_redirects and not meta.get(M.NO_SHORTCUT) and M.AUDIT not in meta:
                 canonical = self.dedup.canonical_url(request.url)
-                if canonical is not None and not self.dedup.audit_shortcut():
+                if canonical is not None:
                     # The host redirects this form to that one: skip the round
-                    # trip. Like a learned drop, the link as written is parked,
-                    # to be fetched after all if the rule is ever revoked.
-                    self.dedup.park_original(request.replace(meta={**meta, NO_SHORTCUT_META: True}), canonical)
+                    # trip. The link as written is parked, to be fetched after
+                    # all if the rule is ever revoked.
+                    self.dedup.park_shortcut_original(request.replace(meta={**meta, M.NO_SHORTCUT: True}), canonical)
                     self.dedup.count("urlnorm/redirects_shortcut")
-                    return request.replace(url=canonical, dont_filter=True, meta={**meta, SHORTCUT_META: request.url})
-        if self.rewrite:
+                    return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url})
+        if self.rewrite and not meta.get("verbatim_url"):
             normalized = self.dedup.normalize(request.url)[0]
             if normalized is not None and normalized != request.url:
                 self.dedup.count("urlnorm/rewritten")
-                return request.replace(url=normalized, dont_filter=True)
+                return request.replace(url=normalized, dont_filter=True, meta={**meta, M.REWRITTEN_FROM: request.url})
         return None
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
-        original = request.meta.get(SHORTCUT_META)
-        if original is not None and response.status >= 400:
+        status = response.status
+        original = request.meta.get(M.SHORTCUT_OF)
+        if original is not None and status >= 400:
             # The taught form does not exist for this URL: fetch the link as
             # written after all, and tell the learner the rule does not hold.
             self.dedup.count("urlnorm/shortcut_fallbacks")
             self.dedup.shortcut_failed(original, request.url)
-            meta = {key: value for key, value in request.meta.items() if key != SHORTCUT_META}
-            return request.replace(url=original, dont_filter=True, meta={**meta, NO_SHORTCUT_META: True})
-        if response.status == 200:
-            try:
+            meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
+            return request.replace(url=original, dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})
+        try:
+            if status == 200:
                 self.dedup.observe_page(
                     request,
                     response.url,
@@ -165,9 +167,59 @@ class NormalizeMiddleware:
                     server=response.headers.get("Server", b"").decode("latin-1"),
                     canonical=canonical_link(response),
                 )
-            except Exception:  # learning must never cost the response
-                logger.exception("scrapy-urlnorm could not learn from %s", response)
+            if 200 <= status < 300:
+                self.dedup.settle(request, delivered=True)
+            else:
+                self.dedup.settle(request, delivered=False, why="redirect" if 300 <= status < 400 else "status")
+        except Exception:  # our bookkeeping must never cost the response
+            logger.exception("scrapy-urlnorm could not settle %s", response)
         return response
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        if isinstance(exception, LateDuplicate):
+            return
+        why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
+        try:
+            self.dedup.settle(request, delivered=False, why=why)
+        except Exception:
+            logger.exception("scrapy-urlnorm could not settle %s", request)
+
+
+class ScrubMetaMiddleware:
+    """Spider middleware: requests a callback yields inherit none of
+    scrapy-urlnorm's request meta (``meta=response.meta`` would copy it), and
+    the descendants of an audit are marked never to be audited themselves."""
+
+    def process_spider_output(self, response: Response, result: Iterable[Any], spider: Spider | None = None) -> Any:
+        lineage = _audit_lineage(response)
+        for output in result:
+            if isinstance(output, ScrapyRequest):
+                _scrub(output, lineage)
+            yield output
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
+        lineage = _audit_lineage(response)
+        async for output in result:
+            if isinstance(output, ScrapyRequest):
+                _scrub(output, lineage)
+            yield output
+
+
+def _audit_lineage(response: Response) -> bool:
+    request = getattr(response, "request", None)
+    if request is None:
+        return False
+    meta = request.meta
+    return M.AUDIT in meta or M.NO_AUDIT in meta
+
+
+def _scrub(request: Request, lineage: bool) -> None:
+    meta = request.meta
+    M.scrub(meta)
+    if lineage:
+        meta[M.NO_AUDIT] = True
 
 
 class RedirectLearningMiddleware:

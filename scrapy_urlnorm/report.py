@@ -7,15 +7,17 @@ them as JSON. With ``URLNORM_CRAWL_LOG`` it streams one JSON line per
 response (url, final url after redirects, status, body digest, referer), the
 input ``python -m scrapy_urlnorm analyze`` reads.
 
-JSON report schema (``"schema": 1``)::
+JSON report schema (``"schema": 2``)::
 
     {
-      "schema": 1, "spider": str, "finish_reason": str, "policy": {switch: value},
+      "schema": 2, "spider": str, "finish_reason": str, "policy": {switch: value},
       "requests_seen": int, "filtered": int, "filtered_by_reason": {reason: int},
       "late_filtered": int, "unique_fingerprints": int, "invalid_urls": int,
       "downloads": int, "duplicate_downloads": int, "redundancy_rate": float,
       "audits": int, "audit_mismatches": int,
-      "coverage_loss_estimate": float | null, "coverage_loss_upper": float | null,
+      "coverage_loss_estimate": float | null,   # audit mismatches / audits, when audits ran
+      "released_by_reason": {why: int},         # drops released: their representative did not deliver
+      "unsettled_at_close": int,                # drops still waiting on a representative (0 after a normal finish)
       "learned_rules": int, "revoked_rules": int, "learned_by_kind": {kind: int},
       "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives", "sources"}]},
       "memory": {structure: int}   # how full each bounded structure is (urlnorm/memory/*)
@@ -122,7 +124,7 @@ def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason
                 learned_by_kind[rule.kind.partition(":")[0]] += 1
         revoked = stats.get("urlnorm/revoked_rules", 0)
     return {
-        "schema": 1,
+        "schema": 2,
         "spider": spider,
         "finish_reason": reason,
         "policy": dedup.policy.switches(),
@@ -138,7 +140,12 @@ def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason
         "audits": summary["audits"],
         "audit_mismatches": summary["audit_mismatches"],
         "coverage_loss_estimate": summary.get("coverage_loss_estimate"),
-        "coverage_loss_upper": summary.get("coverage_loss_upper"),
+        "released_by_reason": {
+            key.removeprefix("urlnorm/released/"): value
+            for key, value in sorted(stats.items())
+            if key.startswith("urlnorm/released/")
+        },
+        "unsettled_at_close": summary["unsettled_at_close"],
         "learned_rules": sum(learned_by_kind.values()),
         "revoked_rules": revoked,
         "learned_by_kind": dict(learned_by_kind),
@@ -164,14 +171,18 @@ def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
     lines.append(
         f"  duplicate content      {report['duplicate_downloads']:>8}  redundancy rate {report['redundancy_rate']:.3f}"
     )
+    released = report.get("released_by_reason", {})
+    lines.append(
+        f"drops released           {sum(released.values()):>8}  (representative did not deliver: fetched after all)"
+    )
+    for why, count in released.items():
+        lines.append(f"  {why:<31}{count:>8}")
+    lines.append(f"drops unsettled at close {report['unsettled_at_close']:>8}")
     if report["audits"]:
         lines.append(
-            f"audits                   {report['audits']:>8}  mismatches {report['audit_mismatches']}, "
-            f"coverage loss estimate {report['coverage_loss_estimate']:.3f} "
-            f"(95% upper bound {report['coverage_loss_upper']:.3f})"
+            f"audits                   {report['audits']:>8}  mismatches {report['audit_mismatches']} "
+            f"(share {report['coverage_loss_estimate']:.3f})"
         )
-    else:
-        lines.append("audits                          0  (coverage loss not estimated)")
     lines.append(f"rules learned            {report['learned_rules']:>8}  revoked {report['revoked_rules']}")
     for kind, count in sorted(report["learned_by_kind"].items()):
         lines.append(f"  {kind:<31}{count:>8}")

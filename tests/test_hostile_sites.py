@@ -13,7 +13,7 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.sites import ApacheSite, Doc
 from test_learning import ORDERED
 
-from scrapy_urlnorm import dedup, learning
+from scrapy_urlnorm import audits, dedup, learning, ledger
 
 REAL = ApacheSite(
     "real.test",
@@ -115,9 +115,9 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
     the real site still loses nothing."""
     caplog.set_level("DEBUG", logger="scrapy_urlnorm")
     caps = {
-        (dedup, "DIGESTS_REMEMBERED"): ("page_digests_for_audits", 40),
+        (audits, "DIGESTS_REMEMBERED"): ("page_digests_for_audits", 40),
         (dedup, "PAGE_HOSTS"): ("hosts_with_pages_for_rekeying", 2),
-        (dedup, "PARKED_TOTAL"): ("parked_requests", 3),
+        (ledger, "MAX_DROPS"): ("ledger_drops", 3),
         (learning, "MAX_BUCKETS"): ("evidence_buckets", 60),
         (learning, "MAX_DIGESTS"): ("catch_all_digests", 30),
         (learning, "MAX_RULES"): ("rule_states", 6),

@@ -17,7 +17,8 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from scrapy import Request
 
 from scrapy_urlnorm import Policy
-from scrapy_urlnorm.dedup import SEEN_FILE, Deduplicator
+from scrapy_urlnorm.dedup import Deduplicator
+from scrapy_urlnorm.persistence import SEEN_FILE
 from scrapy_urlnorm.seen import FingerprintSet, SeenFile
 
 HERE = Path(__file__).resolve().parent

@@ -108,10 +108,16 @@ class TestLearner:
         learner.observe_page("http://iis/a.aspx", 1, length=BODY, server="Microsoft-IIS/10.0")
         assert active(learner) == {("iis", "case_insensitive_path", "")}
 
-    def test_canonical_links_count_like_redirects(self) -> None:
+    def test_canonical_links_add_to_evidence_but_never_activate_alone(self) -> None:
+        """A page may name any URL canonical (the www twin, ``/k/`` for ``/k``):
+        such links count as pairs, but a rule needs a redirect or identical
+        content too before it drops anything."""
         learner = Learner(min_evidence=2)
         learner.observe_canonical("http://h/post/1/", "http://h/post/1")
         learner.observe_canonical("http://h/post/2/", "http://h/post/2")
+        learner.observe_canonical("http://h/post/3/", "http://h/post/3")
+        assert active(learner) == set()
+        learner.observe_redirect("http://h/post/4/", "http://h/post/4")
         assert active(learner) == {("h", "trailing_slash", "remove")}
 
     def test_memory_is_bounded(self) -> None:
@@ -256,22 +262,23 @@ async def test_rule_learned_then_contradicted_revoked_and_parked_requests_fetche
     with VirtualWeb({"fickle.test": FunctionSite(fickle_site)}) as web:
         result = await crawl(web, ["http://fickle.test/"], {**ADDON, "URLNORM_AUDIT_RATE": 0.5})
         fetched = web.fetched()
-    # The rule is learned from /a and /b. Then /c/ is dropped as a duplicate of
-    # /c and parked; /c is sent straight as /c/ (the taught form) and parked
-    # too; /e is audited (fetched as written). The audit of /e/ finds a page
-    # other than /e: the rule is revoked and both parked requests are fetched.
+    # The rule is learned from /a and /b. Then /c/ and /e/ are dropped as
+    # learned duplicates of /c and /e, which are sent straight as /c/ and /e/
+    # (the taught form); /c and /e as written wait in the ledger under them.
+    # Once /e/ has delivered, /e is audited (fetched as written): another
+    # page, so the rule is revoked and /c is fetched as written too.
     assert sorted(set(result.doc_ids)) == sorted(f"fickle:{p}" for p in ("/", "/a/", "/b/", "/c", "/c/", "/e", "/e/"))
-    assert fetched == ["/", "/a", "/a/", "/b", "/b/", "/e", "/e/", "/c/", "/c/", "/c"]
+    assert sorted(fetched) == sorted(["/", "/a", "/a/", "/b", "/b/", "/c/", "/e/", "/e", "/c"])
     stats = result.stats
-    assert stats["urlnorm/filtered/learned:trailing_slash"] == 1
-    assert stats["urlnorm/redirects_shortcut"] == 1
-    assert stats["urlnorm/audits_scheduled"] == 2
+    assert stats["urlnorm/redirects_shortcut"] == 2
+    assert stats["urlnorm/audits_scheduled"] == 1
     assert stats["urlnorm/audits"] == 1
     assert stats["urlnorm/audit_mismatches"] == 1
     assert stats["urlnorm/revoked_rules"] == 1
-    assert stats["urlnorm/rescheduled"] == 2
+    assert stats["urlnorm/released/revoked"] >= 1
     assert stats["urlnorm/learned_rules"] == 0
     assert stats["urlnorm/coverage_loss_estimate"] == 1.0
+    assert stats["urlnorm/unsettled_at_close"] == 0
 
 
 def shortcut_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
@@ -294,12 +301,13 @@ async def test_redirects_are_shortcut_and_a_missing_taught_form_falls_back() -> 
     # rule revoked; the parked /c and /d are then requested as written too,
     # and their redirects to pages already fetched are duplicates.
     assert sorted(set(result.doc_ids)) == sorted(f"shortcut:{p}" for p in ("/", "/a/", "/b/", "/c/", "/d/", "/gone"))
-    assert fetched == ["/", "/a", "/a/", "/b", "/b/", "/c/", "/d/", "/gone/", "/c", "/d", "/gone"]
+    assert fetched[:8] == ["/", "/a", "/a/", "/b", "/b/", "/c/", "/d/", "/gone/"]
+    assert sorted(fetched[8:]) == ["/c", "/d", "/gone"]
     stats = result.stats
     assert stats["urlnorm/redirects_shortcut"] == 3
     assert stats["urlnorm/shortcut_fallbacks"] == 1
     assert stats["urlnorm/revoked_rules"] == 1
-    assert stats["urlnorm/rescheduled"] == 2
+    assert stats["urlnorm/released/revoked"] == 2
     assert stats["urlnorm/duplicate_downloads"] == 0
 
 

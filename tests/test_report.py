@@ -107,16 +107,24 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
         responses = len([hit for hit in web.hits if hit.status == 200])
 
     report = json.loads(report_file.read_text())
-    assert report["schema"] == 1 and report["finish_reason"] == "finished"
-    assert report["requests_seen"] == 121
-    assert report["filtered"] == 78
+    assert report["schema"] == 2 and report["finish_reason"] == "finished"
+    # Which of a link's duplicates a rule claims, and which are plain repeats or
+    # tracking and session variants, depends on Scrapy's crawl order.
     by_reason = dict(report["filtered_by_reason"])
-    assert (by_reason.pop("session_ids"), by_reason.pop("tracking_params")) == (2, 2)
-    # Which of a link's duplicates a rule claims, and which are plain repeats,
-    # depends on Scrapy's crawl order (65/4/4/1 on Scrapy 2.19, 60/4/8/2 on 2.13).
-    assert set(by_reason) == {"exact", "learned:case_insensitive_path", "learned:www_alias", "learned:trailing_slash"}
-    assert sum(by_reason.values()) == 74
+    assert set(by_reason) <= {
+        "exact",
+        "session_ids",
+        "tracking_params",
+        "learned:case_insensitive_path",
+        "learned:www_alias",
+        "learned:trailing_slash",
+    }
+    assert sum(by_reason.values()) == report["filtered"] > 70
+    assert report["requests_seen"] > report["filtered"]
     assert 0 < report["late_filtered"] <= sum(v for k, v in by_reason.items() if k.startswith("learned:"))
+    # Requests dropped against a link that a learned rule then dropped at download time
+    # are checked again (against the learned key); nothing else was released.
+    assert set(report["released_by_reason"]) <= {"dropped"} and report["unsettled_at_close"] == 0
     assert (report["downloads"], report["duplicate_downloads"], report["redundancy_rate"]) == (37, 9, 0.2432)
     assert report["downloads"] == responses
     assert report["learned_rules"] == 6 and report["revoked_rules"] == 0
@@ -144,7 +152,9 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     block = next(
         r.getMessage() for r in caplog.records if r.getMessage().startswith("scrapy-urlnorm redundancy report")
     )
-    assert "filtered as duplicates         78 (64.5% of requests seen)" in block
+    share = report["filtered"] / report["requests_seen"]
+    assert f"filtered as duplicates   {report['filtered']:>8} ({share:.1%} of requests seen)" in block
+    assert "drops unsettled at close        0" in block
     assert "duplicate content             9  redundancy rate 0.243" in block
     apache = next(line for line in block.splitlines() if "apache.test:" in line)  # rules in the order learned
     assert {"www_alias (strip)", "trailing_slash (add)", "default_page:index.html"} == {

@@ -1,0 +1,128 @@
+"""What the learner's active rules mean for each host: a learned policy and redirect shortcuts.
+
+:class:`LearnedPolicies` keeps, per host with active rules, the static policy
+with the rules' switches on top and a *namespace*: a hash of the host's rule
+set (kinds and directions). The same rules give the same namespace in every
+run and every worker, so learned keys written to ``JOBDIR`` or Redis still
+match after a restart; a revoked rule changes the namespace, so nothing keyed
+under it matches again.
+
+A ``www_alias`` rule lives on the bare host but applies to both twins.
+"""
+
+from __future__ import annotations
+
+import xxhash
+
+from .learning import Learner, Rule, RuleKind, policy_overrides
+from .normalize import host_key
+from .policy import Policy
+from .steps import trailing_slash
+from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
+
+_SLASH_POLICIES = {"add": Policy(trailing_slash="add"), "remove": Policy(trailing_slash="remove")}
+#: Rule kinds whose direction a host's redirects teach, and so can be shortcut.
+_SHORTCUT_FAMILIES = (RuleKind.TRAILING_SLASH, RuleKind.WWW_ALIAS, RuleKind.HTTPS_ALIAS)
+_SHORTCUT_DIRECTIONS = ("add", "remove", "strip", "http", "https")
+
+
+def twins(rule: Rule) -> tuple[str, ...]:
+    """The hosts a rule applies to."""
+    return (rule.host, "www." + rule.host) if rule.family is RuleKind.WWW_ALIAS else (rule.host,)
+
+
+def namespace_of(rules: list[Rule]) -> int:
+    """A stable id of a host's rule set (63 bits, so it prints as a plain int)."""
+    text = "|".join(sorted(f"{rule.host} {rule.kind} {rule.direction}" for rule in rules))
+    return xxhash.xxh3_64_intdigest(text.encode("utf-8", "surrogatepass")) >> 1
+
+
+class LearnedPolicies:
+    """Host -> (learned policy, namespace), and the hosts' redirect shortcuts."""
+
+    def __init__(self, policy: Policy, learner: Learner) -> None:
+        self.policy = policy
+        self.learner = learner
+        self.by_host: dict[str, tuple[Policy, int]] = {}
+        self._shortcuts: dict[str, tuple[Rule, ...]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.by_host)
+
+    def get(self, host: str) -> tuple[Policy, int] | None:
+        return self.by_host.get(host)
+
+    def rules_of(self, host: str) -> list[Rule]:
+        """Active rules that apply to ``host`` (its own, and its bare twin's ``www_alias``)."""
+        rules = self.learner.active_rules(host)
+        if host.startswith("www."):
+            rules += [r for r in self.learner.active_rules(host[4:]) if r.family is RuleKind.WWW_ALIAS]
+        return rules
+
+    def rebuild(self, rule: Rule) -> tuple[str, ...]:
+        """``rule`` changed: rebuild the hosts it applies to; returns them."""
+        hosts = twins(rule)
+        for host in hosts:
+            rules = self.rules_of(host)
+            if not rules:
+                self.by_host.pop(host, None)
+                continue
+            base = self.policy.for_host(host)
+            overrides = policy_overrides(rules)
+            if "default_pages" in overrides:
+                names = (*base.default_pages, *sorted(overrides["default_pages"]))
+                overrides["default_pages"] = tuple(dict.fromkeys(names))
+            if "ignore_params" in overrides:
+                overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
+            self.by_host[host] = (base.replace(**overrides), namespace_of(rules))
+        shortcuts = tuple(
+            r
+            for r in self.learner.active_rules(rule.host)
+            if r.family in _SHORTCUT_FAMILIES and r.direction in _SHORTCUT_DIRECTIONS and r.sources.get("redirect")
+        )
+        if shortcuts:
+            self._shortcuts[rule.host] = shortcuts
+        else:
+            self._shortcuts.pop(rule.host, None)
+        return hosts
+
+    def shortcut_rules(self, host: str) -> tuple[Rule, ...]:
+        bare = host.removeprefix("www.")
+        return (*self._shortcuts.get(host, ()), *(self._shortcuts.get(bare, ()) if bare != host else ()))
+
+    def canonical_url(self, url: str) -> str | None:
+        """The form of ``url`` its host's own redirects taught us to request
+        (``/dir`` -> ``/dir/``, ``www.h`` -> ``h``), or ``None`` if no such rule applies.
+
+        Only rules that came with a direction from the site's redirects count,
+        and only their aspect of the URL changes: the rest is sent as written.
+        """
+        if not self._shortcuts:
+            return None
+        try:
+            u = split_url(url)
+        except ValueError:
+            return None
+        new = u
+        host = host_key(u.host)
+        bare = host.removeprefix("www.")
+        for rule in self._shortcuts.get(bare, ()):
+            if rule.family is RuleKind.WWW_ALIAS:
+                if rule.direction == "strip" and host == f"www.{bare}":
+                    new = replace_field(new, HOST, bare)
+                elif rule.direction == "add" and host == bare:
+                    new = replace_field(new, HOST, f"www.{bare}")
+        for rule in self._shortcuts.get(host_key(new.host), ()):
+            if rule.family is RuleKind.TRAILING_SLASH:
+                new = trailing_slash(new, _SLASH_POLICIES[rule.direction])
+            elif (
+                rule.family is RuleKind.HTTPS_ALIAS
+                and new.scheme.lower() != rule.direction
+                and new.port in ("", "80", "443")
+            ):
+                new = replace_field(replace_field(new, SCHEME, rule.direction), PORT, "")
+        return None if new is u else unsplit_url(new)
+
+    def clear(self) -> None:
+        self.by_host.clear()
+        self._shortcuts.clear()

@@ -1,0 +1,197 @@
+"""Request keys: a request's fingerprints under the static and the learned policy.
+
+A request's key is a 64-bit (or, with ``URLNORM_FINGERPRINT_BITS = 128``,
+128-bit) xxh3 hash of its method, its policy-normalized URL and its body. With
+64 bits, the chance that two different requests of a crawl share a key is
+about n²/2⁶⁵: one in 37 million at a million URLs, one in 370 thousand at ten
+million. Each collision loses one request, so crawls of billions of URLs
+should use 128 bits.
+
+When the crawler's ``REQUEST_FINGERPRINTER_CLASS`` is not Scrapy's default
+(it may keep requests apart by a header or a meta key, as scrapy-zyte-api's
+does), the key is that fingerprinter's fingerprint of the request with its
+URL normalized: requests it keeps apart stay apart.
+
+A request with ``meta["verbatim_url"]`` (Scrapy 2.17+) is keyed by its URL as
+written, fragment included, as Scrapy's own fingerprint does.
+
+Learned rules never touch the static key. A request on a host with learned
+rules gets a second, *learned* key (its URL normalized by the host's learned
+policy), hashed in the namespace of the host's rule set: when a rule is
+revoked, nothing stored under it matches again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+import xxhash
+from scrapy.utils.request import RequestFingerprinter
+
+from .errors import InvalidURL, UnsupportedScheme
+from .normalize import host_key, normalize_with_rank
+from .urlparts import split_url
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .policy import Policy
+
+logger = logging.getLogger(__name__)
+
+#: Hosts whose invalid URLs were logged (the rest are only counted).
+INVALID_HOSTS_LOGGED = 10_000
+
+
+class Fingerprint(NamedTuple):
+    """A request's keys.
+
+    ``value``/``rank``/``url``: under the static policy (``url`` is ``None``
+    when Scrapy's own fingerprint had to stand in). ``learned``/
+    ``learned_rank``/``learned_url``: under the host's learned policy, when
+    the host has learned rules.
+    """
+
+    value: int
+    rank: int
+    url: str | None
+    learned: int | None = None
+    learned_rank: int = 0
+    learned_url: str | None = None
+    #: The namespace of the host's learned rules when this was computed (-1: none).
+    namespace: int = -1
+
+    @property
+    def keys(self) -> tuple[int, ...]:
+        return (self.value,) if self.learned is None else (self.value, self.learned)
+
+
+def host_of(normalized_url: str) -> str:
+    """The host of a URL ``normalize_url`` produced (no parsing needed)."""
+    start = normalized_url.find("//") + 2
+    end = normalized_url.find("/", start)
+    authority = normalized_url[start : end if end >= 0 else None].rpartition("@")[2]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1]
+    return authority.partition(":")[0]
+
+
+def is_default_fingerprinter(fingerprinter: object) -> bool:
+    """Whether keys may be computed on the fast path: Scrapy's default
+    fingerprinter, or ours (both key a request by method, canonical URL, body)."""
+    from .fingerprinter import UrlNormFingerprinter
+
+    return type(fingerprinter) in (RequestFingerprinter, UrlNormFingerprinter)
+
+
+class RequestKeys:
+    """Normalizes request URLs (with a small cache) and hashes them into keys.
+
+    ``fallback`` is the crawler's fingerprinter: it keys URLs we cannot
+    normalize, and all requests when ``custom`` is true.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        bits: int = 64,
+        fallback: Callable[[Request], bytes] | None = None,
+        custom: bool = False,
+        cache_size: int = 4096,
+        count: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.policy = policy
+        self._hash = xxhash.xxh3_128_intdigest if bits == 128 else xxhash.xxh3_64_intdigest
+        self._fallback = fallback
+        self._custom = custom and fallback is not None
+        self._count = count
+        # Links such as navigation menus repeat on every page: remember the
+        # normalization of the most recent URLs (cleared when full).
+        self._cache: dict[str, tuple[str | None, int]] = {}
+        self._cache_size = cache_size
+        self.invalid_hosts: set[str] = set()
+
+    def normalize(self, url: str) -> tuple[str | None, int]:
+        """(URL normalized by the static policy, or ``None`` if we cannot, rank)."""
+        cached = self._cache.get(url)
+        if cached is not None:
+            return cached
+        result = self.normalize_with(url, self.policy)
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        if self._cache_size and result[0] is not None:
+            self._cache[url] = result
+        return result
+
+    def normalize_with(self, url: str, policy: Policy) -> tuple[str | None, int]:
+        try:
+            return normalize_with_rank(url, policy)
+        except UnsupportedScheme:
+            return None, 0
+        except InvalidURL as exc:
+            self._invalid(url, exc)
+        except Exception as exc:  # a bug of ours must cost a fallback, never the crawl
+            logger.exception("scrapy-urlnorm failed on %r; using Scrapy's fingerprint for it", url)
+            self._invalid(url, exc)
+        return None, 0
+
+    def _invalid(self, url: str, exc: Exception) -> None:
+        if self._count is not None:
+            self._count("urlnorm/invalid_urls", 1)
+        try:
+            host = host_key(split_url(url).host)
+        except (InvalidURL, ValueError):
+            host = "?"
+        if host not in self.invalid_hosts:
+            if len(self.invalid_hosts) < INVALID_HOSTS_LOGGED:
+                self.invalid_hosts.add(host)
+            logger.warning(
+                "Cannot normalize %r (%s); de-duplicating it with Scrapy's own fingerprint "
+                "(further invalid URLs of host %r are only counted in urlnorm/invalid_urls)",
+                url,
+                exc,
+                host,
+            )
+
+    def hash(self, request: Request, url: str, namespace: bytes = b"") -> int:
+        """The key of ``request`` with its URL replaced by ``url`` (already normalized)."""
+        if self._custom:
+            assert self._fallback is not None
+            probe = request if url == request.url else request.replace(url=url)
+            return self._hash(b"%sfp\0%s" % (namespace, self._fallback(probe)))
+        return self._hash(
+            b"%s%s\0%s\0%s"
+            % (namespace, request.method.encode("ascii", "replace"), url.encode("utf-8", "surrogatepass"), request.body)
+        )
+
+    def static(self, request: Request) -> Fingerprint:
+        """The request's key under the static policy only."""
+        meta = request.meta
+        if meta.get("verbatim_url"):
+            return Fingerprint(self.hash(request, request.url, b"verbatim\0"), 0, request.url)
+        normalized, rank = self.normalize(request.url)
+        if normalized is None:
+            if self._fallback is not None:
+                return Fingerprint(self._hash(b"scrapy\0" + self._fallback(request)), 0, None)
+            return Fingerprint(self._hash(b"scrapy\0" + request.url.encode("utf-8", "surrogatepass")), 0, None)
+        return Fingerprint(self.hash(request, normalized), rank, normalized)
+
+    def learned(self, request: Request, static: Fingerprint, policy: Policy, namespace: int) -> Fingerprint:
+        """``static`` plus the key under a host's learned ``policy``."""
+        learned_url, learned_rank = self.normalize_with(request.url, policy)
+        if learned_url is None:
+            return static
+        value = self.hash(request, learned_url, b"learned %d\0" % namespace)
+        return static._replace(
+            learned=value, learned_rank=learned_rank, learned_url=learned_url, namespace=namespace
+        )
+
+    def plain(self, request: Request, url: str) -> int:
+        """The static key a request for ``url`` (already normalized) would have."""
+        return self.hash(request, url)
+
+    def clear(self) -> None:
+        self._cache.clear()

@@ -1,0 +1,35 @@
+"""The request meta keys scrapy-urlnorm sets, all prefixed ``_urlnorm``.
+
+Children built with ``meta=response.meta`` would inherit them, so the add-on's
+spider middleware (:class:`~scrapy_urlnorm.middlewares.ScrubMetaMiddleware`)
+removes them from every request a callback yields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PREFIX = "_urlnorm"
+#: The namespace of the host's learned rules when the request was checked.
+RULES_VERSION = "_urlnorm_rules_version"
+#: On an audit: what it is compared with ({"key", "reason", "scope"}).
+AUDIT = "_urlnorm_audit"
+#: On a descendant of an audit: never audited itself.
+NO_AUDIT = "_urlnorm_no_audit"
+#: On a request sent in the form its host's redirects taught: the URL as written.
+SHORTCUT_OF = "_urlnorm_shortcut_of"
+#: On a request sent with its normalized URL (``URLNORM_REWRITE``): the URL as written.
+REWRITTEN_FROM = "_urlnorm_rewritten_from"
+#: On a request that must be sent as written.
+NO_SHORTCUT = "_urlnorm_no_shortcut"
+
+
+def scrub(meta: dict[str, Any]) -> bool:
+    """Remove scrapy-urlnorm's keys from ``meta``; whether the request descends from an audit."""
+    inherited = [key for key in meta if key.startswith(PREFIX) and not key.startswith("_urlnorm_frontier")]
+    lineage = False
+    for key in inherited:
+        if key in (AUDIT, NO_AUDIT):
+            lineage = True
+        del meta[key]
+    return lineage

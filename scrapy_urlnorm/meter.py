@@ -1,0 +1,26 @@
+"""The redundancy meter: how many downloads were pages the crawl already had."""
+
+from __future__ import annotations
+
+from .seen import FingerprintSet
+
+
+class RedundancyMeter:
+    """Counts 200 downloads and those whose body was already downloaded, in 9 bytes per page."""
+
+    def __init__(self) -> None:
+        self.page_digests = FingerprintSet(64)
+        self.downloads = 0
+        self.duplicate_downloads = 0
+
+    def page(self, digest: int) -> bool:
+        """Count a downloaded page; whether its body was downloaded before."""
+        self.downloads += 1
+        if self.page_digests.add(digest) is not None:
+            self.duplicate_downloads += 1
+            return True
+        return False
+
+    @property
+    def redundancy_rate(self) -> float:
+        return round(self.duplicate_downloads / self.downloads, 4) if self.downloads else 0.0

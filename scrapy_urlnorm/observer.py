@@ -1,0 +1,151 @@
+"""What responses teach, and what the filter does when a rule changes.
+
+:class:`RuleKeeper` sits between the learner and the filter:
+
+- it feeds the learner redirects and 200 pages, always as the URLs were
+  fetched (normalized by the static policy only): evidence judged through the
+  active rules would hide the very pairs that contradict them;
+- it settles audits;
+- when a rule becomes active it rebuilds the host's learned policy and stores
+  the learned keys of the host's delivered pages; when a rule is revoked the
+  ledger releases what learned rules dropped on that host;
+- it shares rules and evidence with the other workers of a Redis crawl.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from . import meta as M
+from .keys import host_of
+from .learning import Rule
+from .stores import aggregate_counters
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+
+logger = logging.getLogger(__name__)
+
+
+class RuleKeeper:
+    def __init__(self, dedup: Deduplicator) -> None:
+        assert dedup.learner is not None and dedup.learned is not None
+        self.dedup = dedup
+        self.learner = dedup.learner
+        self.learned = dedup.learned
+        self._active_families: Counter[str] = Counter()
+
+    # -- observations -------------------------------------------------------------------
+
+    def observe_redirect(self, source: str, target: str) -> None:
+        source_url, target_url = self.dedup.normalize(source)[0], self.dedup.normalize(target)[0]
+        if source_url and target_url:
+            self.learner.observe_redirect(source_url, target_url)
+
+    def observe_page(
+        self, request: Request, url: str, digest: int, *, length: int, server: str, canonical: str | None
+    ) -> None:
+        observed = self.dedup.normalize(url)[0]
+        if observed is None:
+            return
+        if request.method == "GET" and M.AUDIT not in request.meta:
+            self.dedup.remember_page(host_of(observed), request.url)
+        self.learner.observe_page(observed, digest, length=length, server=server)
+        if canonical:
+            canonical_url = self.dedup.normalize(canonical)[0]
+            if canonical_url and canonical_url != observed:
+                self.learner.observe_canonical(observed, canonical_url)
+
+    def audit_failed(self, request: Request, reason: str, host: str) -> None:
+        """An audit found another page than its representative's: the rule that merged them is wrong."""
+        family = reason.removeprefix("learned:")
+        for rule in self.learned.rules_of(host):
+            if rule.family.value == family:
+                self.learner.contradict(rule.host, rule.kind, request.url, "?")
+
+    def shortcut_failed(self, original: str, sent: str) -> None:
+        """A URL sent in its taught form answered an error: the rules that rewrote it do not hold."""
+        host = self.dedup.normalize(original)[0]
+        if host is None:
+            return
+        host = host_of(host)
+        self.dedup.ledger.forget_request(host, original)
+        self.dedup.ledger.forget_request(host.removeprefix("www."), original)
+        for rule in self.learned.shortcut_rules(host):
+            self.learner.contradict(rule.host, rule.kind, original, sent, via="shortcut")
+
+    # -- rule changes -------------------------------------------------------------------
+
+    def changed(self, rule: Rule) -> None:
+        hosts = self.learned.rebuild(rule)
+        if rule.active:
+            for host in hosts:
+                self._rekey(host)
+        if self.dedup.shared_rules is not None:
+            self.dedup.shared_rules.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict(), sort_keys=True))
+        self._count_rule(rule)
+        if not rule.active:
+            self.dedup.count("urlnorm/revoked_rules")
+            for host in hosts:
+                self.dedup.ledger.revoke_host(host)
+        self.dedup.rules_file.save(self.learner)
+
+    def _rekey(self, host: str) -> None:
+        """Store the learned keys, under the host's new rules, of the pages
+        already delivered from it, so their variants are found."""
+        from scrapy import Request
+
+        for url in self.dedup.pages_of(host):
+            fingerprint = self.dedup.fingerprint(Request(url))
+            if fingerprint.learned is not None:
+                self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
+
+    def _count_rule(self, rule: Rule) -> None:
+        """Count a rule that just became active (or stopped being), by kind."""
+        family = rule.family.value
+        self._active_families[family] += 1 if rule.active else -1
+        stats = self.dedup.stats
+        if stats is not None:
+            stats.set_value("urlnorm/learned_rules", sum(self._active_families.values()))
+            stats.set_value(f"urlnorm/learned/{family}", self._active_families[family])
+
+    # -- distributed crawls -------------------------------------------------------------
+
+    def adopt_shared(self) -> None:
+        shared = self.dedup.shared_rules
+        assert shared is not None
+        for state in shared.changes().values():
+            self.learner.adopt(json.loads(state))
+
+    def share_evidence(self, rule: Rule, pair: int | None) -> int:
+        """Learner hook: record a pair for all workers (or a contradiction); the pairs found together."""
+        shared = self.dedup.shared_rules
+        assert shared is not None
+        field = f"{rule.host}|{rule.kind}"
+        if pair is None:
+            shared.publish(field, json.dumps(rule.as_dict(), sort_keys=True))
+            return 0
+        return shared.add_pair(field, pair)
+
+    def aggregate_stats(self) -> None:
+        """Add this worker's counters to the crawl's totals in Redis, and put
+        the totals so far in ``urlnorm/all_workers/*``."""
+        shared, stats = self.dedup.shared_rules, self.dedup.stats
+        assert shared is not None and stats is not None
+        counters: dict[str, Any] = {
+            key.removeprefix("urlnorm/"): value
+            for key, value in stats.get_stats().items()
+            if key.startswith("urlnorm/") and isinstance(value, int) and not key.startswith("urlnorm/all_workers/")
+        }
+        try:
+            totals = aggregate_counters(shared.client, shared.key.removesuffix(":rules") + ":stats", counters)
+        except Exception as exc:
+            logger.warning("Could not add this worker's counters to the totals in Redis: %s", exc)
+            return
+        for name, value in totals.items():
+            stats.set_value(f"urlnorm/all_workers/{name}", value)

@@ -1,0 +1,96 @@
+"""What a ``JOBDIR`` crawl keeps besides the seen set: learned rules and failed keys."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import struct
+from pathlib import Path
+
+from .learning import Learner
+
+logger = logging.getLogger(__name__)
+
+SEEN_FILE = "urlnorm.seen"
+RULES_FILE = "urlnorm.rules.json"
+FAILED_FILE = "urlnorm.failed"
+
+
+class RulesFile:
+    """The learner's rules as JSON, replaced atomically on every change."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path else None
+
+    def save(self, learner: Learner) -> None:
+        if self.path is None:
+            return
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(learner.to_dict(), indent=1), encoding="utf-8")
+        os.replace(temporary, self.path)
+
+    def load(self, learner: Learner) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            logger.warning("Ignoring unreadable learned rules in %s: %s", self.path, exc)
+            return
+        learner.load_dict(data)
+        logger.info("Resumed %d learned rule(s) from %s", len(learner.active_rules()), self.path)
+
+
+class FailedKeys:
+    """Keys whose representative settled without delivering its page.
+
+    A later request with such a key (other than an exact duplicate) is
+    fetched: nothing delivered the page it would be dropped against. With
+    ``JOBDIR`` the set is appended to a file, so a resumed crawl knows them
+    too (a key delivered later stays listed there: at worst one more fetch).
+    """
+
+    def __init__(self, path: str | Path | None = None, bits: int = 64) -> None:
+        self._keys: set[int] = set()
+        self._record = struct.Struct("<QQ" if bits == 128 else "<Q")
+        self._wide = bits == 128
+        self._file = None
+        if path:
+            path = Path(path)
+            if path.exists():
+                self._load(path.read_bytes())
+            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+
+    def _load(self, data: bytes) -> None:
+        size = self._record.size
+        for offset in range(0, len(data) - len(data) % size, size):
+            words = self._record.unpack_from(data, offset)
+            self._keys.add((words[0] << 64 | words[1]) if self._wide else words[0])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def add(self, keys: list[int]) -> None:
+        for key in keys:
+            if key in self._keys:
+                continue
+            self._keys.add(key)
+            if self._file is not None:
+                words = (key >> 64, key & ((1 << 64) - 1)) if self._wide else (key,)
+                self._file.write(self._record.pack(*words))
+
+    def discard(self, keys: tuple[int, ...] | list[int]) -> None:
+        for key in keys:
+            self._keys.discard(key)
+
+    def clear(self) -> None:
+        self._keys.clear()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

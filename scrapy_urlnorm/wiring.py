@@ -1,0 +1,99 @@
+"""Build a crawler's :class:`~scrapy_urlnorm.dedup.Deduplicator` from its settings, once."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
+from scrapy.utils.job import job_dir
+
+from .audits import check_rate
+from .keys import is_default_fingerprinter
+from .persistence import FAILED_FILE, RULES_FILE, SEEN_FILE
+from .policy import Policy
+from .stores import RedisRules, RedisStore, SeenStore
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+    from .dedup import Deduplicator
+
+logger = logging.getLogger(__name__)
+
+
+def redis_url(settings: Any) -> str | None:
+    """``URLNORM_REDIS_URL``, else scrapy-redis' ``REDIS_URL`` or ``REDIS_HOST``/``REDIS_PORT``."""
+    url = settings.get("URLNORM_REDIS_URL") or settings.get("REDIS_URL")
+    if url:
+        return str(url)
+    if settings.get("REDIS_HOST"):
+        return f"redis://{settings.get('REDIS_HOST')}:{settings.getint('REDIS_PORT', 6379)}"
+    return None
+
+
+def redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisRules | None]:
+    url = redis_url(crawler.settings)
+    if url is None:
+        return None, None
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    key = crawler.settings.get("URLNORM_REDIS_KEY", "%(spider)s:urlnorm") % {"spider": crawler.spidercls.name}
+    stats = crawler.stats
+
+    def count(name: str) -> None:
+        if stats is not None:
+            stats.inc_value(name)
+
+    store = RedisStore(client, key + ":seen", bits=bits, count=count, url=url)
+    logger.info("scrapy-urlnorm shares its seen set and learned rules through Redis at %s (key %s)", url, key)
+    interval = crawler.settings.getfloat("URLNORM_REDIS_SYNC_INTERVAL", 2.0)
+    return store, RedisRules(client, key + ":rules", interval=interval)
+
+
+def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicator:
+    settings = crawler.settings
+    bits = settings.getint("URLNORM_FINGERPRINT_BITS", 64)
+    if bits not in (64, 128):
+        raise ValueError(f"URLNORM_FINGERPRINT_BITS must be 64 or 128, not {bits}")
+    audit_rate = check_rate(settings.get("URLNORM_AUDIT_RATE", 0.02))
+    jobdir = job_dir(settings)
+    store, shared_rules = redis_backend(crawler, bits)
+    fingerprinter = crawler.request_fingerprinter
+
+    def reschedule(request: Request) -> None:
+        crawler.engine.crawl(request)  # type: ignore[union-attr]
+
+    dedup = cls(
+        Policy.from_settings(settings),
+        bits=bits,
+        path=Path(jobdir, SEEN_FILE) if jobdir else None,
+        failed_path=Path(jobdir, FAILED_FILE) if jobdir else None,
+        debug=settings.getbool("URLNORM_DEBUG") or settings.getbool("DUPEFILTER_DEBUG"),
+        stats=crawler.stats,
+        fallback=fingerprinter.fingerprint,
+        custom_fingerprinter=not is_default_fingerprinter(fingerprinter),
+        cache_size=settings.getint("URLNORM_CACHE_SIZE", 4096),
+        learn=settings.getbool("URLNORM_LEARN", True),
+        min_evidence=settings.getint("URLNORM_LEARN_MIN_EVIDENCE", 2),
+        audit_rate=audit_rate,
+        rules_path=Path(jobdir, RULES_FILE) if jobdir else None,
+        reschedule=reschedule,
+        store=store,
+        shared_rules=shared_rules,
+    )
+    crawler.signals.connect(dedup.close, signal=signals.spider_closed)
+
+    def release_at_idle(spider: Spider | None = None) -> None:
+        # Nothing is in flight: a representative still pending can no longer
+        # deliver. What was dropped against it is scheduled again.
+        if dedup.release_orphans():
+            raise DontCloseSpider
+
+    dedup.idle_handler = release_at_idle  # signal receivers are held weakly
+    crawler.signals.connect(release_at_idle, signal=signals.spider_idle)
+    return dedup
