@@ -6,8 +6,12 @@ be compared with the page of the representative it was merged into. Audits
 cannot run away:
 
 - only against a representative that has delivered (its page digest is known);
-- at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope (a learned rule of
-  a host, or a static step), then none;
+- the first :data:`VERIFY_FIRST` drops of each learned rule of a host are
+  all audited: a rule learned from two pairs is checked on the first pages it
+  merges, where a site that keeps the forms apart shows it at once; after
+  that, and for the static steps the user chose, at the rate
+  ``URLNORM_AUDIT_RATE``;
+- at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
 - never an audit's descendant, a redirect target, or a shortcut;
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 """
@@ -17,8 +21,10 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+#: Drops of a learned rule audited unconditionally (when audits are on at all).
+VERIFY_FIRST = 2
 #: Distinct URLs audited per scope (one learned rule of one host, or one static step).
-AUDITS_PER_SCOPE = 3
+AUDITS_PER_SCOPE = 5
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
@@ -55,7 +61,7 @@ class Auditor:
         while len(digests) > DIGESTS_REMEMBERED:
             digests.popitem(last=False)
 
-    def should_audit(self, scope: str, url: str, key: int) -> bool:
+    def should_audit(self, scope: str, url: str, key: int, *, learned: bool = False) -> bool:
         if not self.rate or key not in self._digests:
             return False
         audited = self._audited.get(scope)
@@ -65,10 +71,11 @@ class Auditor:
             audited = self._audited[scope] = set()
         if len(audited) >= AUDITS_PER_SCOPE or url in audited:
             return False
-        self._credit += self.rate
-        if self._credit < 1.0:
-            return False
-        self._credit -= 1.0
+        if not learned or len(audited) >= VERIFY_FIRST:
+            self._credit += self.rate
+            if self._credit < 1.0:
+                return False
+            self._credit -= 1.0
         audited.add(url)
         return True
 

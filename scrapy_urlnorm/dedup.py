@@ -63,6 +63,13 @@ PAGE_HOSTS = 1000
 _ADMIT = None  # what _against returns when it does not drop
 
 
+def _mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
+    """Make a request an audit of the drop it was. Its redirect, if any, is
+    not followed: where it points is the answer (see ``audit_redirect``)."""
+    meta[M.AUDIT] = {"key": key, "reason": reason, "host": host, "held_redirect": "dont_redirect" not in meta}
+    meta.setdefault("dont_redirect", True)
+
+
 def _defragment(url: str) -> str:
     return url.partition("#")[0]
 
@@ -236,10 +243,11 @@ class Deduplicator:
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
-        scope = f"{host} {reason}" if reason.startswith("learned:") else reason
-        if not self.auditor.should_audit(scope, request.url, key):
+        learned = reason.startswith("learned:")
+        scope = f"{host} {reason}" if learned else reason
+        if not self.auditor.should_audit(scope, request.url, key, learned=learned):
             return False
-        meta[M.AUDIT] = {"key": key, "reason": reason, "host": host}
+        _mark_audit(meta, key, reason, host)
         self.count("urlnorm/audits_scheduled")
         return True
 
@@ -397,11 +405,12 @@ class Deduplicator:
             if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
             scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
-            if self.auditor.should_audit(scope, request.url, key):
+            if self.auditor.should_audit(scope, request.url, key, learned=drop.learned):
                 self.ledger.discharge(drop)
                 self.count("urlnorm/audits_scheduled")
-                audit = {"key": key, "reason": drop.reason, "host": drop.host}
-                self._reschedule_request(request.replace(dont_filter=True, meta={**request.meta, M.AUDIT: audit}))
+                meta = dict(request.meta)
+                _mark_audit(meta, key, drop.reason, drop.host)
+                self._reschedule_request(request.replace(dont_filter=True, meta=meta))
 
     def _fail(self, claim: Claim, why: str) -> None:
         self.failed.add(self.ledger.failed(claim, why))
@@ -451,6 +460,20 @@ class Deduplicator:
         logger.info("Audit found %s is a different page than the one %s merged it into", request.url, reason)
         if reason.startswith("learned:") and self.learner is not None:
             self.rule_keeper.audit_failed(request, reason, audit["host"])
+
+    def audit_redirect(self, request: Request, target: str) -> bool:
+        """An audit answered a redirect: whether it points to the page its
+        representative delivered. If not, the rule is contradicted."""
+        audit = request.meta[M.AUDIT]
+        agrees = audit["key"] in self.fingerprint(request.replace(url=target)).keys
+        self.count("urlnorm/audits")
+        self.auditor.audits += 1
+        if not agrees:
+            self.auditor.mismatches += 1
+            self.count("urlnorm/audit_mismatches")
+            if audit["reason"].startswith("learned:") and self.learner is not None:
+                self.rule_keeper.audit_failed(request, audit["reason"], audit["host"])
+        return agrees
 
     def observe_redirect(self, source: str, target: str) -> None:
         if self.learner is not None:

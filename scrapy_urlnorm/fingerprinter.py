@@ -29,7 +29,8 @@ class UrlNormFingerprinter:
     ``crawler.request_fingerprinter``. The dupe filter does not need it.
 
     Like Scrapy's, it is a 20-byte SHA-1 of method, URL and body, cached per
-    request object; URLs it cannot normalize get Scrapy's own fingerprint.
+    request object; URLs it cannot normalize, and requests with
+    ``meta["verbatim_url"]``, get Scrapy's own fingerprint.
     """
 
     def __init__(self, crawler: Crawler | None = None) -> None:
@@ -46,6 +47,11 @@ class UrlNormFingerprinter:
         cached = self._cache.get(request)
         if cached is not None:
             return cached
+        if request.meta.get("verbatim_url"):
+            # Kept as written, fragment included, as Scrapy's own fingerprint does.
+            result = self._scrapy.fingerprint(request)
+            self._cache[request] = result
+            return result
         try:
             url = normalize_url(request.url, self.policy)
         except InvalidURL:

@@ -157,6 +157,14 @@ class NormalizeMiddleware:
             self.dedup.shortcut_failed(original, request.url)
             meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
             return request.replace(url=original, dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})
+        audit = request.meta.get(M.AUDIT)
+        if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
+            target = response.urljoin(response.headers[b"Location"].decode("latin-1"))
+            if not self.dedup.audit_redirect(request, target):
+                # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
+                meta = {k: v for k, v in request.meta.items() if k not in (M.AUDIT, "dont_redirect")}
+                return request.replace(dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})
+            return response
         try:
             if status == 200:
                 self.dedup.observe_page(

