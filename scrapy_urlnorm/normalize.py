@@ -7,7 +7,7 @@ from typing import NamedTuple
 from . import hosts
 from .errors import InvalidURL
 from .policy import Policy
-from .steps import CompiledSteps
+from .steps import CompiledSteps, compiled
 from .urlparts import SplitURL, split_url, unsplit_url
 
 _new = tuple.__new__
@@ -53,13 +53,14 @@ def normalize_with_rank(url: str, policy: Policy) -> tuple[str, int]:
     u = split_url(url)
     if policy.host_policies:
         policy = policy.for_host(host_key(u.host))
+    authority_steps, other_steps = policy._compiled or compiled(policy)
     try:
         # The authority steps depend on (scheme, userinfo, host, port) alone,
         # which repeat across a crawl: run them once per distinct authority.
         authority = u[:4]
         cached = policy._authority_cache.get(authority)
         if cached is None:
-            new, rank = _run_steps(u, policy, policy._authority_steps)
+            new, rank = _run_steps(u, policy, authority_steps)
             cached = (None if new is u else new[:4], rank)
             cache = policy._authority_cache
             if len(cache) >= _AUTHORITY_CACHE_SIZE:
@@ -69,7 +70,7 @@ def normalize_with_rank(url: str, policy: Policy) -> tuple[str, int]:
         if new_authority is not None:
             u = _new(SplitURL, (*new_authority, u[4], u[5], u[6]))
         # _run_steps, inlined: this loop runs for every URL.
-        for apply, _name, step_rank in policy._other_steps:
+        for apply, _name, step_rank in other_steps:
             new = apply(u, policy)
             if new is not u:
                 u = new
@@ -107,7 +108,8 @@ def explain_url(url: str, policy: Policy | None = None) -> list[ExplainedStep]:
     policy = _policy_for(u, policy or DEFAULT_POLICY)
     explained = []
     try:
-        for apply, name, _rank in policy._authority_steps + policy._other_steps:
+        authority_steps, other_steps = compiled(policy)
+        for apply, name, _rank in authority_steps + other_steps:
             new = apply(u, policy)
             if new is not u:
                 explained.append(ExplainedStep(name, unsplit_url(new)))

@@ -68,8 +68,10 @@ class Policy:
     _host_cache: dict[str, Policy] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
-    _authority_steps: tuple[Any, ...] = dataclasses.field(default=(), init=False, repr=False, compare=False, hash=False)
-    _other_steps: tuple[Any, ...] = dataclasses.field(default=(), init=False, repr=False, compare=False, hash=False)
+    # (authority steps, other steps) compiled by steps.compiled() on first use.
+    _compiled: tuple[Any, Any] | None = dataclasses.field(
+        default=None, init=False, repr=False, compare=False, hash=False
+    )
     # (scheme, userinfo, host, port) -> (normalized fields, rank): see normalize.py.
     _authority_cache: dict[tuple[Any, ...], Any] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
@@ -88,11 +90,6 @@ class Policy:
             object.__setattr__(self, "default_pages", _page_list(pages))
         if self.host_policies:
             object.__setattr__(self, "host_policies", _host_policies(self.host_policies))
-        from .steps import compile_steps  # steps.py needs Policy only for type hints
-
-        authority_steps, other_steps = compile_steps(self)
-        object.__setattr__(self, "_authority_steps", authority_steps)
-        object.__setattr__(self, "_other_steps", other_steps)
 
     # -- construction -------------------------------------------------------
 
@@ -146,11 +143,6 @@ class Policy:
                 self._host_cache.clear()
             self._host_cache[host] = cached
         return cached
-
-    @property
-    def steps(self) -> tuple[str, ...]:
-        """Names of the steps this policy runs, in order."""
-        return tuple(name for _, name, _ in self._authority_steps + self._other_steps)
 
     def switches(self) -> dict[str, Any]:
         """The switch values as a plain dict (for reports and ``--json``)."""

@@ -574,3 +574,18 @@ def compile_steps(policy: Policy) -> tuple[CompiledSteps, CompiledSteps]:
         tuple((s.apply, s.name, _rank(s, policy)) for s in AUTHORITY_STEPS if s.enabled(policy)),
         tuple((s.apply, s.name, _rank(s, policy)) for s in PATH_QUERY_STEPS if s.enabled(policy)),
     )
+
+
+def compiled(policy: Policy) -> tuple[CompiledSteps, CompiledSteps]:
+    """``compile_steps(policy)``, computed once per policy object (policies are frozen)."""
+    steps = policy._compiled
+    if steps is None:
+        steps = compile_steps(policy)
+        object.__setattr__(policy, "_compiled", steps)
+    return steps
+
+
+def enabled_steps(policy: Policy) -> tuple[str, ...]:
+    """Names of the steps ``policy`` runs, in order."""
+    authority, other = compiled(policy)
+    return tuple(name for _, name, _ in authority + other)
