@@ -72,12 +72,16 @@ def throughput(requests: list[Request], rounds: int) -> dict[str, tuple[float, i
     return best
 
 
-def retained_bytes(factory: Callable[[], object], urls: Iterable[str]) -> tuple[int, int]:
-    """Bytes still allocated by the filter once every request is gone.
+def retained_bytes(factory: Callable[[], object], urls: Iterable[str]) -> tuple[int, int, int]:
+    """Bytes still allocated by the filter once every request is gone:
+    (while every request is still pending, once each has delivered, count).
 
     Requests are built before tracing starts (tracemalloc would slow their
     construction tenfold) and freed before the final reading, so what remains
-    is the filter's own state.
+    is the filter's own state. A pending request holds a claim in the drop
+    ledger (scrapy-urlnorm's promise to release what is dropped against it),
+    so the first figure is the cost per request in Scrapy's queue; the second,
+    once responses settled the claims, is the cost per seen URL.
     """
     requests = [Request(url) for url in urls]
     gc.collect()
@@ -86,13 +90,19 @@ def retained_bytes(factory: Callable[[], object], urls: Iterable[str]) -> tuple[
     dupefilter = factory()
     for request in requests:
         dupefilter.request_seen(request)  # type: ignore[attr-defined]
+    gc.collect()
+    pending = tracemalloc.get_traced_memory()[0]
+    dedup = getattr(dupefilter, "dedup", None)
+    if dedup is not None:
+        for request in requests:
+            dedup.settle(request, delivered=True)
     count = len(requests)
     del requests, request
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     del dupefilter
-    return after - before, count
+    return pending - before, after - before, count
 
 
 def distinct_urls(count: int) -> Iterable[str]:
@@ -139,12 +149,12 @@ def main() -> None:
     print(f"2. retained memory after {args.memory_urls:,} distinct URLs (tracemalloc)")
     memory = {}
     for name, factory in CONTENDERS.items():
-        size, count = retained_bytes(factory, distinct_urls(args.memory_urls))
-        memory[name] = size / count
-    for name, per_url in memory.items():
-        ratio = memory["Scrapy RFPDupeFilter"] / per_url
-        print(f"   {name:22} {per_url:>8.1f} bytes/URL {ratio:>8.2f}x less than Scrapy" if ratio != 1 else
-              f"   {name:22} {per_url:>8.1f} bytes/URL")  # fmt: skip
+        pending, settled, count = retained_bytes(factory, distinct_urls(args.memory_urls))
+        memory[name] = (pending / count, settled / count)
+    base = memory["Scrapy RFPDupeFilter"][1]
+    print(f"   {'':22} {'all pending':>12} {'all delivered':>14} {'vs Scrapy':>10}   (bytes per URL)")
+    for name, (pending, settled) in memory.items():
+        print(f"   {name:22} {pending:>12.1f} {settled:>14.1f} {base / settled:>9.2f}x")
 
     seconds, loaded = jobdir_load(args.memory_urls)
     print(f"3. JOBDIR resume: loaded {loaded:,} fingerprints in {seconds:.2f} s")

@@ -234,7 +234,9 @@ class Deduplicator:
         if claim is None and rank >= SEMANTIC_RANK and self._audit(request, key, reason, host):
             return _ADMIT
         if not self.ledger.drop(request, reason, host, learned=learned, claim=claim):
-            return _ADMIT  # the ledger is full: fetch rather than drop without a promise
+            # The ledger is full: fetch rather than drop without a promise, as written.
+            request.meta[M.NO_SHORTCUT] = True
+            return _ADMIT
         if source is not None:
             self._follow(source, claim, key)
         return self._dropped(request, fingerprint, reason, learned=learned, key=key)
@@ -330,7 +332,7 @@ class Deduplicator:
             self._claim(request, fingerprint)
             return None
         self.count("urlnorm/late_filtered")
-        if own is not None and own.holder == request.url:
+        if own is not None and own.held_by(request.url):
             # What was dropped against it is checked again, against the learned key now.
             self.abandoned.add(fingerprint.value)
             self.ledger.detach(own, fingerprint.value)
@@ -368,12 +370,10 @@ class Deduplicator:
         if claim is not None:
             self.ledger.detach(claim, key)
             self.abandoned.add(key)
-            claim.holder = request.url
-            for drop in claim.drops:
+            claim.hand_over(request.url)
+            for drop in claim.drops or ():
                 drop.learned = True
-        fingerprint = self.fingerprint(request)
-        self.seen.add(fingerprint.value, fingerprint.rank)
-        self.ledger.claim(fingerprint.keys, request.url)
+        self._claim(request, self.fingerprint(request))
 
     # -- settling -----------------------------------------------------------------------
 
@@ -389,7 +389,7 @@ class Deduplicator:
             if claim is not None:
                 self._audit_drops(claim, fingerprint, request.url)
                 self.failed.discard(self.ledger.delivered(claim))
-        elif claim is not None and claim.holder == request.url:
+        elif claim is not None and claim.held_by(request.url):
             self._fail(claim, why)
 
     def _audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
@@ -398,7 +398,7 @@ class Deduplicator:
         if not self.auditor.rate or self._reschedule_request is None:
             return
         key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
-        for drop in claim.drops:
+        for drop in claim.drops or ():
             if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
                 continue
             request = drop.request

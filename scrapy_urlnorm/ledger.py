@@ -51,16 +51,27 @@ class Drop:
 
 
 class Claim:
-    """The keys a pending representative holds, and what was dropped against it."""
+    """The keys a pending representative holds, and what was dropped against it.
+
+    One exists per request in flight or queued, so it is kept small: the
+    holder is the hash of its URL (``hash(str)`` is cached by the string),
+    ``drops`` is made on the first drop.
+    """
 
     __slots__ = ("drops", "holder", "keys", "settled")
 
-    def __init__(self, keys: list[int], holder: str) -> None:
+    def __init__(self, keys: tuple[int, ...], holder: str) -> None:
         self.keys = keys
-        #: The URL of the request that holds the claim now (a redirect target takes it over).
-        self.holder = holder
-        self.drops: list[Drop] = []
+        #: hash() of the URL of the request that holds the claim now (a redirect target takes it over).
+        self.holder = hash(holder)
+        self.drops: list[Drop] | None = None
         self.settled = False
+
+    def held_by(self, url: str) -> bool:
+        return self.holder == hash(url)
+
+    def hand_over(self, url: str) -> None:
+        self.holder = hash(url)
 
 
 class DropLedger:
@@ -83,7 +94,10 @@ class DropLedger:
         self.max_drops = MAX_DROPS if max_drops is None else max_drops
         self.max_parked_per_host = MAX_PARKED_PER_HOST if max_parked_per_host is None else max_parked_per_host
         self._claims: dict[int, Claim] = {}
-        self._parked: dict[str, list[Drop]] = {}  # host -> learned drops, for revocation
+        self._peak = 0  # the most claims held since the dict was last rebuilt
+        # host -> URL hash -> learned drop, for revocation (one per URL: releasing
+        # one link of a URL releases its page; its repeats are duplicates of it).
+        self._parked: dict[str, dict[int, Drop]] = {}
         self.held = 0  # drops waiting on a claim or parked
         self.released = 0
 
@@ -91,14 +105,23 @@ class DropLedger:
 
     def claim(self, keys: Iterable[int], holder: str) -> Claim:
         """A representative takes ``keys`` (a key already claimed joins that claim)."""
-        claim = Claim([], holder)
-        for key in keys:
-            old = self._claims.get(key)
-            if old is not None and old is not claim:
-                self.merge(old, claim)
-            else:
-                self._claims[key] = claim
-                claim.keys.append(key)
+        claims = self._claims
+        keys = tuple(keys)
+        claim = Claim(keys, holder)
+        if any(key in claims for key in keys):
+            claim.keys = ()
+            for key in keys:
+                old = claims.get(key)
+                if old is not None and old is not claim:
+                    self.merge(old, claim)
+                else:
+                    claims[key] = claim
+                    claim.keys += (key,)
+        else:
+            for key in keys:
+                claims[key] = claim
+        if len(claims) > self._peak:
+            self._peak = len(claims)
         return claim
 
     def claim_of(self, key: int | None) -> Claim | None:
@@ -113,85 +136,117 @@ class DropLedger:
             return
         for key in source.keys:
             self._claims[key] = target
-        target.keys.extend(source.keys)
-        target.drops.extend(source.drops)
-        source.keys, source.drops, source.settled = [], [], True
+        target.keys += source.keys
+        if source.drops:
+            if target.drops is None:
+                target.drops = []
+            target.drops.extend(source.drops)
+        source.keys, source.drops, source.settled = (), None, True
 
     def detach(self, claim: Claim, key: int) -> None:
         """``key`` no longer belongs to ``claim``."""
         if self._claims.get(key) is claim:
             del self._claims[key]
-        if key in claim.keys:
-            claim.keys.remove(key)
+        claim.keys = tuple(k for k in claim.keys if k != key)
 
-    def delivered(self, claim: Claim) -> list[int]:
+    def delivered(self, claim: Claim) -> tuple[int, ...]:
         """The representative delivered its page: discharge its drops; its keys are returned."""
         keys = self._close(claim)
-        for drop in claim.drops:
+        for drop in claim.drops or ():
             if drop.learned and not drop.settled:
                 self._park(drop)
-            else:
+            elif not drop.settled:
                 drop.settled = True
                 self.held -= 1
-        claim.drops = []
+        claim.drops = None
         return keys
 
-    def failed(self, claim: Claim, why: str) -> list[int]:
+    def failed(self, claim: Claim, why: str) -> tuple[int, ...]:
         """The representative settled without delivering: release its drops; its keys are returned."""
         keys = self._close(claim)
-        drops, claim.drops = claim.drops, []
+        drops, claim.drops = claim.drops or (), None
         for drop in drops:
             self._release(drop, why)
         return keys
 
-    def _close(self, claim: Claim) -> list[int]:
+    def _close(self, claim: Claim) -> tuple[int, ...]:
         claim.settled = True
+        claims = self._claims
         for key in claim.keys:
-            if self._claims.get(key) is claim:
-                del self._claims[key]
-        keys, claim.keys = claim.keys, []
+            if claims.get(key) is claim:
+                del claims[key]
+        keys, claim.keys = claim.keys, ()
+        if self._peak > 4096 and len(claims) * 8 < self._peak:
+            # A dict never shrinks by itself: after a burst of pending
+            # requests has settled, give the memory back.
+            self._claims = dict(claims)
+            self._peak = len(claims)
         return keys
 
     # -- drops ---------------------------------------------------------------------
 
     def drop(self, request: Request, reason: str, host: str, *, learned: bool, claim: Claim | None) -> bool:
         """Write a drop against ``claim`` (``None``: against a delivered page, kept
-        only when ``learned``). False when the ledger is full: fetch instead."""
+        only when ``learned``, so a revoked rule can release it). False when a
+        drop against a pending claim does not fit: fetch instead.
+
+        A learned drop against a delivered page that does not fit is still a
+        drop: its page was delivered, only the insurance against a later
+        revocation is lost (``urlnorm/parked_overflow``). Fetching it instead
+        would fetch a page the crawl has, whose links repeat the overflow."""
         if claim is None and not learned:
             return True  # against a delivered page: nothing to keep
+        entry = Drop(request, reason, host, learned)
+        if claim is None:
+            if self.held >= self.max_drops:
+                self._count("urlnorm/parked_overflow", 1)
+            else:
+                self._park(entry, counted=False)
+            return True
         if self.held >= self.max_drops:
             self._count("urlnorm/ledger_full", 1)
             return False
-        entry = Drop(request, reason, host, learned)
-        if claim is None:
-            if not self._park(entry, counted=False):
-                return False
         else:
+            if claim.drops is None:
+                claim.drops = []
             claim.drops.append(entry)
         self.held += 1
         return True
 
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
-        parked = self._parked.setdefault(drop.host, [])
+        """Keep a learned drop whose page was delivered; False if it is not kept
+        (``counted``: it was held, and is settled for good now)."""
+        parked = self._parked.setdefault(drop.host, {})
+        url = hash(drop.request.url)
+        if url in parked and not parked[url].settled:
+            if counted:
+                drop.settled = True
+                self.held -= 1
+            return True
         if len(parked) >= self.max_parked_per_host:
-            parked[:] = [entry for entry in parked if not entry.settled]
+            for key in [key for key, entry in parked.items() if entry.settled]:
+                del parked[key]
             if len(parked) >= self.max_parked_per_host:
                 self._count("urlnorm/parked_overflow", 1)
                 if counted:  # already dropped: the rule is trusted for it from here on
                     drop.settled = True
                     self.held -= 1
                 return False
-        parked.append(drop)
+        parked[url] = drop
+        if not counted:
+            self.held += 1
         return True
 
     def revoke_host(self, host: str) -> int:
         """A learned rule of ``host`` was revoked: release what learned rules dropped there."""
         released = 0
-        for drop in self._parked.pop(host, ()):
+        for drop in self._parked.pop(host, {}).values():
             if not drop.settled:
                 self._release(drop, "revoked")
                 released += 1
         for claim in self._distinct_claims():
+            if not claim.drops:
+                continue
             kept = []
             for drop in claim.drops:
                 if drop.learned and drop.host == host and not drop.settled:
@@ -210,11 +265,11 @@ class DropLedger:
 
     def forget_request(self, host: str, url: str) -> None:
         """``url`` is being fetched as written after all: do not release it again."""
-        for drop in self._parked.get(host, ()):
-            if drop.request.url == url:
-                self.discharge(drop)
+        drop = self._parked.get(host, {}).get(hash(url))
+        if drop is not None:
+            self.discharge(drop)
         for claim in self._distinct_claims():
-            for drop in claim.drops:
+            for drop in claim.drops or ():
                 if drop.request.url == url:
                     self.discharge(drop)
 
@@ -226,7 +281,7 @@ class DropLedger:
         any more. Release what was dropped against them."""
         released = 0
         for claim in self._distinct_claims():
-            released += len(claim.drops)
+            released += sum(1 for drop in claim.drops or () if not drop.settled)
             self.failed(claim, "idle")
         return released
 
@@ -244,13 +299,13 @@ class DropLedger:
 
     def unsettled(self) -> int:
         """Drops still waiting on a pending claim."""
-        return sum(1 for claim in self._distinct_claims() for drop in claim.drops if not drop.settled)
+        return sum(1 for claim in self._distinct_claims() for drop in claim.drops or () if not drop.settled)
 
     def pending_claims(self) -> int:
         return len(self._distinct_claims())
 
     def parked(self) -> int:
-        return sum(1 for drops in self._parked.values() for drop in drops if not drop.settled)
+        return sum(1 for drops in self._parked.values() for drop in drops.values() if not drop.settled)
 
     def clear(self) -> None:
         self._claims.clear()

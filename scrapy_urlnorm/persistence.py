@@ -74,7 +74,7 @@ class FailedKeys:
     def __len__(self) -> int:
         return len(self._keys)
 
-    def add(self, keys: list[int]) -> None:
+    def add(self, keys: tuple[int, ...]) -> None:
         for key in keys:
             if key in self._keys:
                 continue
@@ -83,7 +83,7 @@ class FailedKeys:
                 words = (key >> 64, key & ((1 << 64) - 1)) if self._wide else (key,)
                 self._file.write(self._record.pack(*words))
 
-    def discard(self, keys: tuple[int, ...] | list[int]) -> None:
+    def discard(self, keys: tuple[int, ...]) -> None:
         for key in keys:
             self._keys.discard(key)
 
