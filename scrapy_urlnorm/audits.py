@@ -18,9 +18,27 @@ cannot run away:
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
 
+from . import meta as M
+from .steps import REASONS, STEP_RANKS, STEPS
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+    from .keys import Fingerprint
+    from .ledger import Claim
+
+logger = logging.getLogger(__name__)
+
+#: Ranks from here up are the paper's semantic-changing steps and learned rules:
+#: the drops audits sample.
+SEMANTIC_RANK = min(STEP_RANKS[step.name] for step in STEPS if step.tier >= 3)
+SEMANTIC_REASONS = frozenset(name for rank, name in REASONS.items() if rank >= SEMANTIC_RANK)
 #: Drops of a learned rule audited unconditionally (when audits are on at all).
 VERIFY_FIRST = 2
 #: Distinct URLs audited per scope (one learned rule of one host, or one static step).
@@ -93,3 +111,84 @@ class Auditor:
 
     def sizes(self) -> dict[str, int]:
         return {"page_digests_for_audits": len(self._digests), "audit_scopes": len(self._audited)}
+
+
+def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
+    """Make a request an audit of the drop it was. Its redirect, if any, is
+    not followed: where it points is the answer (see ``AuditDesk.redirected``)."""
+    meta[M.AUDIT] = {"key": key, "reason": reason, "host": host, "held_redirect": "dont_redirect" not in meta}
+    meta.setdefault("dont_redirect", True)
+
+
+class AuditDesk:
+    """Sends audits and settles them, for a :class:`~scrapy_urlnorm.dedup.Deduplicator`."""
+
+    def __init__(self, dedup: Deduplicator, auditor: Auditor) -> None:
+        self.dedup = dedup
+        self.auditor = auditor
+
+    def audit_now(self, request: Request, key: int, reason: str, host: str) -> bool:
+        """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
+        meta = request.meta
+        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
+            return False
+        learned = reason.startswith("learned:")
+        scope = f"{host} {reason}" if learned else reason
+        if not self.auditor.should_audit(scope, request.url, key, learned=learned):
+            return False
+        mark_audit(meta, key, reason, host)
+        self.dedup.count("urlnorm/audits_scheduled")
+        return True
+
+    def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
+        """A representative delivered: now its risky drops can be compared with
+        its page. A few are fetched again as audits."""
+        dedup = self.dedup
+        reschedule = dedup.reschedule_request
+        if not self.auditor.rate or reschedule is None:
+            return
+        key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
+        for drop in claim.drops or ():
+            if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
+                continue
+            request = drop.request
+            if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
+                continue
+            scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
+            if self.auditor.should_audit(scope, request.url, key, learned=drop.learned):
+                dedup.ledger.discharge(drop)
+                dedup.count("urlnorm/audits_scheduled")
+                meta = dict(request.meta)
+                mark_audit(meta, key, drop.reason, drop.host)
+                reschedule(request.replace(dont_filter=True, meta=meta))
+
+    def settle(self, request: Request, digest: int) -> None:
+        """An audit's page arrived: compare it with its representative's."""
+        audit = request.meta[M.AUDIT]
+        same = self.auditor.settle(audit["key"], digest)
+        if same is None:
+            self.dedup.count("urlnorm/audits_inconclusive")
+            return
+        self.dedup.count("urlnorm/audits")
+        if not same:
+            logger.info(
+                "Audit found %s is a different page than the one %s merged it into", request.url, audit["reason"]
+            )
+            self._mismatch(request, audit)
+
+    def redirected(self, request: Request, target: str) -> bool:
+        """An audit answered a redirect: whether it points to the page its
+        representative delivered. If not, the rule is contradicted."""
+        audit = request.meta[M.AUDIT]
+        agrees = audit["key"] in self.dedup.fingerprint(request.replace(url=target)).keys
+        self.dedup.count("urlnorm/audits")
+        self.auditor.audits += 1
+        if not agrees:
+            self.auditor.mismatches += 1
+            self._mismatch(request, audit)
+        return agrees
+
+    def _mismatch(self, request: Request, audit: dict[str, Any]) -> None:
+        self.dedup.count("urlnorm/audit_mismatches")
+        if audit["reason"].startswith("learned:") and self.dedup.learner is not None:
+            self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"])

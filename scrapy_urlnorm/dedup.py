@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.utils.request import referer_str
 
 from . import meta as M
-from .audits import Auditor
+from .audits import SEMANTIC_RANK, AuditDesk, Auditor
+from .figures import memory_figures, summary
 from .hostrules import LearnedPolicies
 from .keys import Fingerprint, RequestKeys, host_of
 from .learning import Learner
@@ -37,7 +38,7 @@ from .ledger import Claim, DropLedger
 from .meter import RedundancyMeter
 from .observer import RuleKeeper
 from .persistence import FailedKeys, RulesFile
-from .steps import REASONS, STEP_RANKS, STEPS
+from .steps import REASONS
 from .stores import MemoryStore, RedisRules, SeenStore
 
 if TYPE_CHECKING:
@@ -52,22 +53,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Ranks from here up are the paper's semantic-changing steps and learned rules:
-#: the drops that audits sample.
-SEMANTIC_RANK = min(STEP_RANKS[step.name] for step in STEPS if step.tier >= 3)
-SEMANTIC_REASONS = frozenset(name for rank, name in REASONS.items() if rank >= SEMANTIC_RANK)
 #: Fetched page URLs remembered per host, to store their learned keys when the host's rules change.
 PAGES_PER_HOST = 2000
 PAGE_HOSTS = 1000
 
 _ADMIT = None  # what _against returns when it does not drop
-
-
-def _mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
-    """Make a request an audit of the drop it was. Its redirect, if any, is
-    not followed: where it points is the answer (see ``audit_redirect``)."""
-    meta[M.AUDIT] = {"key": key, "reason": reason, "host": host, "held_redirect": "dont_redirect" not in meta}
-    meta.setdefault("dont_redirect", True)
 
 
 def _defragment(url: str) -> str:
@@ -109,9 +99,9 @@ class Deduplicator:
         #: Keys whose representative was replaced before it was sent (a shortcut,
         #: a late drop): no request was fetched as written under them.
         self.abandoned: set[int] = set()
-        self._reschedule_request = reschedule
+        self.reschedule_request = reschedule
         self.ledger = DropLedger(self._reschedule if reschedule is not None else None, self.count)
-        self.auditor = Auditor(audit_rate)
+        self.audits = AuditDesk(self, Auditor(audit_rate))
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules
         self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
@@ -231,7 +221,7 @@ class Deduplicator:
         if claim is None and key in self.failed:
             return _ADMIT  # its representative did not deliver: this one may
         host = host_of(fingerprint.url or "")
-        if claim is None and rank >= SEMANTIC_RANK and self._audit(request, key, reason, host):
+        if claim is None and rank >= SEMANTIC_RANK and self.audits.audit_now(request, key, reason, host):
             return _ADMIT
         if not self.ledger.drop(request, reason, host, learned=learned, claim=claim):
             # The ledger is full: fetch rather than drop without a promise, as written.
@@ -240,18 +230,6 @@ class Deduplicator:
         if source is not None:
             self._follow(source, claim, key)
         return self._dropped(request, fingerprint, reason, learned=learned, key=key)
-
-    def _audit(self, request: Request, key: int, reason: str, host: str) -> bool:
-        meta = request.meta
-        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
-            return False
-        learned = reason.startswith("learned:")
-        scope = f"{host} {reason}" if learned else reason
-        if not self.auditor.should_audit(scope, request.url, key, learned=learned):
-            return False
-        _mark_audit(meta, key, reason, host)
-        self.count("urlnorm/audits_scheduled")
-        return True
 
     def _dropped(
         self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool, key: int | None = None
@@ -387,39 +365,19 @@ class Deduplicator:
             self.failed.discard(fingerprint.keys)
             self.abandoned.difference_update(fingerprint.keys)
             if claim is not None:
-                self._audit_drops(claim, fingerprint, request.url)
+                self.audits.audit_drops(claim, fingerprint, request.url)
                 self.failed.discard(self.ledger.delivered(claim))
         elif claim is not None and claim.held_by(request.url):
             self._fail(claim, why)
-
-    def _audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
-        """The representative delivered: now its risky drops can be compared with
-        its page. A few are fetched as audits (see :mod:`scrapy_urlnorm.audits`)."""
-        if not self.auditor.rate or self._reschedule_request is None:
-            return
-        key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
-        for drop in claim.drops or ():
-            if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
-                continue
-            request = drop.request
-            if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
-                continue
-            scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
-            if self.auditor.should_audit(scope, request.url, key, learned=drop.learned):
-                self.ledger.discharge(drop)
-                self.count("urlnorm/audits_scheduled")
-                meta = dict(request.meta)
-                _mark_audit(meta, key, drop.reason, drop.host)
-                self._reschedule_request(request.replace(dont_filter=True, meta=meta))
 
     def _fail(self, claim: Claim, why: str) -> None:
         self.failed.add(self.ledger.failed(claim, why))
 
     def _reschedule(self, request: Request, why: str) -> None:
-        assert self._reschedule_request is not None
+        assert self.reschedule_request is not None
         request.meta.pop(M.RULES_VERSION, None)
         request.meta.pop("_urlnorm_frontier_parent", None)
-        self._reschedule_request(request)
+        self.reschedule_request(request)
 
     def release_orphans(self) -> int:
         """At ``spider_idle``: release drops whose representative can no longer settle."""
@@ -439,41 +397,12 @@ class Deduplicator:
     ) -> None:
         """A 200 response: count it, settle an audit or remember its digest, feed the learner."""
         self.meter.page(digest)
-        audit = request.meta.get(M.AUDIT)
-        if audit:
-            self._settle_audit(request, audit, digest)
+        if M.AUDIT in request.meta:
+            self.audits.settle(request, digest)
         else:
-            self.auditor.remember(self.fingerprint(request).keys, digest)
+            self.audits.auditor.remember(self.fingerprint(request).keys, digest)
         if self.learner is not None:
             self.rule_keeper.observe_page(request, url, digest, length=length, server=server, canonical=canonical)
-
-    def _settle_audit(self, request: Request, audit: dict[str, Any], digest: int) -> None:
-        same = self.auditor.settle(audit["key"], digest)
-        if same is None:
-            self.count("urlnorm/audits_inconclusive")
-            return
-        self.count("urlnorm/audits")
-        if same:
-            return
-        self.count("urlnorm/audit_mismatches")
-        reason: str = audit["reason"]
-        logger.info("Audit found %s is a different page than the one %s merged it into", request.url, reason)
-        if reason.startswith("learned:") and self.learner is not None:
-            self.rule_keeper.audit_failed(request, reason, audit["host"])
-
-    def audit_redirect(self, request: Request, target: str) -> bool:
-        """An audit answered a redirect: whether it points to the page its
-        representative delivered. If not, the rule is contradicted."""
-        audit = request.meta[M.AUDIT]
-        agrees = audit["key"] in self.fingerprint(request.replace(url=target)).keys
-        self.count("urlnorm/audits")
-        self.auditor.audits += 1
-        if not agrees:
-            self.auditor.mismatches += 1
-            self.count("urlnorm/audit_mismatches")
-            if audit["reason"].startswith("learned:") and self.learner is not None:
-                self.rule_keeper.audit_failed(request, audit["reason"], audit["host"])
-        return agrees
 
     def observe_redirect(self, source: str, target: str) -> None:
         if self.learner is not None:
@@ -513,6 +442,9 @@ class Deduplicator:
     def pages_of(self, host: str) -> list[str]:
         return self._host_pages.get(host, [])
 
+    def page_hosts(self) -> list[str]:
+        return list(self._host_pages)
+
     def _share_evidence(self, rule: Any, pair: int | None) -> int:
         """Learner hook for distributed crawls (see ``Learner.share``)."""
         return self.rule_keeper.share_evidence(rule, pair)
@@ -523,52 +455,15 @@ class Deduplicator:
         if self.stats is not None:
             self.stats.inc_value(key, count)
 
-    def summary(self) -> dict[str, Any]:
-        """The close-time figures (also written to stats by :meth:`close`)."""
-        return {
-            "unique_fingerprints": len(self.seen),
-            "downloads": self.meter.downloads,
-            "duplicate_downloads": self.meter.duplicate_downloads,
-            "redundancy_rate": self.meter.redundancy_rate,
-            "audits": self.auditor.audits,
-            "audit_mismatches": self.auditor.mismatches,
-            "released": self.ledger.released,
-            "unsettled_at_close": self.ledger.unsettled(),
-        } | (
-            {"coverage_loss_estimate": round(self.auditor.mismatches / self.auditor.audits, 4)}
-            if self.auditor.audits
-            else {}
-        )
-
-    def memory_figures(self) -> dict[str, int]:
-        """How full each bounded structure is, at close in ``urlnorm/memory/*``
-        (entries; ``seen_table_bytes`` and ``page_digest_bytes`` in bytes)."""
-        table = getattr(self.seen, "table", None)
-        figures = {
-            "seen_table_bytes": table.nbytes if table is not None else 0,
-            "page_digest_bytes": self.meter.page_digests.nbytes,
-            "normalization_cache": len(self.keys._cache),
-            "parked_requests": self.ledger.parked(),
-            "ledger_drops": self.ledger.held,
-            "failed_keys": len(self.failed),
-            "abandoned_keys": len(self.abandoned),
-            "hosts_with_pages_for_rekeying": len(self._host_pages),
-            "invalid_hosts_logged": len(self.keys.invalid_hosts),
-            **self.auditor.sizes(),
-        }
-        if self.learner is not None:
-            figures.update(self.learner.sizes())
-        return figures
-
     def close(self, *args: Any, **kwargs: Any) -> None:
         if self._closed:
             return
         self._closed = True
         if self.stats is not None:
-            for key, value in self.summary().items():
+            for key, value in summary(self).items():
                 if key not in ("audits", "audit_mismatches"):  # counted as they happen
                     self.stats.set_value(f"urlnorm/{key}", value)
-            for key, value in self.memory_figures().items():
+            for key, value in memory_figures(self).items():
                 self.stats.set_value(f"urlnorm/memory/{key}", value)
         if self.learner is not None:
             self.rules_file.save(self.learner)

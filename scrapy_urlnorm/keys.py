@@ -189,9 +189,8 @@ class RequestKeys:
             learned=value, learned_rank=learned_rank, learned_url=learned_url, namespace=namespace
         )
 
-    def plain(self, request: Request, url: str) -> int:
-        """The static key a request for ``url`` (already normalized) would have."""
-        return self.hash(request, url)
+    def cache_size(self) -> int:
+        return len(self._cache)
 
     def clear(self) -> None:
         self._cache.clear()

@@ -160,7 +160,7 @@ class NormalizeMiddleware:
         audit = request.meta.get(M.AUDIT)
         if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
             target = response.urljoin(response.headers[b"Location"].decode("latin-1"))
-            if not self.dedup.audit_redirect(request, target):
+            if not self.dedup.audits.redirected(request, target):
                 # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
                 meta = {k: v for k, v in request.meta.items() if k not in (M.AUDIT, "dont_redirect")}
                 return request.replace(dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})

@@ -36,6 +36,7 @@ import xxhash
 from scrapy import signals
 from scrapy.utils.request import referer_str
 
+from . import figures
 from .dedup import Deduplicator
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class UrlNormReport:
 
 
 def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason: str) -> dict[str, Any]:
-    summary = dedup.summary()
+    summary = figures.summary(dedup)
     by_reason = {
         key.removeprefix("urlnorm/filtered/"): value
         for key, value in stats.items()
@@ -150,7 +151,7 @@ def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason
         "revoked_rules": revoked,
         "learned_by_kind": dict(learned_by_kind),
         "rules": dict(sorted(rules.items())),
-        "memory": dedup.memory_figures(),
+        "memory": figures.memory_figures(dedup),
     }
 
 

@@ -1,0 +1,47 @@
+"""The close-time figures of a crawl's de-duplication (``urlnorm/*`` stats and the report)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .dedup import Deduplicator
+
+
+def summary(dedup: Deduplicator) -> dict[str, Any]:
+    """Downloads and redundancy, audits, and what the ledger released or still holds."""
+    auditor = dedup.audits.auditor
+    figures: dict[str, Any] = {
+        "unique_fingerprints": len(dedup.seen),
+        "downloads": dedup.meter.downloads,
+        "duplicate_downloads": dedup.meter.duplicate_downloads,
+        "redundancy_rate": dedup.meter.redundancy_rate,
+        "audits": auditor.audits,
+        "audit_mismatches": auditor.mismatches,
+        "released": dedup.ledger.released,
+        "unsettled_at_close": dedup.ledger.unsettled(),
+    }
+    if auditor.audits:
+        figures["coverage_loss_estimate"] = round(auditor.mismatches / auditor.audits, 4)
+    return figures
+
+
+def memory_figures(dedup: Deduplicator) -> dict[str, int]:
+    """How full each bounded structure is, at close in ``urlnorm/memory/*``
+    (entries; ``seen_table_bytes`` and ``page_digest_bytes`` in bytes)."""
+    table = getattr(dedup.seen, "table", None)
+    figures = {
+        "seen_table_bytes": table.nbytes if table is not None else 0,
+        "page_digest_bytes": dedup.meter.page_digests.nbytes,
+        "normalization_cache": dedup.keys.cache_size(),
+        "parked_requests": dedup.ledger.parked(),
+        "ledger_drops": dedup.ledger.held,
+        "failed_keys": len(dedup.failed),
+        "abandoned_keys": len(dedup.abandoned),
+        "hosts_with_pages_for_rekeying": len(dedup.page_hosts()),
+        "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
+        **dedup.audits.auditor.sizes(),
+    }
+    if dedup.learner is not None:
+        figures.update(dedup.learner.sizes())
+    return figures
