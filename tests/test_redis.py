@@ -114,12 +114,26 @@ def doc_ids(*feeds: Path) -> list[str]:
     return [json.loads(line)["doc_id"] for feed in feeds if feed.exists() for line in feed.read_text().splitlines()]
 
 
+def stat(log: str, name: str) -> int:
+    """A counter from the stats a worker dumps at close (0 if absent)."""
+    match = re.search(rf"'{re.escape(name)}': (\d+)", log)
+    return int(match.group(1)) if match else 0
+
+
 @pytest.mark.slow
 def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServer, tmp_path: Path) -> None:
-    with VirtualWeb(build_sites(), delay=0.01) as web:  # baseline: one worker alone
-        alone = run_worker(web, server.url, tmp_path / "alone.jsonl", scheduler=True)
+    """Two workers share the queue, the seen set and the learned rules.
+
+    Only invariants are asserted: how the work splits between the workers, and
+    how much a rule saves before it reaches the other worker, depend on timing.
+    (The test used to allow one worker *with* learned rules plus 8 pages: both
+    figures move with timing, 36 or 37 pages alone and 38 to 45 for the two
+    workers here, which left no margin on a loaded machine. It also required
+    each worker to collect something, which a worker that starts late need not.)"""
+    with VirtualWeb(build_sites(), delay=0.01) as web:  # baseline: one worker, no learned rules
+        alone = run_worker(web, server.url, tmp_path / "alone.jsonl", scheduler=True, extra={"URLNORM_LEARN": False})
         assert alone.communicate(timeout=120) and alone.returncode == 0
-    single = len(doc_ids(tmp_path / "alone.jsonl"))
+        static_pages = sum(1 for hit in web.hits if hit.status == 200)
     client(server).flushdb()
 
     with VirtualWeb(build_sites(), delay=0.01) as web:
@@ -130,11 +144,14 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServe
     ids = doc_ids(tmp_path / "w0.jsonl", tmp_path / "w1.jsonl")
     assert len(set(ids)) == sum(DOCUMENTS.values())  # every document, across the two workers
     assert all("scrapy-urlnorm shares its seen set" in log for log in logs)
-    assert all(Counter(doc_ids(tmp_path / f"w{i}.jsonl")) for i in range(2)), "both workers took part"
-    # Together they download what one worker alone does, give or take what
-    # learning costs while a rule travels between them (at most 0.2 s here).
-    assert len(ids) <= single + 8
     assert pages == len(ids)
+    # Together they download no more than one worker without learned rules (a
+    # rule's savings may be spent while it travels between them, at most 0.2 s
+    # here), plus the drops released and fetched after all: a representative
+    # one worker queued may be downloaded by the other, and the first releases
+    # what it dropped against it when it goes idle.
+    released = sum(stat(log, "urlnorm/released") for log in logs)
+    assert pages <= static_pages + released, (pages, static_pages, released)
     # A rule learned by one worker was applied by the other.
     assert any("learned by another worker" in log for log in logs)
     # The last worker to close reports totals over both.
