@@ -1,0 +1,425 @@
+"""Stock Scrapy vs the add-on on many random webs: lost documents, runaways, distributions.
+
+The same comparison as ``tests/test_differential.py``, over as many seeds as you
+like: each seed's web (``demoweb.randomweb.generate``) is crawled with stock
+Scrapy, then with ``ADDONS = {"scrapy_urlnorm.Addon": 0}`` (plus any
+``--addon-settings``), in the crawl order the seed picks (``CrawlOrder.from_seed``).
+
+Prints a line per seed as it goes (flushed), then every failure (documents the
+add-on lost, crawls that did not finish, request counts over 3 x stock + 20,
+webs stock Scrapy itself did not fully collect) with the web's description,
+failures per crawl order, and the distributions side by side, stock vs add-on:
+requests, documents collected, redundancy (1 - distinct documents / 200
+responses with a document), lost documents; median, p90, max.
+
+    python benchmarks/bench_differential.py --seeds 1000 --start 0
+    python benchmarks/bench_differential.py --seeds 200 --workers 2 --addon-settings URLNORM_LEARN=False
+    python benchmarks/bench_differential.py --start 17 --seeds 1 --verbose
+    python benchmarks/bench_differential.py --report-from run1.jsonl run2.jsonl
+
+All crawls of one process run one after the other on one reactor; ``--workers N``
+splits the seeds over N such processes (one per core is about right).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import faulthandler
+import json
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "example_project"))
+
+from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, compare, generate  # noqa: E402
+
+#: How often a worker's reactor proves it is responsive (see ``run_workers``).
+HEARTBEAT_SECONDS = 5.0
+
+
+def parse_setting(item: str) -> tuple[str, Any]:
+    """``KEY=VALUE``; the value is read as JSON when it parses (numbers, true/false, lists), Python's
+    ``True``/``False``/``None`` are understood, anything else stays a string."""
+    key, sep, value = item.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {item!r}")
+    if value in ("True", "False", "None"):
+        return key, {"True": True, "False": False, "None": None}[value]
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def summarize(crawl: CrawlSummary) -> dict[str, Any]:
+    return {
+        "requests": crawl.requests,
+        "docs": len(crawl.docs),
+        "pages": len(crawl.doc_ids),
+        "redundancy": round(crawl.redundancy, 4),
+        "finish_reason": crawl.finish_reason,
+        "seconds": round(crawl.seconds, 3),
+    }
+
+
+def row(comparison: Comparison) -> dict[str, Any]:
+    problems, sanity = comparison.problems(), comparison.sanity_problems()
+    return {
+        "seed": comparison.seed,
+        "order": comparison.order.name,
+        "documents": len(comparison.web.documents),
+        "stock": summarize(comparison.stock),
+        "addon": summarize(comparison.addon),
+        "stock_lost": sorted(comparison.web.documents - comparison.stock.docs),
+        "lost": sorted(comparison.lost),
+        "problems": problems,
+        "sanity": sanity,
+        "describe": comparison.web.describe() if problems or sanity else "",
+    }
+
+
+def line(result: dict[str, Any]) -> str:
+    if "error" in result:
+        return f"seed {result['seed']:>5} ERROR {result['error']}"
+    if "hung" in result:
+        return f"seed {result['seed']:>5} {CrawlOrder.from_seed(result['seed']).name:<20} HUNG: {result['hung']}"
+    stock, addon = result["stock"], result["addon"]
+    verdict = "; ".join(result["sanity"] + result["problems"]) or "ok"
+    return (
+        f"seed {result['seed']:>5} {result['order']:<20} stock {stock['requests']:>4} req {stock['docs']:>3} docs"
+        f" {stock['seconds']:>5.1f}s | add-on {addon['requests']:>4} req {addon['docs']:>3} docs"
+        f" {addon['seconds']:>5.1f}s | {verdict}"
+    )
+
+
+# -- running seeds in this process ----------------------------------------------------------
+
+
+async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, announce: Any = None) -> None:
+    for seed in seeds:
+        if announce:
+            announce(seed)
+        with tempfile.TemporaryDirectory(prefix=f"bench-diff-{seed}-") as workdir:
+            try:
+                result = row(await compare(seed, Path(workdir), settings))
+            except Exception as error:  # one broken seed must not end the benchmark
+                result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
+        emit(result)
+
+
+def run_in_reactor(
+    seeds: list[int], settings: dict[str, Any], emit: Any, announce: Any = None, heartbeat: Any = None
+) -> None:
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    from twisted.internet import defer, reactor
+    from twisted.python import failure
+
+    def done(outcome: object) -> None:
+        if isinstance(outcome, failure.Failure):
+            outcome.printTraceback()
+        reactor.stop()  # type: ignore[attr-defined]
+
+    if heartbeat is not None:  # proof of a responsive reactor, for the parent's watchdog
+        from twisted.internet import task
+
+        task.LoopingCall(heartbeat).start(HEARTBEAT_SECONDS)
+    reactor.callWhenRunning(  # type: ignore[attr-defined]
+        lambda: defer.ensureDeferred(run_seeds(seeds, settings, emit, announce)).addBoth(done)
+    )
+    reactor.run()  # type: ignore[attr-defined]
+
+
+class Worker:
+    """One child process of this script running ``seeds`` one after the other; it prints a
+    ``start`` line before each seed and the seed's result after it, as JSON lines."""
+
+    def __init__(self, seeds: list[int], settings: list[str], lines: queue.Queue[tuple[Worker, str | None]]) -> None:
+        self.seeds = seeds
+        self.finished: set[int] = set()
+        self.current: int | None = None
+        self.since = time.monotonic()
+        self.handled = False  # its end (hang or crash) has been recorded already
+        self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - read when the worker hangs or dies
+        command = [sys.executable, __file__, "--worker", "--heartbeat", "--seed-list", ",".join(map(str, seeds))]
+        for item in settings:
+            command += ["--addon-settings", item]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
+        threading.Thread(target=self._pump, args=(lines,), daemon=True).start()
+
+    def _pump(self, lines: queue.Queue[tuple[Worker, str | None]]) -> None:
+        assert self.process.stdout is not None
+        for text in self.process.stdout:
+            lines.put((self, text))
+        lines.put((self, None))
+
+    def remaining(self) -> list[int]:
+        return [seed for seed in self.seeds if seed not in self.finished and seed != self.current]
+
+    def stack(self) -> str:
+        """The worker's stderr: Python stacks (faulthandler) and tracebacks, the add-on's frames first."""
+        self.stderr.seek(0)
+        text = self.stderr.read()
+        ours = [line for line in text.splitlines() if "scrapy_urlnorm" in line]
+        return "\n".join(ours[:40]) if ours else text[-3000:]
+
+    def kill(self) -> str:
+        """Dump the worker's stacks (SIGUSR1: faulthandler), then kill it; returns the stacks."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        self.process.kill()
+        self.process.wait()
+        return self.stack()
+
+
+def run_workers(seeds: list[int], args: argparse.Namespace, emit: Any) -> None:
+    """Split ``seeds`` over ``args.workers`` child processes and collect their results.
+
+    A watchdog: each worker's reactor prints a heartbeat every few seconds. A worker silent for
+    ``--hang-seconds`` has a blocked reactor (a loop in synchronous code: CLOSESPIDER_TIMEOUT,
+    which ends a stalled but responsive crawl, cannot fire then). Its stack is dumped and
+    recorded with the seed as "hung", the worker is killed, and a new one takes over its
+    remaining seeds. A worker that dies mid-seed is handled the same way."""
+    lines: queue.Queue[tuple[Worker, str | None]] = queue.Queue()
+    workers = [Worker(seeds[i :: args.workers], args.addon_settings, lines) for i in range(args.workers)]
+    workers = [worker for worker in workers if worker.seeds]
+
+    def replace(worker: Worker, what: str, stack: str) -> None:
+        worker.handled = True
+        if worker.current is not None:
+            emit({"seed": worker.current, "hung": what, "stack": stack})
+        rest = worker.remaining()
+        if rest:
+            workers.append(Worker(rest, args.addon_settings, lines))
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the workers are ended below
+    try:
+        while any(worker.process.poll() is None or not worker.handled for worker in workers):
+            try:
+                worker, text = lines.get(timeout=5)
+            except queue.Empty:
+                pass
+            else:
+                if text is None:
+                    worker.process.wait()
+                    if not worker.handled:
+                        if worker.current is not None:
+                            replace(worker, f"worker died (exit code {worker.process.returncode})", worker.stack())
+                        worker.handled = True
+                elif text.startswith("{"):
+                    message = json.loads(text)
+                    worker.since = time.monotonic()
+                    if message.get("event") == "start":
+                        worker.current = message["seed"]
+                    elif message.get("event") != "tick":
+                        worker.finished.add(message["seed"])
+                        worker.current = None
+                        emit(message)
+            for worker in list(workers):
+                stuck = time.monotonic() - worker.since
+                if not worker.handled and worker.current is not None and stuck > args.hang_seconds:
+                    replace(worker, f"reactor blocked: no heartbeat for {stuck:.0f} s", worker.kill())
+    finally:
+        for worker in workers:
+            if worker.process.poll() is None:
+                worker.process.kill()
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+def percentiles(values: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return (0.0, 0.0, 0.0)
+    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], ordered[-1]
+
+
+def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> str:
+    done = [result for result in results if "error" not in result and "hung" not in result]
+    errors = [result for result in results if "error" in result]
+    hung = [result for result in results if "hung" in result]
+    failed = [result for result in done if result["problems"]]
+    broken = [result for result in done if result["sanity"]]
+    out = [
+        "",
+        f"{len(results)} seeds{f' in {seconds:.0f} s' if seconds else ''}: {len(failed)} with add-on failures, "
+        f"{len(hung)} hung, {len(broken)} webs stock did not fully collect, {len(errors)} errors",
+    ]
+    kinds: Counter[str] = Counter()
+    for result in failed:
+        kinds["lost documents"] += bool(result["lost"])
+        kinds["did not finish"] += result["addon"]["finish_reason"] != "finished"
+        kinds["too many requests"] += any("requests >" in p for p in result["problems"])
+    if failed:
+        out.append("failures: " + ", ".join(f"{kind} {count}" for kind, count in kinds.items() if count))
+        out.append("")
+        out.append("FAILURES (seed, order, problems):")
+        for result in failed:
+            out.append(f"  seed {result['seed']} {result['order']}: {'; '.join(result['problems'])}")
+        by_order = Counter(result["order"] for result in failed)
+        total_by_order = Counter(result["order"] for result in done)
+        out.append("")
+        out.append("failures per crawl order:")
+        for order in sorted(total_by_order):
+            out.append(f"  {order:<22} {by_order[order]:>4} / {total_by_order[order]}")
+    for result in broken:
+        out.append(f"  STOCK INCOMPLETE seed {result['seed']} {result['order']}: {'; '.join(result['sanity'])}")
+    for result in errors:
+        out.append(f"  ERROR seed {result['seed']}: {result['error']}")
+    if hung:
+        out.append("")
+        out.append("HUNG (no result: a loop blocked the reactor, or the worker died), with the stack at the time:")
+        for result in hung:
+            seed = result["seed"]
+            out.append(f"--- seed {seed} {CrawlOrder.from_seed(seed).name}: {result['hung']}")
+            out.append(result["stack"])
+            out.append(generate(seed).describe())
+    described = [result for result in failed + broken if result["describe"]][:max_describe]
+    if described:
+        out.append("")
+        out.append(f"webs of the first {len(described)} failures:")
+        for result in described:
+            out.append(
+                f"--- seed {result['seed']} {result['order']}: {'; '.join(result['problems'] + result['sanity'])}"
+            )
+            out.append(result["describe"])
+    if done:
+        out.append("")
+        out.append(f"{'':26}{'stock: median':>14}{'p90':>8}{'max':>8}   {'add-on: median':>15}{'p90':>8}{'max':>8}")
+        metrics = [
+            ("requests", lambda r, side: r[side]["requests"], "{:.0f}"),
+            ("documents collected", lambda r, side: r[side]["docs"], "{:.0f}"),
+            ("200 pages with a doc", lambda r, side: r[side]["pages"], "{:.0f}"),
+            ("redundancy", lambda r, side: r[side]["redundancy"], "{:.3f}"),
+            ("lost documents", lambda r, side: len(r["stock_lost"] if side == "stock" else r["lost"]), "{:.0f}"),
+            ("seconds", lambda r, side: r[side]["seconds"], "{:.2f}"),
+        ]
+        for name, get, fmt in metrics:
+            cells = []
+            for side in ("stock", "addon"):
+                cells += [fmt.format(value) for value in percentiles([get(result, side) for result in done])]
+            out.append(f"{name:26}{cells[0]:>14}{cells[1]:>8}{cells[2]:>8}   {cells[3]:>15}{cells[4]:>8}{cells[5]:>8}")
+        ratios = [r["addon"]["requests"] / max(r["stock"]["requests"], 1) for r in done]
+        median, p90, high = percentiles(ratios)
+        out.append(f"{'add-on / stock requests':26}{median:>14.2f}{p90:>8.2f}{high:>8.2f}")
+        total_stock = sum(r["stock"]["requests"] for r in done)
+        total_addon = sum(r["addon"]["requests"] for r in done)
+        lost = sum(len(r["lost"]) for r in done)
+        collected = sum(r["stock"]["docs"] for r in done)
+        out.append(
+            f"totals: stock {total_stock:,} requests, add-on {total_addon:,}"
+            f" ({total_addon / max(total_stock, 1):.0%}); "
+            f"add-on lost {lost} of {collected:,} documents stock collected"
+        )
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=100, help="how many seeds (default 100)")
+    parser.add_argument("--start", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument(
+        "--addon-settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an extra setting for the add-on crawl (repeatable), e.g. URLNORM_LEARN=False",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="child processes to split the seeds over (default 1; 0: crawl in this process, no hang watchdog)",
+    )
+    parser.add_argument(
+        "--hang-seconds",
+        type=float,
+        default=60,
+        help="a worker whose reactor sent no heartbeat for this long is blocked: record its seed as hung, "
+        "dump its stack, kill it, go on with a new worker (default 60)",
+    )
+    parser.add_argument("--verbose", action="store_true", help="describe every web, not only failing ones")
+    parser.add_argument("--json", type=Path, help="also write one JSON line per seed to this file")
+    parser.add_argument("--max-describe", type=int, default=30, help="describe at most this many failing webs")
+    parser.add_argument(
+        "--report-from",
+        type=Path,
+        nargs="+",
+        metavar="JSONL",
+        help="print the report of earlier --json files (merged, by seed) instead of crawling",
+    )
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
+    args = parser.parse_args()
+    settings = dict(parse_setting(item) for item in args.addon_settings)
+
+    if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
+        faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack
+        seeds = [int(seed) for seed in args.seed_list.split(",")]
+        run_in_reactor(
+            seeds,
+            settings,
+            lambda result: print(json.dumps(result), flush=True),
+            lambda seed: print(json.dumps({"event": "start", "seed": seed}), flush=True),
+            (lambda: print(json.dumps({"event": "tick"}), flush=True)) if args.heartbeat else None,
+        )
+        return
+    if args.report_from:
+        merged: dict[int, dict[str, Any]] = {}
+        for path in args.report_from:
+            for text in path.read_text(encoding="utf-8").splitlines():
+                if text.strip():
+                    result = json.loads(text)
+                    merged[result["seed"]] = result
+        print(report([merged[seed] for seed in sorted(merged)], 0.0, args.max_describe), flush=True)
+        return
+
+    if args.seed_list:
+        seeds = [int(seed) for seed in args.seed_list.split(",")]
+    else:
+        seeds = list(range(args.start, args.start + args.seeds))
+    print(
+        f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), add-on settings {settings or 'default'},"
+        f" {args.workers} worker(s)",
+        flush=True,
+    )
+    results: list[dict[str, Any]] = []
+    json_file = args.json.open("w", encoding="utf-8") if args.json else None
+    started = time.perf_counter()
+
+    def emit(result: dict[str, Any]) -> None:
+        results.append(result)
+        elapsed = time.perf_counter() - started
+        print(f"[{len(results):>4}/{len(seeds)} {elapsed:>6.0f}s] {line(result)}", flush=True)
+        if args.verbose and "stock" in result:
+            print(generate(result["seed"]).describe(), flush=True)
+        if json_file:
+            json_file.write(json.dumps(result) + "\n")
+            json_file.flush()
+
+    if args.workers > 0:
+        run_workers(seeds, args, emit)
+    else:
+        run_in_reactor(seeds, settings, emit)
+    if json_file:
+        json_file.close()
+    results.sort(key=lambda result: result["seed"])
+    print(report(results, time.perf_counter() - started, args.max_describe), flush=True)
+
+
+if __name__ == "__main__":
+    main()

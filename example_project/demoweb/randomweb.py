@@ -1,0 +1,939 @@
+"""Seeded random small webs, and the differential check run on them: stock Scrapy vs the add-on.
+
+``generate(seed)`` builds a :class:`RandomWeb` of 2-5 hosts and 10-60 documents
+from ``random.Random(seed)`` alone (same seed, same web, byte for byte). Each
+host is one server family with its own random parameters:
+
+- ``apache``: case-sensitive; ``/dir`` -> 301 ``/dir/``; ``/dir/index.html``
+  serves the directory's page; sometimes a ``www.`` twin that 301s to the bare
+  host (or the bare host 301s to ``www.``); sometimes MultiViews.
+- ``iis``: case-insensitive paths; ``default.htm`` / ``default.aspx`` as the
+  directory index; ``Server: Microsoft-IIS/10.0``.
+- ``nginx``: slash removal: ``/x/`` -> 301 ``/x``.
+- ``twin``: ``www.`` and bare serve the same pages, without redirects.
+- ``multiviews``: Apache with MultiViews: ``/x`` serves ``/x.html``; its pages
+  link mostly without the extension.
+- ``trap``: every path served exactly, with look-alike pairs that are different
+  documents.
+
+On top of its family, any host may be a catch-all (every unknown path answers
+200 with one "not found" body: a soft 404), carry look-alike trap pairs that
+are different documents (``/API/`` vs ``/api/``, ``/report`` vs ``/report/``,
+``www.h`` vs ``h``, ``/view?sid=1`` vs ``/view?sid=2``, ``/download`` vs
+``/download.html``, ``/files/`` vs ``/files/index.html``), redirect loops
+(self-redirect, A <-> B, 301 with an empty ``Location``, ``/x`` <-> ``/x/``,
+a 302 to itself plus a tracking parameter), moved pages (301 chains to a
+document), a session id style (``;jsessionid=`` or ``PHPSESSID``) and true or
+lying ``<link rel="canonical">`` tags. Servers ignore tracking and session
+parameters. Some webs have menu pages of 100+ links: many spellings of a few
+targets.
+
+Links are written the way real pages write them: relative and absolute, with
+and without the trailing slash, case variants, ``index.html``, ``www.`` and
+bare, tracking parameters, session ids, fragments, ``:80``, and some are
+broken. Every variant is checked against the servers' own rules when it is
+written, so it reaches the document it means to (or, for broken links,
+whatever the server answers).
+
+Soft-404 pages carry no ``doc-id`` meta, so they are never items: the
+comparison is over documents only.
+
+Every document is reachable under stock Scrapy by construction: every page
+(but a host's home) is linked, in plain canonical form (absolute, root-relative
+or relative, with no redirect on the way), from a parent page of its host that
+is itself reachable that way, and a host's home is a start URL or is linked by
+its absolute canonical URL from a page of an earlier host. Stock Scrapy fetches
+every distinct URL it finds, so it fetches every canonical URL.
+
+The second half of the module runs the comparison: :class:`CrawlOrder` (the
+crawl order a seed is crawled in), :class:`PrioritySpider` and :func:`compare`,
+shared by ``tests/test_differential.py`` and ``benchmarks/bench_differential.py``.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import scrapy
+from w3lib.url import canonicalize_url, safe_url_string
+
+from .crawling import LinkSpider, crawl
+from .server import Reply, Site, VirtualWeb
+
+FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
+#: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
+TWIN_MODES = ("none", "to_bare", "to_www", "same", "different")
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+#: Query parameters every server ignores (tracking and session ids).
+IGNORED_PARAMS = frozenset({"utm_source", "utm_medium", "utm_campaign", "PHPSESSID", "jsessionid", "fbclid"})
+TRACKING = (
+    "utm_source=newsletter",
+    "utm_source=rss&utm_medium=feed",
+    "utm_source=twitter&utm_medium=social&utm_campaign=spring",
+    "utm_campaign=launch",
+    "fbclid=IwAR2xYz",
+)
+FRAGMENTS = ("top", "main", "comments", "section-2")
+
+_SECTIONS = ("docs", "news", "products", "blog", "help", "shop", "team", "events", "guides", "press", "support")
+_WORDS = ("intro", "guide", "faq", "pricing", "contact", "history", "story", "item", "release", "notes", "setup")
+_TRAP_WORDS = ("api", "report", "download", "files", "view", "readme", "archive", "export", "feed", "status")
+_FILLER = (
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
+    "Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.",
+    "Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris.",
+    "Duis aute irure dolor in reprehenderit in voluptate velit esse.",
+    "Excepteur sint occaecat cupidatat non proident, sunt in culpa.",
+)
+_DOC_ID = re.compile(rb'<meta name="doc-id" content="([^"]*)">')
+_HREF = re.compile(r'<a href="([^"]*)"')
+
+
+def render_page(
+    doc_id: str, links: list[str], *, canonical: str | None = None, title: str = "", text: str = "", server: str = ""
+) -> Reply:
+    """A document page: ``doc-id`` meta, optional ``<link rel="canonical">`` in ``<head>``, then its links."""
+    esc = html.escape
+    head = f'<meta name="doc-id" content="{esc(doc_id)}"><title>{esc(title or doc_id)}</title>'
+    if canonical is not None:
+        head += f'<link rel="canonical" href="{esc(canonical)}">'
+    anchors = "\n".join(f'<li><a href="{esc(href)}">{esc(href)}</a></li>' for href in links)
+    body = f"<h1>{esc(title or doc_id)}</h1><p>{esc(text)}</p><ul>\n{anchors}\n</ul>"
+    document = f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
+    headers = {"Content-Type": "text/html; charset=utf-8"}
+    if server:
+        headers["Server"] = server
+    return Reply(200, document.encode(), headers)
+
+
+def doc_id_of(reply: Reply) -> str | None:
+    """The document a 200 reply carries (``None`` for soft 404s and anything else)."""
+    if reply.status != 200:
+        return None
+    match = _DOC_ID.search(reply.body)
+    return html.unescape(match.group(1).decode()) if match else None
+
+
+@dataclass
+class Page:
+    """One document, served at ``http://{host}{path}`` (plus ``?query`` for ``?sid=`` pages)."""
+
+    doc_id: str
+    host: str
+    path: str
+    query: str = ""
+    links: list[str] = field(default_factory=list)
+    canonical: str | None = None
+    lying: bool = False  # the canonical tag names another document, or nothing
+    menu: bool = False
+    text: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.path + (f"?{self.query}" if self.query else "")
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}{self.key}"
+
+
+@dataclass
+class RandomSite:
+    """One host (and its ``www.`` twin, if any) of one server family, with its parameters."""
+
+    name: str  # the bare host name
+    family: str
+    twin: str = "none"
+    case_insensitive: bool = False
+    index_names: tuple[str, ...] = ()
+    slash: str = "none"  # "add": /d -> /d/, "remove": /d/ -> /d, "none": exact
+    multiviews: bool = False
+    catch_all: bool = False
+    session: str | None = None  # "jsessionid" (path parameter) or "PHPSESSID" (query)
+    server: str = "Apache/2.4.57 (Unix)"
+    redirect_status: int = 301
+    absolute_location: bool = True
+    extension: str = ".html"
+    canonical_rate: float = 0.0
+    lie_rate: float = 0.0
+    pages: list[Page] = field(default_factory=list)
+    traps: list[str] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)
+    specials: dict[tuple[str, str], Reply] = field(default_factory=dict)
+    _index: dict[tuple[str, str], Page] = field(default_factory=dict, repr=False)
+
+    @property
+    def host(self) -> str:
+        """The canonical host: ``www.`` + name when the bare host redirects to ``www.``."""
+        return f"www.{self.name}" if self.twin == "to_www" else self.name
+
+    @property
+    def other_host(self) -> str | None:
+        """The twin's name, if the site has one."""
+        if self.twin == "none":
+            return None
+        return self.name if self.twin == "to_www" else f"www.{self.name}"
+
+    @property
+    def hosts(self) -> list[str]:
+        return [self.host] + ([self.other_host] if self.other_host else [])
+
+    def fold(self, key: str) -> str:
+        if not self.case_insensitive:
+            return key
+        path, mark, query = key.partition("?")
+        return path.lower() + mark + query
+
+    def add(self, page: Page) -> Page:
+        self.pages.append(page)
+        self._index[(page.host, self.fold(page.key))] = page
+        return page
+
+    def lookup(self, host: str, key: str) -> Page | None:
+        return self._index.get((host, self.fold(key)))
+
+    def has(self, host: str, key: str) -> bool:
+        return (host, self.fold(key)) in self._index
+
+    # -- serving ---------------------------------------------------------------------------
+
+    def redirect(self, host: str, target: str, status: int | None = None) -> Reply:
+        location = f"http://{host}{target}" if self.absolute_location and target.startswith("/") else target
+        return Reply.redirect(location, status or self.redirect_status)
+
+    def render(self, page: Page) -> Reply:
+        return render_page(page.doc_id, page.links, canonical=page.canonical, text=page.text, server=self.server)
+
+    def soft_404(self) -> Reply:
+        body = (
+            "<!DOCTYPE html><html><head><title>Page not found</title></head><body><h1>Sorry!</h1>"
+            "<p>The page you are looking for may have been moved, renamed or deleted. "
+            "Try the search box or go back to the home page.</p>"
+            f'<p><a href="http://{self.host}/">Home</a></p></body></html>'
+        )
+        return Reply(200, body.encode(), {"Content-Type": "text/html; charset=utf-8", "Server": self.server})
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        host = headers.get("Host", self.host).lower()
+        raw_query = query
+        if self.twin in ("to_bare", "to_www") and host != self.host:
+            return Reply.redirect(f"http://{self.host}{path}" + (f"?{query}" if query else ""), 301)
+        reached = host
+        if self.twin == "same":
+            host = self.host
+        if self.session == "jsessionid":
+            path = path.split(";", 1)[0]
+        query = "&".join(p for p in query.split("&") if p and p.partition("=")[0] not in IGNORED_PARAMS)
+        suffix, raw_suffix = (f"?{query}" if query else ""), (f"?{raw_query}" if raw_query else "")
+        special = self.specials.get((host, self.fold(path + suffix)))
+        if special is not None:
+            return special
+        page = self.lookup(host, path + suffix)
+        if page is not None:
+            return self.render(page)
+        if self.slash == "add" and not path.endswith("/") and self.has(host, path + "/" + suffix):
+            return self.redirect(reached, path + "/" + raw_suffix)
+        if self.slash == "remove" and path.endswith("/") and path != "/" and self.has(host, path[:-1] + suffix):
+            return self.redirect(reached, path[:-1] + raw_suffix)
+        for name in self.index_names:
+            if self.fold(path).endswith("/" + self.fold(name)):
+                page = self.lookup(host, path[: -len(name)] + suffix)
+                if page is not None:
+                    return self.render(page)
+        if self.multiviews and not path.endswith("/"):
+            page = self.lookup(host, path + ".html" + suffix)
+            if page is not None:
+                return self.render(page)
+        if self.catch_all:
+            return self.soft_404()
+        return Reply.not_found()
+
+    def describe(self) -> str:
+        flags = [self.family, f"twin={self.twin}" if self.twin != "none" else ""]
+        flags += [
+            "case-insensitive" if self.case_insensitive else "",
+            f"index={'/'.join(self.index_names)}" if self.index_names else "",
+            f"slash={self.slash}" if self.slash != "none" else "",
+            "multiviews" if self.multiviews else "",
+            "catch-all" if self.catch_all else "",
+            f"session={self.session}" if self.session else "",
+            f"server={self.server.split('/')[0]}",
+            f"redirect={self.redirect_status}{'' if self.absolute_location else '(relative)'}",
+            f"canonical={self.canonical_rate:.1f}/lie={self.lie_rate:.1f}",
+            f"docs={len(self.pages)}",
+            f"traps=[{', '.join(self.traps)}]" if self.traps else "",
+            f"loops=[{', '.join(self.loops)}]" if self.loops else "",
+        ]
+        return f"{self.host:14} " + " ".join(flag for flag in flags if flag)
+
+
+@dataclass
+class RandomWeb:
+    """A generated web: ``sites`` for :class:`VirtualWeb`, ``start_urls``, and the ``documents`` reachable."""
+
+    seed: int
+    sites: dict[str, Site]
+    start_urls: list[str]
+    documents: set[str]
+    hosts: list[RandomSite]
+
+    @property
+    def pages(self) -> list[Page]:
+        return [page for site in self.hosts for page in site.pages]
+
+    def describe(self) -> str:
+        lines = [
+            f"seed {self.seed}: {len(self.hosts)} hosts, {len(self.documents)} documents, "
+            f"start {' '.join(self.start_urls)}"
+        ]
+        lines += [f"  {site.describe()}" for site in self.hosts]
+        menus = [f"{page.url} ({len(page.links)} links)" for page in self.pages if page.menu]
+        if menus:
+            lines.append(f"  menus: {', '.join(menus)}")
+        lies = [f"{page.url} -> {page.canonical}" for page in self.pages if page.lying]
+        if lies:
+            lines.append(f"  lying canonicals: {', '.join(lies)}")
+        return "\n".join(lines)
+
+    def fetch(self, url: str) -> Reply:
+        """What the server answers for ``url``, without HTTP (as VirtualWeb routes it)."""
+        parts = urlsplit(url)
+        host = (parts.hostname or "").rstrip(".").lower()
+        site = self.sites.get(host)
+        if site is None:
+            return Reply.not_found()
+        return site.handle(parts.path or "/", parts.query, {"Host": host})
+
+    def resolve(self, url: str, hops: int = 20) -> str | None:
+        """The document ``url`` ends at after redirects (``None``: 404, soft 404, loop, too many hops)."""
+        url = safe_url_string(url)
+        for _ in range(hops):
+            reply = self.fetch(url)
+            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
+                target = safe_url_string(urljoin(url, reply.headers["Location"]))
+                if target.split("#")[0] == url.split("#")[0]:
+                    return None
+                url = target
+                continue
+            return doc_id_of(reply)
+        return None
+
+    def simulate_stock(self, limit: int = 20_000) -> tuple[int, set[str]]:
+        """(requests, documents) of a stock-Scrapy-like crawl without HTTP: every distinct
+        canonicalized URL is fetched once, redirects are followed, every ``<a href>`` too.
+        Stock Scrapy's set of fetched URLs does not depend on crawl order, so this predicts
+        its request count (up to the 20-redirect limit). Stops after ``limit`` requests."""
+        seen: set[str] = set()
+        queue: deque[str] = deque()
+
+        def schedule(url: str) -> None:
+            url = safe_url_string(url)
+            key = canonicalize_url(url)
+            if key not in seen:
+                seen.add(key)
+                queue.append(url)
+
+        for url in self.start_urls:
+            schedule(url)
+        requests, docs = 0, set()
+        while queue and requests < limit:
+            url = queue.popleft()
+            requests += 1
+            reply = self.fetch(url)
+            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
+                schedule(urljoin(url, reply.headers["Location"]))
+                continue
+            if reply.status != 200:
+                continue
+            doc = doc_id_of(reply)
+            if doc:
+                docs.add(doc)
+            for href in _HREF.findall(reply.body.decode()):
+                schedule(urljoin(url, html.unescape(href)))
+        return requests, docs
+
+    def check(self) -> list[str]:
+        """Generator self-check: each page is served at its canonical URL and every start
+        URL is a document; returns the problems found (none expected)."""
+        problems = [
+            f"{page.url} serves {self.resolve(page.url)}"
+            for page in self.pages
+            if self.resolve(page.url) != page.doc_id
+        ]
+        problems += [f"start URL {url} is no document" for url in self.start_urls if self.resolve(url) is None]
+        return problems
+
+
+# -- generation ------------------------------------------------------------------------------
+
+
+def generate(seed: int, *, hosts: int | None = None, documents: int | None = None) -> RandomWeb:
+    """A random small web (2-5 hosts, 10-60 documents) determined by ``seed`` alone."""
+    rng = random.Random(seed)
+    n_hosts = hosts or rng.randint(2, 5)
+    total = documents or rng.randint(10, 60)
+    budgets = _split(rng, max(total, 2 * n_hosts), n_hosts)
+    sites = [_make_site(rng, index, rng.choice(FAMILIES)) for index in range(n_hosts)]
+    for site, budget in zip(sites, budgets, strict=True):
+        _add_pages(rng, site, budget)
+    by_host: dict[str, Site] = {}
+    for site in sites:
+        for host in site.hosts:
+            by_host[host] = site
+    web = RandomWeb(seed, by_host, [], {page.doc_id for site in sites for page in site.pages}, sites)
+    writer = _LinkWriter(rng, web)
+
+    # The spanning links: every page from a reachable parent, in plain canonical form.
+    for index, site in enumerate(sites):
+        home = site.pages[0]
+        if index == 0 or rng.random() < 0.35:
+            web.start_urls.append(home.url)
+        else:
+            parent = rng.choice([page for earlier in sites[:index] for page in earlier.pages])
+            parent.links.append(home.url)
+        placed: dict[str, list[Page]] = {home.host: [home]}
+        for page in site.pages[1:]:
+            if page.host not in placed:  # the home of a "different" www twin, linked from the bare site
+                parent = rng.choice(placed[site.host])
+                parent.links.append(page.url)
+                placed[page.host] = [page]
+                continue
+            parent = rng.choice(placed[page.host])
+            parent.links.append(writer.plain(parent, page))
+            placed[page.host].append(page)
+
+    # Loops, moved pages and broken links, each linked from a page of its host.
+    for site in sites:
+        for href in _add_specials(rng, site):
+            source = rng.choice([page for page in site.pages if page.host == site.host])
+            source.links.append(href)
+
+    # Extra links: random targets, mostly written as variants.
+    everything = web.pages
+    for site in sites:
+        for page in site.pages:
+            for _ in range(rng.randint(1, 5)):
+                target = rng.choice(site.pages) if rng.random() < 0.8 else rng.choice(everything)
+                page.links.append(writer.plain(page, target) if rng.random() < 0.35 else writer.variant(page, target))
+            if rng.random() < 0.15:
+                page.links.append(writer.broken(page))
+
+    # Menus: 100+ spellings of a few targets.
+    menus = rng.choice((0, 0, 1, 1, 2))
+    for page in rng.sample(everything, min(menus, len(everything))):
+        page.menu = True
+        site = _site_of(web, page)
+        targets = rng.sample(site.pages, min(len(site.pages), rng.randint(3, 6)))
+        for _ in range(rng.randint(100, 150)):
+            target = rng.choice(targets)
+            page.links.append(writer.variant(page, target) if rng.random() < 0.85 else writer.plain(page, target))
+
+    # Canonical tags, true or lying, and the finishing touches.
+    for site in sites:
+        for page in site.pages:
+            roll = rng.random()
+            if roll < site.lie_rate:
+                page.canonical = writer.lie(page)
+                page.lying = page.canonical is not None
+            elif roll < site.lie_rate + site.canonical_rate:
+                page.canonical = page.url if rng.random() < 0.8 else page.key
+            rng.shuffle(page.links)
+            page.text = " ".join(rng.sample(_FILLER, 2))
+    return web
+
+
+def _site_of(web: RandomWeb, page: Page) -> RandomSite:
+    site = web.sites[page.host]
+    assert isinstance(site, RandomSite)
+    return site
+
+
+def _split(rng: random.Random, total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` random shares of at least 2."""
+    shares = [2] * parts
+    for _ in range(total - 2 * parts):
+        shares[rng.randrange(parts)] += 1
+    return shares
+
+
+def _make_site(rng: random.Random, index: int, family: str) -> RandomSite:
+    site = RandomSite(f"h{index}.test", family)
+    site.redirect_status = rng.choice((301, 301, 301, 302, 308))
+    site.absolute_location = rng.random() < 0.75
+    site.catch_all = rng.random() < 0.25
+    site.session = rng.choice((None, None, "jsessionid", "PHPSESSID"))
+    site.canonical_rate = rng.choice((0.0, 0.5, 0.9))
+    site.lie_rate = rng.choice((0.0, 0.0, 0.1, 0.3))
+    if family in ("apache", "multiviews"):
+        site.slash = "add"
+        site.index_names = rng.choice((("index.html",), ("index.html", "index.php")))
+        site.twin = rng.choice(("none", "to_bare", "to_www", "same"))
+        site.multiviews = family == "multiviews" or rng.random() < 0.2
+        site.server = "Apache/2.4.57 (Unix)"
+    elif family == "iis":
+        site.case_insensitive = True
+        site.slash = "add"
+        site.index_names = rng.choice((("default.htm",), ("default.aspx",), ("default.htm", "default.aspx")))
+        site.twin = rng.choice(("none", "to_bare", "to_www"))
+        site.server = "Microsoft-IIS/10.0"
+        site.extension = rng.choice((".aspx", ".htm"))
+    elif family == "nginx":
+        site.slash = "remove"
+        site.twin = rng.choice(("none", "to_bare", "to_www"))
+        site.server = "nginx/1.24.0"
+        site.extension = rng.choice(("", "", ".html"))
+    elif family == "twin":
+        site.twin = "same"
+        site.index_names = rng.choice(((), ("index.html",)))
+        site.server = rng.choice(("Apache/2.4.57 (Unix)", "nginx/1.24.0"))
+    else:  # trap: everything served exactly
+        site.twin = rng.choice(("none", "different"))
+        # An IIS front (ARR) for a case-sensitive backend now and then.
+        site.server = rng.choice(("nginx/1.24.0", "gunicorn", "Apache/2.4.57 (Unix)", "Microsoft-IIS/10.0"))
+        site.extension = rng.choice(("", ".html"))
+    return site
+
+
+def _add_pages(rng: random.Random, site: RandomSite, budget: int) -> None:
+    """The site's documents: home, trap pairs, then sections of pages, ``budget`` in all."""
+
+    def cased(word: str) -> str:
+        return word.capitalize() if site.case_insensitive else word
+
+    def doc(path: str, query: str = "", host: str | None = None) -> Page:
+        host = host or site.host
+        return site.add(Page(f"{host}{path}{'?' + query if query else ''}", host, path, query))
+
+    doc("/")
+    trap_count = rng.randint(2, 4) if site.family == "trap" else (1 if rng.random() < 0.3 else 0)
+    kinds = ["slash", "sid"]
+    if not site.case_insensitive:
+        kinds.append("case")
+    if site.twin in ("none", "different"):
+        kinds.append("www")
+    if not site.multiviews:
+        kinds.append("extension")
+    if not site.index_names:
+        kinds.append("index")
+    words = list(_TRAP_WORDS)
+    rng.shuffle(words)
+    for kind in rng.sample(kinds, min(trap_count, len(kinds))):
+        word = words.pop()
+        if budget - len(site.pages) < 3:
+            break
+        if kind == "case":
+            upper = rng.choice((word.upper(), word.capitalize()))
+            ending = "/" if site.slash != "remove" else ""
+            doc(f"/{upper}{ending}")
+            doc(f"/{word}{ending}")
+            site.traps.append(f"/{upper}{ending} vs /{word}{ending}")
+        elif kind == "slash":
+            doc(f"/{word}")
+            doc(f"/{word}/")
+            site.traps.append(f"/{word} vs /{word}/")
+        elif kind == "sid":
+            doc(f"/{word}", "sid=1")
+            doc(f"/{word}", "sid=2")
+            site.traps.append(f"/{word}?sid=1 vs /{word}?sid=2")
+        elif kind == "www":
+            site.twin = "different"
+            www = f"www.{site.name}"
+            if not site.has(www, "/"):
+                doc("/", host=www)
+            lookalike = rng.choice([page.path for page in site.pages if page.host == site.host and not page.query])
+            if not site.has(www, lookalike):
+                doc(lookalike, host=www)
+            site.traps.append(f"www.{site.name}{lookalike} vs {site.name}{lookalike}")
+        elif kind == "extension":
+            doc(f"/{word}")
+            doc(f"/{word}.html")
+            site.traps.append(f"/{word} vs /{word}.html")
+        elif kind == "index":
+            doc(f"/{word}/")
+            doc(f"/{word}/index.html")
+            site.traps.append(f"/{word}/ vs /{word}/index.html")
+
+    sections: list[str] = []
+    counter = 0
+    used_words = {word for word in _TRAP_WORDS if word not in words}
+    while len(site.pages) < budget:
+        roll = rng.random()
+        free = [s for s in _SECTIONS if s not in sections and s not in used_words]
+        if (not sections or roll < 0.25) and free:
+            name = rng.choice(free)
+            parent = rng.choice(["", *sections]) if sections and rng.random() < 0.3 else ""
+            section = f"{parent}/{cased(name)}"
+            sections.append(section)
+            path = section if site.slash == "remove" else section + "/"
+        else:
+            counter += 1
+            directory = rng.choice(sections) + "/" if sections and roll < 0.9 else "/"
+            path = f"{directory}{cased(rng.choice(_WORDS))}-{counter}{site.extension}"
+        if not site.has(site.host, path):
+            doc(path)
+
+
+def _add_specials(rng: random.Random, site: RandomSite) -> list[str]:
+    """Redirect loops and moved pages on ``site``; returns the hrefs that lead to them."""
+    hrefs: list[str] = []
+    host = site.host
+    documents = [page for page in site.pages if page.host == host]
+    for number in range(rng.choice((0, 0, 1, 2))):
+        kind = rng.choice(("self", "pair", "empty", "slash", "param"))
+        if kind == "self":
+            site.specials[(host, site.fold(f"/loop{number}"))] = site.redirect(host, f"/loop{number}")
+            hrefs.append(f"/loop{number}")
+        elif kind == "pair":
+            site.specials[(host, site.fold(f"/ping{number}"))] = site.redirect(host, f"/pong{number}")
+            site.specials[(host, site.fold(f"/pong{number}"))] = site.redirect(host, f"/ping{number}")
+            hrefs.append(f"/ping{number}")
+        elif kind == "empty":
+            site.specials[(host, site.fold(f"/empty{number}"))] = Reply(301, b"", {"Location": ""})
+            hrefs.append(f"/empty{number}")
+        elif kind == "slash":
+            site.specials[(host, site.fold(f"/flip{number}"))] = site.redirect(host, f"/flip{number}/")
+            site.specials[(host, site.fold(f"/flip{number}/"))] = site.redirect(host, f"/flip{number}")
+            hrefs.append(f"/flip{number}" + rng.choice(("", "/")))
+        else:
+            site.specials[(host, site.fold(f"/track{number}"))] = site.redirect(
+                host, f"/track{number}?utm_source=loop", 302
+            )
+            hrefs.append(f"/track{number}")
+        site.loops.append(kind)
+    for number in range(rng.choice((0, 1, 2))):
+        target = rng.choice(documents)
+        site.specials[(host, site.fold(f"/old/{number}"))] = site.redirect(host, target.key)
+        if rng.random() < 0.5:
+            site.specials[(host, site.fold(f"/go/{number}"))] = site.redirect(host, f"/old/{number}")
+            hrefs.append(f"/go/{number}")
+        else:
+            hrefs.append(f"/old/{number}")
+        site.loops.append(f"moved->{target.key}")
+    return hrefs
+
+
+def _relative(source: str, target: str) -> str:
+    """``target`` (a path) as a relative reference from the page at path ``source``."""
+    base = source.split("/")[1:-1]
+    parts = target.split("/")[1:]
+    common = 0
+    while common < min(len(base), len(parts) - 1) and base[common] == parts[common]:
+        common += 1
+    ref = "../" * (len(base) - common) + "/".join(parts[common:])
+    if not ref:
+        return "./"
+    if ":" in ref.split("/")[0]:
+        return "./" + ref
+    return ref
+
+
+def _variant_case(rng: random.Random, path: str) -> str:
+    choice = rng.random()
+    if choice < 0.4:
+        return path.upper()
+    if choice < 0.7:
+        return path.lower()
+    return "/".join(part[:1].upper() + part[1:] for part in path.split("/"))
+
+
+class _LinkWriter:
+    """Spells links to pages the way pages do, checking each spelling against the servers."""
+
+    def __init__(self, rng: random.Random, web: RandomWeb) -> None:
+        self.rng = rng
+        self.web = web
+
+    def spell(self, source: Page, host: str, path: str, query: str, *, form: str, port: bool = False) -> str:
+        suffix = f"?{query}" if query else ""
+        if form == "relative" and host == source.host:
+            return _relative(source.path, path) + suffix
+        if form == "root" and host == source.host:
+            return path + suffix
+        return f"http://{host}{':80' if port else ''}{path}{suffix}"
+
+    def reaches(self, source: Page, href: str, target: Page) -> bool:
+        return self.web.resolve(urljoin(source.url, href)) == target.doc_id
+
+    def plain(self, source: Page, target: Page) -> str:
+        """The target's canonical URL, absolute, root-relative or relative: no redirect on the way."""
+        form = self.rng.choice(("absolute", "root", "relative", "relative"))
+        href = self.spell(source, target.host, target.path, target.query, form=form)
+        if urljoin(source.url, href) != target.url:
+            href = target.url
+        return href
+
+    def variant(self, source: Page, target: Page) -> str:
+        """A spelling that is not the canonical URL but reaches the same document (else a plain one)."""
+        site = _site_of(self.web, target)
+        rng = self.rng
+        for _ in range(4):
+            host, path, query = target.host, target.path, target.query
+            options = ["tracking", "fragment", "port"]
+            if site.other_host and site.twin != "different" and target.host == site.host:
+                options += ["twin", "twin"]
+            if site.slash == "add" and path.endswith("/") and path != "/":
+                options += ["slash", "slash"]
+            if site.slash == "remove" and not path.endswith("/") and path != "/":
+                options += ["slash", "slash"]
+            if site.index_names and path.endswith("/"):
+                options += ["index", "index"]
+            if site.case_insensitive:
+                options += ["case", "case", "case"]
+            if site.multiviews and path.endswith(".html"):
+                options += ["multiviews"] * (6 if site.family == "multiviews" else 2)
+            if site.session:
+                options.append("session")
+            chosen = set(rng.sample(options, rng.choice((1, 1, 1, 2, 2, 3))))
+            fragment = ""
+            if "twin" in chosen:
+                host = site.other_host or host
+            if "slash" in chosen:
+                path = path[:-1] if path.endswith("/") else path + "/"
+            if "multiviews" in chosen:
+                path = path.removesuffix(".html")
+            if "index" in chosen and path.endswith("/"):
+                name = rng.choice(site.index_names)
+                path += _variant_case(rng, name) if site.case_insensitive else name
+            if "case" in chosen:
+                path = _variant_case(rng, path)
+            if "tracking" in chosen:
+                query = "&".join(filter(None, [query, rng.choice(TRACKING)]))
+            if "session" in chosen:
+                token = f"{rng.getrandbits(64):016X}"
+                if site.session == "jsessionid":
+                    path += f";jsessionid={token}"
+                else:
+                    query = "&".join(filter(None, [query, f"PHPSESSID={token.lower()}"]))
+            if "fragment" in chosen:
+                fragment = "#" + rng.choice(FRAGMENTS)
+            form = rng.choice(("absolute", "root", "relative")) if host == source.host else "absolute"
+            href = self.spell(source, host, path, query, form=form, port="port" in chosen) + fragment
+            if urljoin(source.url, href) != target.url and self.reaches(source, href, target):
+                return href
+        return self.plain(source, target)
+
+    def broken(self, source: Page) -> str:
+        """A link to nothing: a missing page, a case variant on a case-sensitive host, a
+        ``www.`` host that does not exist. The server answers 404 or a soft 404."""
+        site = _site_of(self.web, source)
+        rng = self.rng
+        for _ in range(4):
+            roll = rng.random()
+            if roll < 0.4:
+                href = f"/missing-{rng.randrange(1000)}{site.extension}"
+            elif roll < 0.7:
+                href = _variant_case(rng, rng.choice(site.pages).path)
+            elif roll < 0.85:
+                href = f"http://www.{site.name}{rng.choice(site.pages).path}"
+            else:
+                href = f"../{rng.choice(_WORDS)}/"
+            if self.web.resolve(urljoin(source.url, href)) is None:
+                return href
+        return f"/missing-{rng.randrange(1000)}"
+
+    def lie(self, page: Page) -> str | None:
+        """A canonical URL that is not this document: the www twin, the ``/k/`` (or ``/k``)
+        form, the home page, a sibling. ``None`` when no lie is at hand."""
+        site = _site_of(self.web, page)
+        www = f"www.{site.name}" if page.host == site.name else site.name
+        candidates = [
+            f"http://{www}{page.key}",
+            f"http://{page.host}{page.path[:-1] if page.path.endswith('/') else page.path + '/'}",
+            f"http://{page.host}/",
+            self.rng.choice(site.pages).url,
+        ]
+        candidates = [url for url in candidates if url != page.url and self.web.resolve(url) != page.doc_id]
+        return self.rng.choice(candidates) if candidates else None
+
+
+# -- the comparison ---------------------------------------------------------------------------
+
+
+class PrioritySpider(LinkSpider):
+    """LinkSpider that gives every followed link a random priority, seeded by the
+    ``RANDOMWEB_PRIORITY_SEED`` setting."""
+
+    name = "links-priority"
+    _rng: random.Random | None = None
+
+    def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
+        if self._rng is None:
+            self._rng = random.Random(self.settings.getint("RANDOMWEB_PRIORITY_SEED"))
+        for output in super().parse(response):
+            if isinstance(output, scrapy.Request):
+                output = output.replace(priority=self._rng.randint(-5, 5))
+            yield output
+
+
+@dataclass(frozen=True)
+class CrawlOrder:
+    """The crawl order a seed is crawled in (both crawls, stock and add-on, use it)."""
+
+    fifo: bool  # breadth-first FIFO queues instead of Scrapy's default LIFO
+    concurrency: int
+    priorities: bool  # PrioritySpider: random seeded priorities on followed links
+    jobdir: bool
+    seed: int = 0
+
+    @classmethod
+    def from_seed(cls, seed: int) -> CrawlOrder:
+        """Bits of ``seed % 16``: any 16 consecutive seeds cover every combination."""
+        bits = seed % 16
+        return cls(bool(bits & 1), 16 if bits & 2 else 1, bool(bits & 4), bool(bits & 8), seed)
+
+    @property
+    def name(self) -> str:
+        return "-".join(
+            filter(
+                None,
+                [
+                    "fifo" if self.fifo else "lifo",
+                    f"c{self.concurrency}",
+                    "prio" if self.priorities else "",
+                    "jobdir" if self.jobdir else "",
+                ],
+            )
+        )
+
+    @property
+    def spider(self) -> type[scrapy.Spider]:
+        return PrioritySpider if self.priorities else LinkSpider
+
+    def settings(self, jobdir: Path | None) -> dict[str, Any]:
+        settings: dict[str, Any] = {
+            "CONCURRENT_REQUESTS": self.concurrency,
+            "DOWNLOAD_DELAY": 0,
+            "LOG_LEVEL": "WARNING",
+            "RANDOMWEB_PRIORITY_SEED": self.seed,
+        }
+        if self.fifo:
+            settings |= {
+                "DEPTH_PRIORITY": 1,
+                "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+                "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+            }
+        if self.jobdir and jobdir is not None:
+            settings["JOBDIR"] = str(jobdir)
+        return settings
+
+
+ADDON: dict[str, Any] = {"ADDONS": {"scrapy_urlnorm.Addon": 0}}
+#: A stalled crawl ends with reason ``closespider_timeout`` (and fails the comparison).
+TIMEOUT_GUARD = 60
+
+
+@dataclass
+class CrawlSummary:
+    doc_ids: list[str]  # one per 200 response carrying a document
+    requests: int  # downloader/request_count
+    finish_reason: str | None
+    seconds: float
+    stats: dict[str, Any]
+
+    @property
+    def docs(self) -> set[str]:
+        return set(self.doc_ids)
+
+    @property
+    def redundancy(self) -> float:
+        """1 - distinct documents / 200 responses with a document."""
+        return 1 - len(self.docs) / len(self.doc_ids) if self.doc_ids else 0.0
+
+
+@dataclass
+class Comparison:
+    seed: int
+    order: CrawlOrder
+    web: RandomWeb
+    stock: CrawlSummary
+    addon: CrawlSummary
+
+    @property
+    def request_limit(self) -> int:
+        return 3 * self.stock.requests + 20
+
+    @property
+    def lost(self) -> set[str]:
+        return self.stock.docs - self.addon.docs
+
+    def sanity_problems(self) -> list[str]:
+        """Stock Scrapy collects every document, by construction of the web."""
+        problems = []
+        if self.stock.docs != self.web.documents:
+            problems.append(
+                f"stock missed {sorted(self.web.documents - self.stock.docs)}, "
+                f"extra {sorted(self.stock.docs - self.web.documents)}"
+            )
+        if self.stock.finish_reason != "finished":
+            problems.append(f"stock finish_reason={self.stock.finish_reason}")
+        return problems
+
+    def problems(self) -> list[str]:
+        """Where the add-on breaks the promise on this web and order."""
+        problems = []
+        if self.lost:
+            problems.append(f"lost {len(self.lost)} document(s): {sorted(self.lost)}")
+        if self.addon.finish_reason != "finished":
+            problems.append(f"finish_reason={self.addon.finish_reason}")
+        if self.addon.requests > self.request_limit:
+            problems.append(
+                f"{self.addon.requests} requests > 3 x {self.stock.requests} (stock) + 20 = {self.request_limit}"
+            )
+        return problems
+
+    def report(self) -> str:
+        return (
+            f"seed {self.seed} order {self.order.name}: stock {self.stock.requests} requests "
+            f"{len(self.stock.docs)} docs; add-on {self.addon.requests} requests {len(self.addon.docs)} docs "
+            f"({self.addon.finish_reason})\n{self.web.describe()}"
+        )
+
+
+async def crawl_web(
+    web: RandomWeb, order: CrawlOrder, extra: Mapping[str, Any], jobdir: Path | None, *, page_guard: int = 0
+) -> CrawlSummary:
+    """One crawl of ``web`` in ``order``, ``extra`` settings on top, on a fresh VirtualWeb."""
+    settings = {**order.settings(jobdir), "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD, **extra}
+    if page_guard:
+        settings["CLOSESPIDER_PAGECOUNT"] = page_guard
+    started = time.perf_counter()
+    server = VirtualWeb(web.sites)
+    # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
+    # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
+    server._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
+    with server:
+        result = await crawl(server, web.start_urls, settings, spider=order.spider)
+    stats = result.stats
+    return CrawlSummary(
+        result.doc_ids,
+        int(stats.get("downloader/request_count", 0)),
+        stats.get("finish_reason"),
+        time.perf_counter() - started,
+        stats,
+    )
+
+
+async def compare(
+    seed: int, workdir: Path, addon_settings: Mapping[str, Any] | None = None, order: CrawlOrder | None = None
+) -> Comparison:
+    """Crawl ``generate(seed)`` with stock Scrapy, then with the add-on, in the seed's crawl order.
+
+    The add-on crawl gets ``CLOSESPIDER_PAGECOUNT`` = 3 x stock requests + 40 as a runaway
+    guard: a crawl that reaches it has sent more requests than the comparison allows anyway,
+    so the guard only makes that failure quick (its finish reason says so)."""
+    web = generate(seed)
+    order = order or CrawlOrder.from_seed(seed)
+    stock = await crawl_web(web, order, {}, workdir / "stock")
+    addon = await crawl_web(
+        web, order, {**ADDON, **(addon_settings or {})}, workdir / "addon", page_guard=3 * stock.requests + 40
+    )
+    return Comparison(seed, order, web, stock, addon)
