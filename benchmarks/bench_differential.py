@@ -149,7 +149,8 @@ class Worker:
         self.seeds = seeds
         self.finished: set[int] = set()
         self.current: int | None = None
-        self.since = time.monotonic()
+        self.since = time.monotonic()  # the last line it printed
+        self.started = time.monotonic()  # the start of its current seed
         self.handled = False  # its end (hang or crash) has been recorded already
         self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - read when the worker hangs or dies
         command = [sys.executable, __file__, "--worker", "--heartbeat", "--seed-list", ",".join(map(str, seeds))]
@@ -191,7 +192,9 @@ def run_workers(seeds: list[int], args: argparse.Namespace, emit: Any) -> None:
     ``--hang-seconds`` has a blocked reactor (a loop in synchronous code: CLOSESPIDER_TIMEOUT,
     which ends a stalled but responsive crawl, cannot fire then). Its stack is dumped and
     recorded with the seed as "hung", the worker is killed, and a new one takes over its
-    remaining seeds. A worker that dies mid-seed is handled the same way."""
+    remaining seeds. A seed still running after ``--seed-seconds`` with a responsive reactor
+    (something CLOSESPIDER_TIMEOUT did not end), and a worker that dies mid-seed, are handled
+    the same way."""
     lines: queue.Queue[tuple[Worker, str | None]] = queue.Queue()
     workers = [Worker(seeds[i :: args.workers], args.addon_settings, lines) for i in range(args.workers)]
     workers = [worker for worker in workers if worker.seeds]
@@ -222,15 +225,19 @@ def run_workers(seeds: list[int], args: argparse.Namespace, emit: Any) -> None:
                     message = json.loads(text)
                     worker.since = time.monotonic()
                     if message.get("event") == "start":
-                        worker.current = message["seed"]
+                        worker.current, worker.started = message["seed"], time.monotonic()
                     elif message.get("event") != "tick":
                         worker.finished.add(message["seed"])
                         worker.current = None
                         emit(message)
             for worker in list(workers):
-                stuck = time.monotonic() - worker.since
-                if not worker.handled and worker.current is not None and stuck > args.hang_seconds:
-                    replace(worker, f"reactor blocked: no heartbeat for {stuck:.0f} s", worker.kill())
+                if worker.handled or worker.current is None:
+                    continue
+                silent, running = time.monotonic() - worker.since, time.monotonic() - worker.started
+                if silent > args.hang_seconds:
+                    replace(worker, f"reactor blocked: no heartbeat for {silent:.0f} s", worker.kill())
+                elif running > args.seed_seconds:
+                    replace(worker, f"no result after {running:.0f} s, reactor responsive", worker.kill())
     finally:
         for worker in workers:
             if worker.process.poll() is None:
@@ -354,6 +361,13 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="describe every web, not only failing ones")
     parser.add_argument("--json", type=Path, help="also write one JSON line per seed to this file")
     parser.add_argument("--max-describe", type=int, default=30, help="describe at most this many failing webs")
+    parser.add_argument(
+        "--seed-seconds",
+        type=float,
+        default=300,
+        help="a seed with no result after this long (its two crawls end at CLOSESPIDER_TIMEOUT, 60 s, "
+        "if the reactor runs) is stuck: record it as hung and go on (default 300)",
+    )
     parser.add_argument(
         "--report-from",
         type=Path,

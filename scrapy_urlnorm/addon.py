@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
+from .audits import check_rate
 from .dupefilter import UrlNormDupeFilter
 from .frontier import CrashSafeScheduler, FrontierMiddleware
 from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware, ScrubMetaMiddleware
@@ -41,6 +42,9 @@ class Addon:
         if not settings.getbool("URLNORM_ENABLED", True):
             logger.info("scrapy-urlnorm is disabled (URLNORM_ENABLED = False)")
             return
+        # Checked here as well as when the filter is built: an error raised while Scrapy
+        # builds its downloader is masked by an AttributeError on Scrapy 2.13.0.
+        check_rate(settings.get("URLNORM_AUDIT_RATE", 0.02))
         user_priority = settings.getpriority("DUPEFILTER_CLASS") or 0
         if user_priority > SETTINGS_PRIORITIES["addon"]:
             current = settings.get("DUPEFILTER_CLASS")
