@@ -1,0 +1,236 @@
+"""Every ``urlnorm/...`` key the add-on writes into ``crawler.stats``, with what it means.
+
+This table is the single source of the stats reference in the docs
+(``docs/gen_reference.py``), and ``tests/test_stats_keys.py`` checks it
+against the source: every ``urlnorm/`` literal the package writes must be
+listed here, and every key listed here must be written somewhere. A key
+with a ``<placeholder>`` is a family (``urlnorm/filtered/<reason>``).
+
+``when`` says when the value is there: ``live`` counters grow during the
+crawl; ``close`` values are set once, when the spider closes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class StatKey(NamedTuple):
+    """One stats key (or a family of keys, with a ``<placeholder>``)."""
+
+    key: str
+    group: str
+    when: str  # "live" or "close"
+    doc: str
+
+    def pattern(self) -> re.Pattern[str]:
+        """A regular expression matching the keys of this entry (a placeholder matches any non-empty text)."""
+        parts = re.split(r"<[a-z_]+>", self.key)
+        return re.compile(".+".join(re.escape(part) for part in parts) + r"\Z")
+
+
+#: Sections of the stats reference, in order.
+GROUPS: dict[str, str] = {
+    "filter": "The filter: what was checked and dropped, and why",
+    "ledger": "The drop ledger: drops released, and what is still waiting",
+    "redirects": "Redirects and shortcuts",
+    "learning": "Learning",
+    "audits": "Audits",
+    "redundancy": "Downloads and redundancy",
+    "frontier": "Crash-safe JOBDIR (the frontier journal)",
+    "memory": "Memory: how full each bounded structure is, at close",
+    "redis": "Distributed crawls (Redis)",
+}
+
+_LEARNED_KINDS = "`trailing_slash`, `www_alias`, `case_insensitive_path`, `default_page`, `ignore_param`, `https_alias`"
+
+STATS: tuple[StatKey, ...] = (
+    # -- filter
+    StatKey(
+        "urlnorm/requests_seen", "filter", "live",
+        "requests checked against the seen set (links, plus start requests)",
+    ),
+    StatKey(
+        "urlnorm/filtered", "filter", "live",
+        "requests dropped as duplicates (also in Scrapy's `dupefilter/filtered`)",
+    ),
+    StatKey(
+        "urlnorm/filtered/<reason>", "filter", "live",
+        "the same, by reason: `exact` (stock Scrapy would have dropped it too), the name of the riskiest "
+        "step that made the two URLs equal (`default_port`, `tracking_params`, `session_ids`, "
+        "`lowercase_path`, ...), or `learned:<kind>` for a learned rule",
+    ),
+    StatKey(
+        "urlnorm/late_filtered", "filter", "live",
+        "queued requests dropped at download time under rules learned since",
+    ),
+    StatKey("urlnorm/unique_fingerprints", "filter", "close", "distinct fingerprints in the seen set"),
+    StatKey(
+        "urlnorm/invalid_urls", "filter", "live",
+        "URLs that could not be normalized (Scrapy's own fingerprint used instead)",
+    ),
+    StatKey("urlnorm/recorded_unfiltered", "filter", "live", "`dont_filter` requests recorded as representatives"),
+    StatKey(
+        "urlnorm/start_requests_skipped", "filter", "live",
+        "start requests dropped because already seen (a resumed `JOBDIR` crawl)",
+    ),
+    StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
+    # -- ledger
+    StatKey(
+        "urlnorm/released/<why>", "ledger", "live",
+        "drops scheduled again because their representative did not deliver (`status`, `redirect`, "
+        "`error`, `ignored`, `loop`, `dropped`, `idle`) or because their rule was revoked (`revoked`)",
+    ),
+    StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
+    StatKey(
+        "urlnorm/unsettled_at_close", "ledger", "close",
+        "drops still waiting on a representative when the spider closed: 0 after a normal finish",
+    ),
+    StatKey(
+        "urlnorm/ledger_full", "ledger", "live",
+        "requests fetched instead of dropped because the drop ledger was full",
+    ),
+    StatKey(
+        "urlnorm/parked_overflow", "ledger", "live",
+        "learned-rule drops that did not fit their host's share of the ledger (fetched instead)",
+    ),
+    # -- redirects
+    StatKey(
+        "urlnorm/redirects_passed", "redirects", "live",
+        "redirect targets let through because they normalize to their own source",
+    ),
+    StatKey(
+        "urlnorm/redirect_loops", "redirects", "live",
+        "redirect targets dropped because their chain passed that URL already",
+    ),
+    StatKey(
+        "urlnorm/redirects_shortcut", "redirects", "live",
+        "links sent straight to the form the host's redirects taught",
+    ),
+    StatKey(
+        "urlnorm/shortcut_fallbacks", "redirects", "live",
+        "shortcut links whose taught form failed, fetched as written after all",
+    ),
+    # -- learning
+    StatKey("urlnorm/learned_rules", "learning", "live", "learned rules active now"),
+    StatKey("urlnorm/learned/<kind>", "learning", "live", f"active rules by kind: {_LEARNED_KINDS}"),
+    StatKey("urlnorm/revoked_rules", "learning", "live", "rules revoked after a contradiction"),
+    # -- audits
+    StatKey(
+        "urlnorm/audits_scheduled", "audits", "live",
+        "audits sent: dropped requests fetched anyway to check the rule or step that dropped them",
+    ),
+    StatKey("urlnorm/audits", "audits", "live", "audits completed"),
+    StatKey(
+        "urlnorm/audit_mismatches", "audits", "live",
+        "audits that found a different page (the learned rule is revoked)",
+    ),
+    StatKey("urlnorm/audits_inconclusive", "audits", "live", "audits whose reference page was unknown"),
+    StatKey("urlnorm/coverage_loss_estimate", "audits", "close", "mismatch rate of the audits (only when audits ran)"),
+    # -- redundancy
+    StatKey("urlnorm/downloads", "redundancy", "close", "pages downloaded (200 responses)"),
+    StatKey(
+        "urlnorm/duplicate_downloads", "redundancy", "close",
+        "pages downloaded whose body repeated one already downloaded",
+    ),
+    StatKey(
+        "urlnorm/redundancy_rate", "redundancy", "close",
+        "their share: the observed redundancy rate, what the crawl still paid for",
+    ),
+    # -- frontier
+    StatKey(
+        "urlnorm/frontier/recovered", "frontier", "live",
+        "requests scheduled again from the journal after a crash, or from a clean stop's in-flight list",
+    ),
+    StatKey(
+        "urlnorm/frontier/unserializable", "frontier", "live",
+        "requests that could not be journaled (their callback is not a spider method)",
+    ),
+    StatKey(
+        "urlnorm/frontier/unrecoverable", "frontier", "live",
+        "journaled requests that could not be restored (their callback is gone)",
+    ),
+    StatKey(
+        "urlnorm/frontier/torn_records", "frontier", "live",
+        "torn records cut from the end of the journal on resume",
+    ),
+    StatKey(
+        "urlnorm/frontier/compactions", "frontier", "live",
+        "times the running crawl's journal was rewritten to its pending requests",
+    ),
+    StatKey(
+        "urlnorm/frontier/write_errors", "frontier", "live",
+        "journal writes that failed (a full disk): the crawl goes on, those requests are not crash-safe",
+    ),
+    # -- memory (caps in docs/how-it-works.md, "Memory is bounded")
+    StatKey(
+        "urlnorm/memory/seen_table_bytes", "memory", "close",
+        "bytes of the seen set's hash table (no cap: ~19 bytes per URL)",
+    ),
+    StatKey(
+        "urlnorm/memory/page_digest_bytes", "memory", "close",
+        "bytes of the digests of 200 bodies (no cap: ~9 bytes per page)",
+    ),
+    StatKey(
+        "urlnorm/memory/normalization_cache", "memory", "close",
+        "URLs in the normalization cache (cap `URLNORM_CACHE_SIZE`)",
+    ),
+    StatKey(
+        "urlnorm/memory/parked_requests", "memory", "close",
+        "learned drops whose representative delivered, kept for revocation (2,000 per host)",
+    ),
+    StatKey(
+        "urlnorm/memory/ledger_drops", "memory", "close",
+        "drops waiting on a representative or kept for revocation (cap 100,000)",
+    ),
+    StatKey(
+        "urlnorm/memory/failed_keys", "memory", "close",
+        "keys whose representative did not deliver (no cap; usually few)",
+    ),
+    StatKey(
+        "urlnorm/memory/abandoned_keys", "memory", "close",
+        "keys whose representative was never sent as written (no cap; usually few)",
+    ),
+    StatKey(
+        "urlnorm/memory/hosts_with_pages_for_rekeying", "memory", "close",
+        "hosts whose fetched URLs are kept for re-keying under new rules (cap 1,000 hosts, 2,000 URLs each)",
+    ),
+    StatKey(
+        "urlnorm/memory/invalid_hosts_logged", "memory", "close",
+        "hosts named in the once-per-host invalid-URL warning (cap 10,000)",
+    ),
+    StatKey(
+        "urlnorm/memory/page_digests_for_audits", "memory", "close",
+        "digests of fetched pages kept for audits (cap 100,000, LRU)",
+    ),
+    StatKey("urlnorm/memory/audit_scopes", "memory", "close", "rules and steps with an audit budget (cap 10,000)"),
+    StatKey(
+        "urlnorm/memory/evidence_buckets", "memory", "close",
+        "URL forms remembered as evidence for learning (cap 200,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/catch_all_digests", "memory", "close",
+        "body digests kept for soft-404 detection (cap 100,000, LRU)",
+    ),
+    StatKey("urlnorm/memory/rule_states", "memory", "close", "rule states, active or gathering evidence (cap 100,000)"),
+    StatKey("urlnorm/memory/iis_hosts", "memory", "close", "hosts seen to be IIS (cap 100,000)"),
+    # -- redis
+    StatKey(
+        "urlnorm/redis_errors", "redis", "live",
+        "failed Redis calls (the crawl went on locally, retrying with backoff)",
+    ),
+    StatKey(
+        "urlnorm/all_workers/<name>", "redis", "close",
+        "every worker's `urlnorm/<name>` counter added up, as of this worker's close: "
+        "the last worker to close reports the whole crawl",
+    ),
+)  # fmt: skip
+
+
+def find(key: str) -> StatKey | None:
+    """The entry documenting ``key`` (a concrete key, or a family written with a placeholder), if any."""
+    for entry in STATS:
+        if entry.key == key or entry.pattern().match(key):
+            return entry
+    return None
