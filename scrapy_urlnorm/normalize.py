@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
-from . import hosts
+from . import hosts, params
 from .errors import InvalidURL
 from .policy import Policy
 from .steps import CompiledSteps, compiled
@@ -50,6 +51,140 @@ _AUTHORITY_CACHE_SIZE = 1 << 16
 def normalize_with_rank(url: str, policy: Policy) -> tuple[str, int]:
     """``normalize_url`` plus the rank of the riskiest step that changed the URL
     (0 if only steps stock Scrapy also performs did); see ``steps.REASONS``."""
+    if not policy.host_policies:
+        found = _already_normal(url, policy)
+        if found is not None:
+            return found
+    return normalize_slowly(url, policy)
+
+
+# -- the fast path: one check that a URL is already normal -------------------------------
+#
+# Most links a site writes are in normal form but for their fragment, and
+# their authority (scheme, host, port) is one the normalizer has met before.
+# For those, one regular expression over the URL (no escapes, no user info,
+# no dot segment, only characters every component allows as they are) and a
+# few substring tests replace parsing, fifteen steps and serializing. The
+# authority comes from the per-policy authority cache, so the host steps
+# (lower case, IDNA, IP forms, www, default port) are not redone either. Any
+# doubt returns ``None`` and the URL takes the full way, which gives the same
+# answer (``tests/test_fast_path.py`` checks both agree).
+
+_FAST_URL = re.compile(
+    r"([A-Za-z][A-Za-z0-9+.\-]*)://"  # scheme
+    r"([^\x00-\x20\x7f/?#@\[\]:%<>\\^|]+)"  # host: no user info, no IPv6, no escape
+    r"(?::([1-9][0-9]{0,4}))?"  # port, as split_url would write it
+    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)"  # path: only characters it allows raw
+    r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]+))?"  # query: the same, plus "?"
+)
+
+
+class _FastPlan(NamedTuple):
+    """What the fast check must look at under one policy."""
+
+    keep_fragment: bool
+    keep_hashbang: bool
+    dot_segments: bool
+    session_ids: bool
+    collapse_slashes: bool
+    lowercase_path: bool
+    default_pages: tuple[str, ...]
+    trailing_slash: str
+    tracking: bool
+    remove_params: bool
+    ignore_params: frozenset[str]
+    sort_query: bool
+
+
+def _fast_plan(policy: Policy) -> _FastPlan:
+    return _FastPlan(
+        policy.keep_fragment,
+        policy.keep_hashbang,
+        policy.remove_dot_segments,
+        policy.session_ids,
+        policy.collapse_slashes,
+        policy.lowercase_path,
+        policy.default_pages,
+        policy.trailing_slash,
+        policy.tracking_params,
+        bool(policy.remove_params),
+        policy.ignore_params,
+        policy.sort_query,
+    )
+
+
+#: id(policy) -> (policy, plan); the policy is kept so its id cannot be reused.
+_PLANS: dict[int, tuple[Policy, _FastPlan]] = {}
+_PLANS_SIZE = 1 << 12
+
+
+def _already_normal(url: str, policy: Policy) -> tuple[str, int] | None:
+    """``(normal form, rank)`` when the one-pass check can tell, else ``None``."""
+    if type(url) is not str or not url.isascii():
+        return None
+    entry = _PLANS.get(id(policy))
+    if entry is None or entry[0] is not policy:
+        if len(_PLANS) >= _PLANS_SIZE:
+            _PLANS.clear()
+        entry = _PLANS[id(policy)] = (policy, _fast_plan(policy))
+    plan = entry[1]
+    head = url
+    hash_at = url.find("#")
+    if hash_at >= 0:
+        if plan.keep_fragment or (plan.keep_hashbang and url.startswith("!", hash_at + 1)):
+            return None
+        head = url[:hash_at]
+    match = _FAST_URL.fullmatch(head)
+    if match is None:
+        return None
+    scheme, host, port, path, query = match.groups()
+    cached = policy._authority_cache.get((scheme, None, host, port or ""))
+    if cached is None:
+        return None
+    if "/." in path:
+        return None
+    if plan.session_ids and (";" in path or "(" in path):
+        return None
+    if plan.collapse_slashes and "//" in path:
+        return None
+    if plan.lowercase_path and not path.islower() and path.lower() != path:
+        return None
+    if plan.default_pages or plan.trailing_slash != "keep":
+        last = path[path.rfind("/") + 1 :]
+        if last.lower() in plan.default_pages:
+            return None
+        if plan.trailing_slash == "add" and last and "." not in last:
+            return None
+        if plan.trailing_slash == "remove" and not last and len(path) > 1:
+            return None
+    if query is not None:
+        if query[0] == "&" or query[-1] == "&" or "&&" in query:
+            return None
+        if plan.remove_params or plan.ignore_params:
+            return None
+        if plan.tracking and params.mentions(params.TRACKING_HINT, query):
+            return None
+        if plan.session_ids and params.mentions(params.SESSION_HINT, query):
+            return None
+        if plan.sort_query and "&" in query:
+            previous = ""
+            for pair in query.split("&"):
+                name = pair.partition("=")[0]
+                if name < previous:
+                    return None
+                previous = name
+    new_authority, rank = cached
+    if new_authority is None:
+        return head, rank
+    scheme, _userinfo, host, port = new_authority
+    if _userinfo is not None:
+        return None
+    start = match.end(3) if match.start(3) >= 0 else match.end(2)
+    return f"{scheme}://{host}:{port}{head[start:]}" if port else f"{scheme}://{host}{head[start:]}", rank
+
+
+def normalize_slowly(url: str, policy: Policy) -> tuple[str, int]:
+    """:func:`normalize_with_rank` the full way: parse, run every step, serialize."""
     u = split_url(url)
     if policy.host_policies:
         policy = policy.for_host(host_key(u.host))
