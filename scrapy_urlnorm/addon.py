@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
-from .audits import check_rate
+from .config import validate_settings
 from .dupefilter import UrlNormDupeFilter
 from .frontier import CrashSafeScheduler, FrontierMiddleware
 from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware, ScrubMetaMiddleware
@@ -39,12 +39,13 @@ class Addon:
     """Sets ``DUPEFILTER_CLASS`` and the middlewares, unless ``URLNORM_ENABLED = False``."""
 
     def update_settings(self, settings: BaseSettings) -> None:
+        # Every URLNORM_* value is checked here, before anything is built: an error
+        # raised while Scrapy builds its downloader is masked by an AttributeError on
+        # Scrapy 2.13.0. (The filter checks again, for projects without the add-on.)
+        validate_settings(settings)
         if not settings.getbool("URLNORM_ENABLED", True):
             logger.info("scrapy-urlnorm is disabled (URLNORM_ENABLED = False)")
             return
-        # Checked here as well as when the filter is built: an error raised while Scrapy
-        # builds its downloader is masked by an AttributeError on Scrapy 2.13.0.
-        check_rate(settings.get("URLNORM_AUDIT_RATE", 0.02))
         user_priority = settings.getpriority("DUPEFILTER_CLASS") or 0
         if user_priority > SETTINGS_PRIORITIES["addon"]:
             current = settings.get("DUPEFILTER_CLASS")

@@ -25,3 +25,19 @@ class UnsupportedScheme(InvalidURL):
     def __init__(self, scheme: str, url: object = None) -> None:
         super().__init__(f"unsupported scheme {scheme!r} (only http, https, ws, wss and ftp are normalized)", url)
         self.scheme = scheme
+
+
+class SettingsError(ValueError):
+    """A ``URLNORM_*`` setting has a value scrapy-urlnorm cannot use.
+
+    Raised once, when the crawl starts (from the add-on, or when the dupe
+    filter is built), before any request is sent. The message names the
+    setting, the value given and the values that work; ``setting`` and
+    ``value`` hold them.
+    """
+
+    def __init__(self, setting: str, value: object, expected: str) -> None:
+        super().__init__(f"{setting} = {value!r} is not valid: {expected}")
+        self.setting = setting
+        self.value = value
+        self.expected = expected

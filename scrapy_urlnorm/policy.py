@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -118,10 +119,12 @@ class Policy:
         policy = cls.preset(str(settings.get("URLNORM_POLICY") or "default"))
         switches: dict[str, Any] = {}
         for name in SWITCHES:
-            value = settings.get(f"URLNORM_{name.upper()}")
+            value = None if name in _NOT_SWITCHES else settings.get(f"URLNORM_{name.upper()}")
             if value is not None:
                 switches[name] = _coerce(name, value)
         host_policies = settings.get("URLNORM_HOST_POLICIES")
+        if isinstance(host_policies, str):  # a JSON object, as Scrapy's own dict settings accept
+            host_policies = json.loads(host_policies) if host_policies.strip() else None
         if host_policies:
             switches["host_policies"] = host_policies
         return policy.replace(**switches) if switches else policy

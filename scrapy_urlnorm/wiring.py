@@ -11,6 +11,7 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.job import job_dir
 
 from .audits import check_rate
+from .config import validate_settings
 from .keys import is_default_fingerprinter
 from .persistence import FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
@@ -57,6 +58,7 @@ def redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisR
 
 def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicator:
     settings = crawler.settings
+    validate_settings(settings)  # done already if the add-on is on: then it returns at once
     bits = settings.getint("URLNORM_FINGERPRINT_BITS", 64)
     if bits not in (64, 128):
         raise ValueError(f"URLNORM_FINGERPRINT_BITS must be 64 or 128, not {bits}")
