@@ -71,3 +71,60 @@ def test_wrong_bits_is_a_clear_error(tmp_path: Path) -> None:
     writer.close()
     with pytest.raises(ValueError, match="URLNORM_FINGERPRINT_BITS=128"):
         SeenFile(path, 128).load_into(FingerprintSet(128))
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_without_numpy_the_table_and_file_agree(tmp_path: Path, bits: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NumPy only speeds up growing and loading: the plain-Python ways build the same table."""
+    from scrapy_urlnorm import seen
+
+    rng = random.Random(7)
+    values = [rng.getrandbits(bits) for _ in range(5000)]
+    with_numpy = FingerprintSet(bits)
+    plain = FingerprintSet(bits)
+    plain.use_numpy = False
+    for i, value in enumerate(values):
+        assert with_numpy.add(value, i % 7) is None
+        assert plain.add(value, i % 7) is None
+    assert bytes(plain._keys) == bytes(with_numpy._keys)
+    assert plain._ranks == with_numpy._ranks
+    path = tmp_path / "urlnorm.seen"
+    writer = SeenFile(path, bits)
+    writer.open()
+    for i, value in enumerate(values):
+        writer.append(value, i % 7)
+    writer.close()
+    monkeypatch.setattr(seen, "np", None)
+    loaded = FingerprintSet(bits)
+    assert loaded.use_numpy is False
+    loaded.add(values[0], 99)  # present before loading: its rank stays
+    assert SeenFile(path, bits).load_into(loaded) == len(values)
+    assert len(loaded) == len(values)
+    assert loaded.get(values[0]) == 99
+    assert all(loaded.get(value) == i % 7 for i, value in enumerate(values[1:], 1))
+
+
+def test_keys_stay_in_order_and_lookups_stop_early() -> None:
+    """The ordered-probing invariant: occupied slots hold increasing keys, each at or after its home."""
+    table = FingerprintSet()
+    rng = random.Random(3)
+    for _ in range(30_000):
+        table.add(rng.getrandbits(64))
+    keys = [(i, key) for i, key in enumerate(table._keys) if key]
+    assert [key for _, key in keys] == sorted(key for _, key in keys)
+    assert all(i >= ((key >> 32) * table.capacity) >> 32 for i, key in keys)
+    assert table._keys[-1] == 0
+
+
+@pytest.mark.parametrize("count", [10_000, 200_000])
+def test_at_most_twelve_bytes_per_fingerprint(count: int) -> None:
+    """9-byte slots between 72% and 92% full: never more than 12 bytes per stored fingerprint."""
+    table = FingerprintSet()
+    rng = random.Random(count)
+    worst = 0.0
+    for i in range(count):
+        table.add(rng.getrandbits(64))
+        if i > 1000 and i % 97 == 0:
+            worst = max(worst, table.nbytes / len(table))
+    assert worst <= 12.0
+    assert table.nbytes / len(table) <= 12.0
