@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 
 MIN_VENV ?= .venv-min
 
-.PHONY: demo compare explain test test-min lint bench clean
+.PHONY: demo compare explain test test-min lint bench docs plots clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,20 @@ test-min:
 	$(MIN_VENV)/bin/python -m ruff check .
 	$(MIN_VENV)/bin/python -m pytest -p no:cacheprovider
 
+## docs: build the docs site into site/, warnings as errors (what CI runs)
+docs: $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+$(VENV)/.docs-installed: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+## plots: rerun the differential benchmark (a few minutes) and redraw docs/img/differential.svg
+plots: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[bench]'
+	-$(PY) benchmarks/bench_differential.py --seeds 48 --json docs/data/differential.jsonl
+	$(PY) benchmarks/plot_differential.py docs/data/differential.jsonl -o docs/img/differential.svg
+
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -53,4 +67,4 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_crawl.py
 
 clean:
-	rm -rf $(VENV) $(MIN_VENV) build dist *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(MIN_VENV) site build dist *.egg-info .pytest_cache .hypothesis
