@@ -20,8 +20,9 @@ unparseable ones are counted, never fatal.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -90,6 +91,11 @@ class Outcome:
     has_digests: bool
 
     @property
+    def requests(self) -> int:
+        """What the option sends: one request per URL without it (``keep``), one per set with it."""
+        return self.candidate_urls if self.option == "keep" else self.candidate_sets
+
+    @property
     def request_reduction(self) -> float:
         return 1 - self.candidate_sets / self.candidate_urls if self.candidate_urls else 0.0
 
@@ -113,6 +119,7 @@ class Outcome:
             "option": self.option,
             "candidate_urls": self.candidate_urls,
             "candidate_sets": self.candidate_sets,
+            "requests": self.requests,
             "request_reduction": round(self.request_reduction, 4),
             "redundancy_rate": None if self.redundancy_rate is None else round(self.redundancy_rate, 4),
             "coverage_loss_rate": None if self.coverage_loss_rate is None else round(self.coverage_loss_rate, 4),
@@ -160,7 +167,13 @@ def parse_lines(lines: Iterable[str], analysis: Analysis) -> Iterator[tuple[str,
         yield url, digest
 
 
-def analyze(lines: Iterable[str], progress: Callable[[int], None] | None = None) -> Analysis:
+def analyze(
+    lines: Iterable[str],
+    progress: Callable[[int], None] | None = None,
+    studies: Callable[[Sequence[Study]], Iterable[Study]] | None = None,
+) -> Analysis:
+    """The analysis of ``lines``; ``progress(urls)`` is called every 10,000 URLs read,
+    and ``studies`` may wrap the sequence of studies (for a progress bar)."""
     analysis = Analysis()
     digests: dict[str, str | None] = {}  # safe-normalized URL -> digest of its download
     for url, digest in parse_lines(lines, analysis):
@@ -172,9 +185,9 @@ def analyze(lines: Iterable[str], progress: Callable[[int], None] | None = None)
         analysis.urls += 1
         if digest is not None or normal not in digests:
             digests[normal] = digest
-        if progress is not None and analysis.urls % 100_000 == 0:
+        if progress is not None and analysis.urls % 10_000 == 0:
             progress(analysis.urls)
-    for study in STUDIES:
+    for study in studies(STUDIES) if studies is not None else STUDIES:
         analysis.outcomes += _study(study, digests, analysis.has_digests)
     return analysis
 
@@ -210,11 +223,12 @@ def _study(study: Study, digests: dict[str, str | None], has_digests: bool) -> l
 
 
 def format_table(analysis: Analysis) -> str:
+    """The table: the same figures as ``--json``, one row per option."""
     rows = [
         f"{analysis.urls:,} URLs from {analysis.lines:,} lines"
         + (f" ({analysis.invalid:,} unparseable, skipped)" if analysis.invalid else "")
         + ("" if analysis.has_digests else "; no digests: redundancy and coverage need a crawl log"),
-        f"{'study':<16}{'option':<8}{'candidate URLs':>15}{'sets':>8}{'requests':>10}"
+        f"{'study':<16}{'option':<8}{'candidate URLs':>15}{'sets':>8}{'requests':>10}{'reduction':>11}"
         f"{'redundancy':>12}{'coverage loss':>15}",
     ]
 
@@ -222,26 +236,33 @@ def format_table(analysis: Analysis) -> str:
         return "-" if value is None else f"{value:.2f}"
 
     for outcome in analysis.outcomes:
-        requests = outcome.candidate_urls if outcome.option == "keep" else outcome.candidate_sets
         rows.append(
             f"{outcome.study:<16}{outcome.option:<8}{outcome.candidate_urls:>15,}{outcome.candidate_sets:>8,}"
-            f"{requests:>10,}{rate(outcome.redundancy_rate if outcome.option == 'keep' else None):>12}"
-            f"{rate(outcome.coverage_loss_rate):>15}"
+            f"{outcome.requests:>10,}{rate(outcome.request_reduction):>11}"
+            f"{rate(outcome.redundancy_rate):>12}{rate(outcome.coverage_loss_rate):>15}"
         )
     return "\n".join(rows)
 
 
-def run(path: str, *, as_json: bool, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+def run(
+    path: str,
+    *,
+    as_json: bool,
+    progress: bool | None = None,
+    out: IO[str] = sys.stdout,
+    err: IO[str] = sys.stderr,
+) -> int:
+    """``analyze FILE``: the table (or JSON) on ``out``, problems on ``err``. A progress
+    bar (done/total, rate, ETA) goes to ``err`` if ``progress``, or by default when
+    ``err`` is a terminal; it needs ``tqdm`` (``pip install scrapy-urlnorm[cli]``)."""
+    show = progress if progress is not None else (hasattr(err, "isatty") and err.isatty())
     try:
-        handle = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
+        handle = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         print(f"error: cannot read {path}: {exc.strerror}", file=err)
         return 2
     with handle:
-        show = err.isatty() if hasattr(err, "isatty") else False
-        analysis = analyze(handle, (lambda n: print(f"\ranalyzing: {n:,} URLs", end="", file=err)) if show else None)
-        if show:
-            print(file=err)
+        analysis = _analyze_file(handle, path, err) if show else analyze(_decoded(handle))
     if not analysis.urls:
         print(f"error: no URL found in {path} ({analysis.lines} lines, {analysis.invalid} unparseable)", file=err)
         return 1
@@ -249,3 +270,45 @@ def run(path: str, *, as_json: bool, out: IO[str] = sys.stdout, err: IO[str] = s
         print(f"{analysis.invalid:,} unparseable line(s) skipped", file=err)
     print(json.dumps(analysis.as_dict(), indent=2) if as_json else format_table(analysis), file=out)
     return 0
+
+
+def _decoded(handle: IO[bytes], advance: Callable[[int], None] | None = None) -> Iterator[str]:
+    for raw in handle:
+        if advance is not None:
+            advance(len(raw))
+        yield raw.decode("utf-8", errors="replace")
+
+
+def _analyze_file(handle: IO[bytes], path: str, err: IO[str]) -> Analysis:
+    """``analyze`` with progress bars: bytes read of the file (of its size: done/total,
+    rate and ETA), then the studies."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        print("(no progress bar: it needs tqdm, pip install 'scrapy-urlnorm[cli]')", file=err)
+        return analyze(_decoded(handle))
+    try:
+        total: int | None = os.fstat(handle.fileno()).st_size or None
+    except (OSError, ValueError):
+        total = None
+    name = "stdin" if path == "-" else os.path.basename(path)
+    with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=f"reading {name}", file=err) as bar:
+        pending = 0
+
+        def advance(size: int) -> None:
+            nonlocal pending
+            pending += size
+            if pending >= 1 << 16:
+                bar.update(pending)
+                pending = 0
+
+        def urls_read(count: int) -> None:
+            bar.set_postfix_str(f"{count:,} URLs", refresh=False)
+
+        def studies(all_studies: Sequence[Study]) -> Iterable[Study]:
+            # Reading is done: the bar ends full, and a bar over the studies follows.
+            bar.update(pending + max(0, (bar.total or 0) - bar.n - pending))
+            bar.close()
+            return tqdm(all_studies, desc="studies", unit="study", file=err)
+
+        return analyze(_decoded(handle, advance), urls_read, studies)
