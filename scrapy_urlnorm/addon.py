@@ -15,7 +15,9 @@ from .config import validate_settings
 from .dupefilter import UrlNormDupeFilter
 from .frontier import CrashSafeScheduler, FrontierMiddleware
 from .middlewares import NormalizeMiddleware, RedirectLearningMiddleware, ScrubMetaMiddleware
+from .redis_setup import install as install_redis
 from .report import UrlNormReport
+from .wiring import redis_url
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -45,6 +47,9 @@ class Addon:
         validate_settings(settings)
         if not settings.getbool("URLNORM_ENABLED", True):
             logger.info("scrapy-urlnorm is disabled (URLNORM_ENABLED = False)")
+            if settings.get("URLNORM_CRAWL_LOG"):
+                # A stock crawl, logged for `analyze` to compare with.
+                settings.setdefault_in_component_priority_dict("EXTENSIONS", UrlNormReport, 500)
             return
         user_priority = settings.getpriority("DUPEFILTER_CLASS") or 0
         if user_priority > SETTINGS_PRIORITIES["addon"]:
@@ -69,6 +74,7 @@ class Addon:
             )
         if settings.get("JOBDIR") and settings.getbool("URLNORM_CRASH_SAFE", True):
             self._install_frontier(settings)
+        install_redis(settings, redis_url(settings))
 
     def _install_frontier(self, settings: BaseSettings) -> None:
         """With ``JOBDIR``: the crash-safe scheduler, unless the user chose another one."""

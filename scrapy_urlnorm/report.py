@@ -11,7 +11,10 @@ JSON report schema (``"schema": 2``)::
 
     {
       "schema": 2, "spider": str, "finish_reason": str, "policy": {switch: value},
+      "dupefilter": str,                        # the crawl's dupe filter class (module.Name)
+      "filter_active": bool,                    # False when another DUPEFILTER_CLASS won
       "requests_seen": int, "filtered": int, "filtered_by_reason": {reason: int},
+      "queued_at_start": int,                   # requests queued by an earlier run of the JOBDIR
       "late_filtered": int, "unique_fingerprints": int, "invalid_urls": int,
       "downloads": int, "duplicate_downloads": int, "redundancy_rate": float,
       "audits": int, "audit_mismatches": int,
@@ -38,6 +41,7 @@ from scrapy.utils.request import referer_str
 
 from . import figures
 from .dedup import Deduplicator
+from .dupefilter import UrlNormDupeFilter
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -57,6 +61,9 @@ class UrlNormReport:
         self.report_file = settings.get("URLNORM_REPORT_FILE")
         crawl_log = settings.get("URLNORM_CRAWL_LOG")
         self._log: IO[str] | None = None
+        self.dupefilter: type | None = None  # the scheduler's, seen at spider_opened
+        self.queued_at_start = 0
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         if crawl_log:
             Path(crawl_log).parent.mkdir(parents=True, exist_ok=True)
             self._log = open(crawl_log, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - closed at spider close
@@ -66,6 +73,18 @@ class UrlNormReport:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def spider_opened(self, spider: Spider | None = None) -> None:
+        """What the scheduler holds before this run has scheduled anything (a resumed
+        ``JOBDIR``'s queue), and which dupe filter it asks."""
+        scheduler = getattr(getattr(self.crawler.engine, "_slot", None), "scheduler", None)
+        df = getattr(scheduler, "df", None)
+        if df is not None:
+            self.dupefilter = type(df)
+        try:
+            self.queued_at_start = len(scheduler) if scheduler is not None else 0  # type: ignore[arg-type]
+        except TypeError:
+            self.queued_at_start = 0
 
     def response_received(self, response: Response, request: Request, spider: Spider | None = None) -> None:
         if self._log is None:
@@ -88,7 +107,14 @@ class UrlNormReport:
         if dedup is None:
             return
         dedup.close()  # puts its close-time figures into stats (idempotent)
-        report = build_report(dedup, self.crawler.stats.get_stats(), spider.name, reason)
+        report = build_report(
+            dedup,
+            self.crawler.stats.get_stats(),
+            spider.name,
+            reason,
+            dupefilter=self.dupefilter,
+            queued_at_start=self.queued_at_start,
+        )
         logger.info("%s", format_report(report), extra={"spider": spider})
         if self.report_file:
             path = Path(self.report_file)
@@ -96,7 +122,15 @@ class UrlNormReport:
             path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason: str) -> dict[str, Any]:
+def build_report(
+    dedup: Deduplicator,
+    stats: dict[str, Any],
+    spider: str,
+    reason: str,
+    *,
+    dupefilter: type | None = None,
+    queued_at_start: int = 0,
+) -> dict[str, Any]:
     summary = figures.summary(dedup)
     by_reason = {
         key.removeprefix("urlnorm/filtered/"): value
@@ -129,7 +163,10 @@ def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason
         "spider": spider,
         "finish_reason": reason,
         "policy": dedup.policy.switches(),
+        "dupefilter": f"{dupefilter.__module__}.{dupefilter.__qualname__}" if dupefilter else None,
+        "filter_active": dupefilter is None or issubclass(dupefilter, UrlNormDupeFilter),
         "requests_seen": stats.get("urlnorm/requests_seen", 0),
+        "queued_at_start": queued_at_start,
         "filtered": stats.get("urlnorm/filtered", 0),
         "filtered_by_reason": dict(sorted(by_reason.items(), key=lambda kv: -kv[1])),
         "late_filtered": stats.get("urlnorm/late_filtered", 0),
@@ -158,14 +195,21 @@ def build_report(dedup: Deduplicator, stats: dict[str, Any], spider: str, reason
 def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
     """The report as the readable block logged at spider close."""
     lines = ["scrapy-urlnorm redundancy report", "-" * 60]
-    seen, filtered = report["requests_seen"], report["filtered"]
-    share = f" ({filtered / seen:.1%} of requests seen)" if seen else ""
+    if not report.get("filter_active", True):
+        lines.append(
+            f"DUPEFILTER_CLASS is {report['dupefilter']}: requests were de-duplicated by it, not by "
+            "scrapy-urlnorm; the figures below count only what scrapy-urlnorm's middleware saw"
+        )
+    seen, filtered, late = report["requests_seen"], report["filtered"], report["late_filtered"]
+    queued = report.get("queued_at_start", 0)
     lines.append(f"requests seen            {seen:>8}")
-    lines.append(f"filtered as duplicates   {filtered:>8}{share}")
+    if queued:
+        lines.append(f"  + queued by an earlier run {queued:>6}  (resumed JOBDIR: checked at download time only)")
+    lines.append(f"filtered as duplicates   {filtered:>8}{_share(filtered, seen, queued, late)}")
     for reason, count in report["filtered_by_reason"].items():
         lines.append(f"  {reason:<31}{count:>8}")
-    if report["late_filtered"]:
-        lines.append(f"  (of which at download time, under rules learned later: {report['late_filtered']})")
+    if late:
+        lines.append(f"  (of which at download time, under rules learned later: {late})")
     if report["invalid_urls"]:
         lines.append(f"invalid URLs (Scrapy's fingerprint used) {report['invalid_urls']}")
     lines.append(f"pages downloaded (200)   {report['downloads']:>8}")
@@ -197,3 +241,21 @@ def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
         )
         lines.append(f"  {host}: {described}")
     return "\n".join(lines)
+
+
+def _share(filtered: int, seen: int, queued: int, late: int) -> str:
+    """``filtered`` as a share of the requests the filter decided on in this run.
+
+    Each request seen is dropped at most once when scheduled, so ``filtered - late``
+    never exceeds ``seen``; a late drop is of a request seen in this run or queued by
+    an earlier one. With a queue shared by other workers (scrapy-redis), late drops
+    may be of requests another worker saw: then the two are given apart.
+    """
+    decided = seen + queued
+    if not decided:
+        return ""
+    if filtered <= decided:
+        of = "requests seen" if not queued else f"the {decided} requests seen or queued before"
+        return f" ({filtered / decided:.1%} of {of})"
+    when_scheduled = f"{(filtered - late) / seen:.1%} of requests seen when scheduled, " if seen else ""
+    return f" ({when_scheduled}{late} at download time)"
