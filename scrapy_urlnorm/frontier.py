@@ -27,12 +27,14 @@ each time the crawl starts.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import os
 import pickle
 import shutil
 import struct
+import sys
 import time
 import weakref
 import zlib
@@ -367,7 +369,7 @@ class Frontier:
         if self._closed:
             return
         self._closed = True
-        if self._due_call is not None and self._due_call.active():
+        if self._due_call is not None:
             self._due_call.cancel()
         self._settle_due()
         self.flush_seen()
@@ -428,14 +430,13 @@ class Frontier:
             self._settle_later(request_id)  # type: ignore[arg-type]
 
     def _settle_later(self, request_id: int) -> None:
-        # One reactor turn later: a child's ENQ is written after request_scheduled returns.
+        # One event-loop turn later: a child's ENQ is written after request_scheduled returns.
         self._due.append(request_id)
-        if self._due_call is None or not self._due_call.active():
-            from twisted.internet import reactor
-
-            self._due_call = reactor.callLater(0, self._settle_due)  # type: ignore[attr-defined]
+        if self._due_call is None:
+            self._due_call = _call_soon(self._settle_due)
 
     def _settle_due(self) -> None:
+        self._due_call = None
         due, self._due = self._due, []
         self.flush_seen()  # what a done request's response made seen is durable before its DONE
         for request_id in due:
@@ -445,6 +446,24 @@ class Frontier:
             del self._outputs[request_id]
             self._in_flight.discard(request_id)
             self._write(_DONE, request_id)
+
+
+def _call_soon(func: Callable[[], None]) -> Any:
+    """Call ``func`` on the next turn of the crawl's event loop: the Twisted reactor's
+    if one is installed, else (``TWISTED_REACTOR_ENABLED = False``) asyncio's. Returns
+    a handle with ``cancel()`` that does nothing once the call ran."""
+    if "twisted.internet.reactor" in sys.modules:  # never import it: that would install one
+        from twisted.internet import reactor
+
+        delayed = reactor.callLater(0, func)  # type: ignore[attr-defined]
+        return _Cancel(lambda: delayed.active() and delayed.cancel())
+    handle = asyncio.get_event_loop().call_soon(func)
+    return _Cancel(handle.cancel)
+
+
+@dataclass
+class _Cancel:
+    cancel: Callable[[], object]
 
 
 def _request_id(response: Response | None) -> int | None:
