@@ -27,6 +27,7 @@ explain: $(VENV)/.installed
 
 ## test: lint, then the whole test suite
 test: $(VENV)/.installed
+	@command -v redis-server >/dev/null || echo "note: redis-server is not installed, so the Redis tests are skipped (apt-get install redis-server)"
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
