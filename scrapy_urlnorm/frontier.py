@@ -227,7 +227,7 @@ class Frontier:
         self._in_flight: set[int] = set()
         self._outputs: dict[int, list[int]] = {}  # request id -> [unsettled outputs, output ended]
         self._due: list[int] = []
-        self._due_call: Any = None
+        self._due_call: _SoonCall | None = None
         self._logged: set[str] = set()  # stats whose first occurrence was logged
         self._journal_bytes = self._compacted_bytes = 0
         self._method_names: dict[Any, str] = {}
@@ -448,22 +448,27 @@ class Frontier:
             self._write(_DONE, request_id)
 
 
-def _call_soon(func: Callable[[], None]) -> Any:
+def _call_soon(func: Callable[[], None]) -> _SoonCall:
     """Call ``func`` on the next turn of the crawl's event loop: the Twisted reactor's
-    if one is installed, else (``TWISTED_REACTOR_ENABLED = False``) asyncio's. Returns
-    a handle with ``cancel()`` that does nothing once the call ran."""
+    if one is installed, else (``TWISTED_REACTOR_ENABLED = False``) asyncio's."""
     if "twisted.internet.reactor" in sys.modules:  # never import it: that would install one
         from twisted.internet import reactor
 
-        delayed = reactor.callLater(0, func)  # type: ignore[attr-defined]
-        return _Cancel(lambda: delayed.active() and delayed.cancel())
+        twisted_reactor: Any = reactor
+        delayed: Any = twisted_reactor.callLater(0, func)
+        return _SoonCall(lambda: delayed.cancel() if delayed.active() else None)
     handle = asyncio.get_event_loop().call_soon(func)
-    return _Cancel(handle.cancel)
+    return _SoonCall(handle.cancel)
 
 
-@dataclass
-class _Cancel:
-    cancel: Callable[[], object]
+class _SoonCall:
+    """A call :func:`_call_soon` scheduled; ``cancel()`` does nothing once it ran."""
+
+    def __init__(self, cancel: Callable[[], object]) -> None:
+        self._cancel = cancel
+
+    def cancel(self) -> None:
+        self._cancel()
 
 
 def _request_id(response: Response | None) -> int | None:
