@@ -35,7 +35,7 @@ def _policy_for(u: SplitURL, policy: Policy) -> Policy:
     return policy.for_host(host_key(u.host)) if policy.host_policies else policy
 
 
-def normalize_url(url: str, policy: Policy | None = None) -> str:
+def normalize_url(url: str | object, policy: Policy | None = None) -> str:
     """Normalize ``url`` under ``policy`` (``None``: the ``default`` preset).
 
     Raises :class:`~scrapy_urlnorm.InvalidURL` (a ``ValueError``) if ``url`` is
@@ -48,9 +48,12 @@ def normalize_url(url: str, policy: Policy | None = None) -> str:
 _AUTHORITY_CACHE_SIZE = 1 << 16
 
 
-def normalize_with_rank(url: str, policy: Policy) -> tuple[str, int]:
+def normalize_with_rank(url: str | object, policy: Policy) -> tuple[str, int]:
     """``normalize_url`` plus the rank of the riskiest step that changed the URL
-    (0 if only steps stock Scrapy also performs did); see ``steps.REASONS``."""
+    (0 if only steps stock Scrapy also performs did); see ``steps.REASONS``.
+
+    URLs are typed ``str | object`` so that, compiled with mypyc too, a
+    non-string raises :class:`InvalidURL` rather than a ``TypeError``."""
     if not policy.host_policies:
         found = _already_normal(url, policy)
         if found is not None:
@@ -118,7 +121,7 @@ _PLANS: dict[int, tuple[Policy, _FastPlan]] = {}
 _PLANS_SIZE = 1 << 12
 
 
-def _already_normal(url: str, policy: Policy) -> tuple[str, int] | None:
+def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None:
     """``(normal form, rank)`` when the one-pass check can tell, else ``None``."""
     if type(url) is not str or not url.isascii():
         return None
@@ -183,7 +186,7 @@ def _already_normal(url: str, policy: Policy) -> tuple[str, int] | None:
     return f"{scheme}://{host}:{port}{head[start:]}" if port else f"{scheme}://{host}{head[start:]}", rank
 
 
-def normalize_slowly(url: str, policy: Policy) -> tuple[str, int]:
+def normalize_slowly(url: str | object, policy: Policy) -> tuple[str, int]:
     """:func:`normalize_with_rank` the full way: parse, run every step, serialize."""
     u = split_url(url)
     if policy.host_policies:
@@ -228,12 +231,12 @@ def _run_steps(u: SplitURL, policy: Policy, steps: CompiledSteps) -> tuple[Split
     return u, rank
 
 
-def _about(exc: InvalidURL, url: str) -> InvalidURL:
+def _about(exc: InvalidURL, url: object) -> InvalidURL:
     """A step's error (host-level, cached) restated about the whole URL."""
     return exc if exc.url == url else InvalidURL(f"{exc} in {url!r}", url)
 
 
-def explain_url(url: str, policy: Policy | None = None) -> list[ExplainedStep]:
+def explain_url(url: str | object, policy: Policy | None = None) -> list[ExplainedStep]:
     """The steps that changed ``url``, in order, each with the URL after it.
 
     An empty list means the URL is already normal. The last entry's ``url`` is

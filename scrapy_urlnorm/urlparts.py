@@ -48,7 +48,7 @@ _new = tuple.__new__  # NamedTuple's own __new__ is a Python frame; this is the 
 _VALID_HOSTS: set[str] = set()
 
 
-def split_url(url: str) -> SplitURL:
+def split_url(url: str | object) -> SplitURL:
     """Split ``url``; raise :class:`InvalidURL` if it is not an absolute URL we handle."""
     if not isinstance(url, str):
         raise InvalidURL(f"expected a str URL, got {type(url).__name__}", url)
