@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 
 MIN_VENV ?= .venv-min
 
-.PHONY: demo compare explain test test-min lint bench docs plots clean
+.PHONY: demo compare explain test test-min test-compiled lint bench docs plots clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,10 @@ plots: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+## test-compiled: build the mypyc-compiled core, test it in a fresh venv, check outputs equal plain Python's
+test-compiled: $(VENV)/.installed
+	bash .ci/test_compiled.sh $(PYTHON)
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_normalize.py
