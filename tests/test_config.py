@@ -31,6 +31,17 @@ def two_pages(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return Reply.not_found()
 
 
+def setting_error(exc: BaseException) -> SettingsError:
+    """The SettingsError a crawl raised. Scrapy 2.13.0 masks an error raised while it
+    builds its downloader (where the dupe filter set by hand is built) with an
+    AttributeError; the SettingsError is then its context, printed above it."""
+    seen: BaseException | None = exc
+    while seen is not None and not isinstance(seen, SettingsError):
+        seen = seen.__cause__ or seen.__context__
+    assert seen is not None, f"no SettingsError behind {exc!r}"
+    return seen
+
+
 # Each bad value of issue 16, and what the error must name.
 BAD = [
     ({"URLNORM_AUDIT_RATE": 2}, "URLNORM_AUDIT_RATE = 2"),
@@ -74,9 +85,9 @@ async def test_a_bad_value_stops_a_real_crawl_before_any_request(
     if wiring is BY_HAND and "URLNORM_ENABLED" in settings:
         pytest.skip("URLNORM_ENABLED is the add-on's switch")
     with VirtualWeb({"site.test": FunctionSite(two_pages)}) as web:
-        with pytest.raises(SettingsError, match=r".*") as info:
+        with pytest.raises(Exception) as info:  # which one depends on Scrapy: see setting_error()
             await crawl(web, ["http://site.test/"], {**wiring, **GUARD, **settings})
-        assert named in str(info.value)
+        assert named in str(setting_error(info.value))
         assert web.hits == [], "the crawl ran"
 
 
