@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Below this many audits the report gives their mismatches, not a share of them.
+MIN_AUDITS_FOR_SHARE = 30
+
 
 class UrlNormReport:
     """Enabled by the add-on (``EXTENSIONS``); reads ``URLNORM_REPORT_FILE`` and ``URLNORM_CRAWL_LOG``."""
@@ -224,10 +227,14 @@ def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
         lines.append(f"  {why:<31}{count:>8}")
     lines.append(f"drops unsettled at close {report['unsettled_at_close']:>8}")
     if report["audits"]:
-        lines.append(
-            f"audits                   {report['audits']:>8}  mismatches {report['audit_mismatches']} "
-            f"(share {report['coverage_loss_estimate']:.3f})"
+        # A mismatch share says little below a few dozen audits: the ledger's figures
+        # above are what a small crawl's losses are read from.
+        share = (
+            f" (share {report['coverage_loss_estimate']:.3f})"
+            if report["audits"] >= MIN_AUDITS_FOR_SHARE
+            else f" (share shown from {MIN_AUDITS_FOR_SHARE} audits)"
         )
+        lines.append(f"audits                   {report['audits']:>8}  mismatches {report['audit_mismatches']}{share}")
     lines.append(f"rules learned            {report['learned_rules']:>8}  revoked {report['revoked_rules']}")
     for kind, count in sorted(report["learned_by_kind"].items()):
         lines.append(f"  {kind:<31}{count:>8}")

@@ -129,3 +129,12 @@ async def test_a_stock_crawl_is_logged_for_analyze_with_the_filter_off(tmp_path:
         return sum(o["candidate_urls"] for o in table["options"] if o["option"] == "keep")
 
     assert candidates(stock) > candidates(addon)
+
+
+def test_a_few_audits_give_counts_not_a_rate() -> None:
+    """Reproduces: "0.000 (95% upper bound 0.658)" on a small crawl; a share of six
+    audits says nothing, the counts do."""
+    few = format_report(minimal_report(audits=6, audit_mismatches=0, coverage_loss_estimate=0.0))
+    assert "mismatches 0 (share shown from 30 audits)" in few and "upper bound" not in few
+    many = format_report(minimal_report(audits=40, audit_mismatches=1, coverage_loss_estimate=0.025))
+    assert "mismatches 1 (share 0.025)" in many
