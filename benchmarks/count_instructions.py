@@ -1,11 +1,20 @@
-"""Instructions per URL: normalize_url (default) vs w3lib canonicalize_url, under callgrind.
+"""Instructions per URL under callgrind: the stable figure of the speed benchmarks.
 
 Wall-clock ratios on a shared VM swing widely; instruction counts repeat.
-Each side runs twice under ``valgrind --tool=callgrind`` (N and 2N URLs after
-the same warm-up); the difference is the cost of N URLs, free of start-up
-and import costs. Needs valgrind (``apt-get install valgrind``).
+Each contender runs twice under ``valgrind --tool=callgrind`` (N and 2N URLs
+of the real-link corpus, after the same warm-up); the difference is the cost
+of N URLs, free of start-up and import costs. Needs valgrind (``apt-get
+install valgrind``).
 
-    python benchmarks/count_instructions.py [--urls 2000]
+Contenders: ``normalize_url`` under each preset (plain Python from this
+checkout, and compiled with mypyc when ``--compiled-python`` names the
+interpreter of a virtualenv where the compiled wheel is installed, see
+``docs/performance.md``), w3lib's ``canonicalize_url`` and, when installed
+(``pip install -e '.[bench]'``), ada_url, yarl, url-normalize and urlcanon;
+``request_seen`` of ``UrlNormDupeFilter`` (learning on) and of Scrapy's
+``RFPDupeFilter`` over the corpus' links in page order.
+
+    python benchmarks/count_instructions.py [--urls 2000] [--compiled-python PATH] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -22,30 +31,52 @@ WORKLOAD = """
 import sys
 sys.path.insert(0, {here!r})
 from corpus import make_urls
-from w3lib.url import canonicalize_url
-from scrapy_urlnorm import Policy, normalize_url
 which, n, total = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 urls = make_urls(total)  # the same corpus in both runs: only the work differs
-policy = Policy.preset("default")
-func = canonicalize_url if which == "w3lib" else (lambda url: normalize_url(url, policy))
+if which.startswith("filter:"):
+    from scrapy import Request
+    from scrapy.utils.request import RequestFingerprinter
+    if which == "filter:scrapy":
+        from scrapy.dupefilters import RFPDupeFilter
+        dupefilter = RFPDupeFilter(fingerprinter=RequestFingerprinter())
+    else:
+        from scrapy_urlnorm import Policy, UrlNormDupeFilter
+        from scrapy_urlnorm.dedup import Deduplicator
+        dedup = Deduplicator(Policy.preset("default"), learn=True, fallback=RequestFingerprinter().fingerprint)
+        dupefilter = UrlNormDupeFilter(dedup)
+    requests = [Request(url) for url in urls[:2000] + urls[2000 : 2000 + n]]
+    for request in requests:
+        dupefilter.request_seen(request)
+    raise SystemExit(0)
+if which == "w3lib":
+    from w3lib.url import canonicalize_url as func
+elif which == "ada_url":
+    from ada_url import normalize_url as func
+elif which == "yarl":
+    from yarl import URL
+    func = lambda url: str(URL(url))
+elif which == "url-normalize":
+    from url_normalize import url_normalize as func
+elif which == "urlcanon":
+    import urlcanon
+    func = lambda url: str(urlcanon.semantic(url))
+else:
+    from scrapy_urlnorm import Policy, normalize_url
+    policy = Policy.preset(which.split(":")[1])
+    func = lambda url: normalize_url(url, policy)
 for url in urls[:2000] + urls[2000 : 2000 + n]:
     func(url)
 """
 
+NORMALIZERS = ["w3lib", "ours:default", "ours:aggressive", "ours:safe", "ada_url", "yarl", "url-normalize", "urlcanon"]
+FILTERS = ["filter:scrapy", "filter:ours"]
 
-def instructions(script: Path, which: str, count: int, total: int) -> int:
+
+def instructions(python: str, script: Path, which: str, count: int, total: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", python, str(script)]
         result = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={tmp}/out",
-                sys.executable,
-                str(script),
-                which,
-                str(count),
-                str(total),
-            ],
+            [*command, which, str(count), str(total)],
             capture_output=True,
             text=True,
             check=True,
@@ -53,21 +84,44 @@ def instructions(script: Path, which: str, count: int, total: int) -> int:
     return int(re.search(r"Collected : (\d+)", result.stderr).group(1))  # type: ignore[union-attr]
 
 
+def available(python: str, which: str) -> bool:
+    module = {"ada_url": "ada_url", "yarl": "yarl", "url-normalize": "url_normalize", "urlcanon": "urlcanon"}.get(which)
+    if module is None:
+        return True
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def per_url(python: str, script: Path, which: str, n: int) -> float:
+    total = 2000 + 2 * n
+    return (instructions(python, script, which, 2 * n, total) - instructions(python, script, which, n, total)) / n
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--urls", type=int, default=2000)
-    n = parser.parse_args().urls
+    parser.add_argument("--compiled-python", help="interpreter of a venv with the mypyc-compiled wheel installed")
+    parser.add_argument("--only", nargs="*", help=f"contenders: {' '.join(NORMALIZERS + FILTERS)}")
+    args = parser.parse_args()
+    n = args.urls
+    wanted = args.only or NORMALIZERS + FILTERS
+    rows: list[tuple[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp, "workload.py")
         script.write_text(WORKLOAD.format(here=str(HERE)))
-        total = 2000 + 2 * n
-        per_url = {
-            which: (instructions(script, which, 2 * n, total) - instructions(script, which, n, total)) / n
-            for which in ("w3lib", "ours")
-        }
-    print(f"instructions per URL ({n:,} URLs, after warm-up)")
-    print(f"  w3lib canonicalize_url   {per_url['w3lib']:>10,.0f}")
-    print(f"  normalize_url (default)  {per_url['ours']:>10,.0f}   {per_url['w3lib'] / per_url['ours']:.2f}x fewer")
+        for which in wanted:
+            if not available(sys.executable, which):
+                print(f"  ({which} not installed: pip install -e '.[bench]')", file=sys.stderr)
+                continue
+            rows.append((which, per_url(sys.executable, script, which, n)))
+            if args.compiled_python and which.startswith(("ours:", "filter:ours")):
+                rows.append((f"{which} (mypyc)", per_url(args.compiled_python, script, which, n)))
+    counts = dict(rows)
+    print(f"instructions per URL ({n:,} URLs of the real-link corpus, after a 2,000-URL warm-up)")
+    for name, count in rows:
+        base = counts.get("filter:scrapy" if name.startswith("filter:") else "w3lib")
+        ratio = f"{base / count:>6.2f}x" if base else ""
+        print(f"  {name:28} {count:>10,.0f}  {ratio}")
+    print("  (ratio: the baseline's instructions / the contender's; w3lib canonicalize_url, Scrapy RFPDupeFilter)")
 
 
 if __name__ == "__main__":
