@@ -109,21 +109,30 @@ class RequestKeys:
         self._custom = custom and fallback is not None
         self._count = count
         # Links such as navigation menus repeat on every page: remember the
-        # normalization of the most recent URLs (cleared when full).
-        self._cache: dict[str, tuple[str | None, int]] = {}
+        # normalization of the most recent URLs (cleared when full). Keyed by
+        # the URL's hash, not the URL, and a URL already normal keeps only its
+        # rank: ~80 bytes an entry instead of ~250. Two URLs of the window
+        # sharing a 64-bit hash is far less likely than a fingerprint
+        # collision. The cache grows with the crawl (64 entries, plus one per
+        # 64 URLs normalized) up to ``cache_size``, so a small crawl keeps a
+        # small one.
+        self._cache: dict[int, int | tuple[str | None, int]] = {}
         self._cache_size = cache_size
+        self._misses = 0
         self.invalid_hosts: set[str] = set()
 
     def normalize(self, url: str) -> tuple[str | None, int]:
         """(URL normalized by the static policy, or ``None`` if we cannot, rank)."""
-        cached = self._cache.get(url)
+        key = hash(url)
+        cached = self._cache.get(key)
         if cached is not None:
-            return cached
+            return (url, cached) if type(cached) is int else cached  # type: ignore[return-value]
         result = self.normalize_with(url, self.policy)
-        if len(self._cache) >= self._cache_size:
+        self._misses += 1
+        if len(self._cache) >= min(self._cache_size, 64 + (self._misses >> 6)):
             self._cache.clear()
         if self._cache_size and result[0] is not None:
-            self._cache[url] = result
+            self._cache[key] = result[1] if result[0] == url else result
         return result
 
     def normalize_with(self, url: str, policy: Policy) -> tuple[str | None, int]:
@@ -185,9 +194,7 @@ class RequestKeys:
         if learned_url is None:
             return static
         value = self.hash(request, learned_url, b"learned %d\0" % namespace)
-        return static._replace(
-            learned=value, learned_rank=learned_rank, learned_url=learned_url, namespace=namespace
-        )
+        return static._replace(learned=value, learned_rank=learned_rank, learned_url=learned_url, namespace=namespace)
 
     def cache_size(self) -> int:
         return len(self._cache)
