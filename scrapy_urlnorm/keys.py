@@ -109,31 +109,51 @@ class RequestKeys:
         self._custom = custom and fallback is not None
         self._count = count
         # Links such as navigation menus repeat on every page: remember the
-        # normalization of the most recent URLs (cleared when full). Keyed by
-        # the URL's hash, not the URL, and a URL already normal keeps only its
-        # rank: ~80 bytes an entry instead of ~250. Two URLs of the window
-        # sharing a 64-bit hash is far less likely than a fingerprint
-        # collision. The cache grows with the crawl (64 entries, plus one per
-        # 64 URLs normalized) up to ``cache_size``, so a small crawl keeps a
-        # small one.
+        # normalization of recent URLs in two generations: when the young one
+        # is full it becomes the old one, and a URL found in the old one moves
+        # back to the young, so links used on every page stay while the rest
+        # ages out. Keyed by the URL's hash, not the URL, and a URL already
+        # normal keeps only its rank: ~80 bytes an entry instead of ~250 (two
+        # URLs of the window sharing a 64-bit hash is far less likely than a
+        # fingerprint collision). Each generation grows with the crawl (32
+        # entries, plus one per 128 URLs normalized) up to half of
+        # ``cache_size``, so a small crawl keeps a small cache.
         self._cache: dict[int, int | tuple[str | None, int]] = {}
+        self._old: dict[int, int | tuple[str | None, int]] = {}
         self._cache_size = cache_size
         self._misses = 0
+        self._drop_fragment = not policy.keep_fragment and not policy.host_policies
         self.invalid_hosts: set[str] = set()
 
     def normalize(self, url: str) -> tuple[str | None, int]:
         """(URL normalized by the static policy, or ``None`` if we cannot, rank)."""
-        key = hash(url)
+        hash_at = url.find("#")
+        if hash_at > 0 and self._drop_fragment and url[hash_at - 1] > " " and url[hash_at + 1 : hash_at + 2] != "!":
+            # The fragment never changes the result (it is dropped, and the
+            # head does not end in what split_url strips): one entry serves
+            # every in-page anchor of a page.
+            head = url[:hash_at]
+        else:
+            head = url
+        key = hash(head)
         cached = self._cache.get(key)
+        if cached is None:
+            cached = self._old.pop(key, None)
+            if cached is not None:
+                self._remember(key, cached)
         if cached is not None:
-            return (url, cached) if type(cached) is int else cached  # type: ignore[return-value]
+            return (head, cached) if type(cached) is int else cached  # type: ignore[return-value]
         result = self.normalize_with(url, self.policy)
         self._misses += 1
-        if len(self._cache) >= min(self._cache_size, 64 + (self._misses >> 6)):
-            self._cache.clear()
         if self._cache_size and result[0] is not None:
-            self._cache[key] = result[1] if result[0] == url else result
+            self._remember(key, result[1] if result[0] == head else result)
         return result
+
+    def _remember(self, key: int, value: int | tuple[str | None, int]) -> None:
+        if len(self._cache) >= min(self._cache_size >> 1, 32 + (self._misses >> 7)):
+            self._old = self._cache
+            self._cache = {}
+        self._cache[key] = value
 
     def normalize_with(self, url: str, policy: Policy) -> tuple[str | None, int]:
         try:
@@ -197,7 +217,8 @@ class RequestKeys:
         return static._replace(learned=value, learned_rank=learned_rank, learned_url=learned_url, namespace=namespace)
 
     def cache_size(self) -> int:
-        return len(self._cache)
+        return len(self._cache) + len(self._old)
 
     def clear(self) -> None:
         self._cache.clear()
+        self._old.clear()
