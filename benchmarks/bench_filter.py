@@ -1,13 +1,21 @@
-"""UrlNormDupeFilter vs Scrapy's RFPDupeFilter, side by side in one run.
+"""UrlNormDupeFilter vs Scrapy's RFPDupeFilter, side by side in one run, on real links.
 
-1. Throughput: ``request_seen`` over the same stream of Request objects, in
-   interleaved rounds (fresh filters each round); the stream repeats links
-   the way crawled pages do (navigation, related links).
-2. Memory: bytes retained per seen URL after one million distinct URLs
-   (tracemalloc; the Request objects themselves are freed as we go).
+1. Throughput: ``request_seen`` over the same Request objects, in
+   interleaved rounds (fresh filters and fresh Request copies each round), on
+   three streams of the real-link corpus (``corpus.py``): the links in page
+   order (navigation repeats as on a real crawl), distinct URLs, and 50%
+   duplicates (each distinct URL twice, shuffled). Our filter runs with
+   learning on, with and without a Scrapy stats collector (per-request
+   ``stats.inc_value`` calls are part of the cost in a crawl).
+2. Memory: bytes retained per seen URL at several scales (tracemalloc, the
+   filter built before tracing starts, each request settled as delivered and
+   freed as in a crawl), and the seen table alone at ten million.
 3. JOBDIR: time to load one million fingerprints on resume.
 
-    python benchmarks/bench_filter.py [--requests 200000] [--distinct 60000] [--memory-urls 1000000]
+Wall-clock ratios swing with the machine's load; ``count_instructions.py``
+gives the stable figure.
+
+    python benchmarks/bench_filter.py [--requests 100000] [--scales 10000 200000 1000000] [--table-scale 10000000]
 """
 
 from __future__ import annotations
@@ -19,43 +27,58 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from scrapy import Request
 from scrapy.dupefilters import RFPDupeFilter
+from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.request import RequestFingerprinter
+from scrapy.utils.test import get_crawler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import make_urls
+from corpus import distinct_urls, make_urls
 
 from scrapy_urlnorm import Policy, UrlNormDupeFilter
 from scrapy_urlnorm.dedup import Deduplicator
+from scrapy_urlnorm.seen import FingerprintSet
 
 
-def make_stream(total: int, distinct: int, seed: int = 2) -> list[Request]:
-    """``total`` requests over ``distinct`` URLs: a Zipf-like mix, as when a
-    crawl's pages share navigation and popular links."""
-    urls = make_urls(distinct, seed=seed)
-    rng = random.Random(seed)
-    weights = [1 / (rank + 1) ** 0.8 for rank in range(len(urls))]
-    picks = urls[: distinct // 2] + rng.choices(urls, weights=weights, k=total - distinct // 2)
-    rng.shuffle(picks)
-    return [Request(url) for url in picks]
+def ours(stats: Any = None) -> UrlNormDupeFilter:
+    dedup = Deduplicator(Policy.preset("default"), learn=True, stats=stats, fallback=RequestFingerprinter().fingerprint)
+    return UrlNormDupeFilter(dedup)
 
 
-def ours() -> UrlNormDupeFilter:
-    return UrlNormDupeFilter(Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint))
+def ours_with_stats() -> UrlNormDupeFilter:
+    return ours(MemoryStatsCollector(get_crawler()))
 
 
 def scrapys() -> RFPDupeFilter:
     return RFPDupeFilter(fingerprinter=RequestFingerprinter())
 
 
-CONTENDERS: dict[str, Callable[[], object]] = {"Scrapy RFPDupeFilter": scrapys, "UrlNormDupeFilter": ours}
+CONTENDERS: dict[str, Callable[[], Any]] = {
+    "Scrapy RFPDupeFilter": scrapys,
+    "UrlNormDupeFilter": ours,
+    "UrlNormDupeFilter + stats": ours_with_stats,
+}
 
 
-def throughput(requests: list[Request], rounds: int) -> dict[str, tuple[float, int]]:
+def streams(total: int) -> dict[str, list[str]]:
+    rng = random.Random(2)
+    half = distinct_urls(total // 2, seed=3)
+    doubled = half + half
+    rng.shuffle(doubled)
+    return {
+        "links in page order": make_urls(total, seed=2),
+        "distinct URLs": distinct_urls(total, seed=2),
+        "50% duplicates": doubled,
+    }
+
+
+def throughput(urls: list[str], rounds: int) -> dict[str, tuple[float, int]]:
+    requests = [Request(url) for url in urls]
     best: dict[str, tuple[float, int]] = {}
     names = list(CONTENDERS)
     for round_ in range(rounds):
@@ -65,49 +88,39 @@ def throughput(requests: list[Request], rounds: int) -> dict[str, tuple[float, i
             dupefilter = CONTENDERS[name]()
             gc.collect()
             start = time.perf_counter()
-            filtered = sum(dupefilter.request_seen(r) for r in batch)  # type: ignore[attr-defined]
+            filtered = sum(dupefilter.request_seen(r) for r in batch)
             seconds = time.perf_counter() - start
             if name not in best or seconds < best[name][0]:
                 best[name] = (seconds, filtered)
     return best
 
 
-def retained_bytes(factory: Callable[[], object], urls: Iterable[str]) -> tuple[int, int, int]:
-    """Bytes still allocated by the filter once every request is gone:
-    (while every request is still pending, once each has delivered, count).
-
-    Requests are built before tracing starts (tracemalloc would slow their
-    construction tenfold) and freed before the final reading, so what remains
-    is the filter's own state. A pending request holds a claim in the drop
-    ledger (scrapy-urlnorm's promise to release what is dropped against it),
-    so the first figure is the cost per request in Scrapy's queue; the second,
-    once responses settled the claims, is the cost per seen URL.
-    """
-    requests = [Request(url) for url in urls]
+def retained_per_url(factory: Callable[[], Any], urls: list[str]) -> float:
+    """Bytes the filter retains per seen URL once each request has delivered and is gone."""
+    dupefilter = factory()
+    dedup = getattr(dupefilter, "dedup", None)
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    dupefilter = factory()
-    for request in requests:
-        dupefilter.request_seen(request)  # type: ignore[attr-defined]
-    gc.collect()
-    pending = tracemalloc.get_traced_memory()[0]
-    dedup = getattr(dupefilter, "dedup", None)
-    if dedup is not None:
-        for request in requests:
+    for url in urls:
+        request = Request(url)
+        dupefilter.request_seen(request)
+        if dedup is not None:
             dedup.settle(request, delivered=True)
-    count = len(requests)
-    del requests, request
+    del request
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
-    del dupefilter
-    return pending - before, after - before, count
+    return (after - before) / len(urls)
 
 
-def distinct_urls(count: int) -> Iterable[str]:
-    for i in range(count):
-        yield f"https://site{i % 5000}.example.com/section/{i // 5000}/item-{i}.html?id={i}"
+def table_per_url(count: int) -> float:
+    """Bytes of the seen table alone per fingerprint, ``count`` random fingerprints added one at a time."""
+    rng = random.Random(4)
+    table = FingerprintSet()
+    for _ in range(count):
+        table.add(rng.getrandbits(64))
+    return table.nbytes / len(table)
 
 
 def jobdir_load(count: int) -> tuple[float, int]:
@@ -116,8 +129,7 @@ def jobdir_load(count: int) -> tuple[float, int]:
         writer = Deduplicator(Policy.preset("default"), path=path)
         rng = random.Random(3)
         for _ in range(count):
-            fingerprint = rng.getrandbits(64)
-            writer.seen.add(fingerprint, 0)
+            writer.seen.add(rng.getrandbits(64), 0)
         writer.close()
         start = time.perf_counter()
         reader = Deduplicator(Policy.preset("default"), path=path)
@@ -129,35 +141,42 @@ def jobdir_load(count: int) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=200_000)
-    parser.add_argument("--distinct", type=int, default=60_000)
+    parser.add_argument("--requests", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--memory-urls", type=int, default=1_000_000)
+    parser.add_argument("--scales", type=int, nargs="*", default=[10_000, 200_000, 1_000_000])
+    parser.add_argument("--table-scale", type=int, default=10_000_000)
+    parser.add_argument("--jobdir", type=int, default=1_000_000)
     args = parser.parse_args()
 
-    stream = make_stream(args.requests, args.distinct)
-    print(f"1. request_seen over {len(stream):,} requests ({args.distinct:,} distinct URLs), best of {args.rounds}")
-    best = throughput(stream, args.rounds)
-    base = best["Scrapy RFPDupeFilter"][0]
-    print(f"   {'':22} {'requests/s':>12} {'us/request':>11} {'filtered':>9} {'vs Scrapy':>10}")
-    for name, (seconds, filtered) in best.items():
-        rate = len(stream) / seconds
-        print(
-            f"   {name:22} {rate:>12,.0f} {seconds / len(stream) * 1e6:>11.2f} {filtered:>9,} {base / seconds:>9.2f}x"
-        )
+    if args.requests:
+        print(f"1. request_seen, {args.requests:,} requests per stream, best of {args.rounds} interleaved rounds")
+        print(f"   {'':28} {'requests/s':>12} {'us/request':>11} {'filtered':>9} {'vs Scrapy':>10}")
+        for stream, urls in streams(args.requests).items():
+            print(f"   {stream}")
+            best = throughput(urls, args.rounds)
+            base = best["Scrapy RFPDupeFilter"][0]
+            for name, (seconds, filtered) in best.items():
+                rate = len(urls) / seconds
+                us = seconds / len(urls) * 1e6
+                print(f"     {name:26} {rate:>12,.0f} {us:>11.2f} {filtered:>9,} {base / seconds:>9.2f}x")
 
-    print(f"2. retained memory after {args.memory_urls:,} distinct URLs (tracemalloc)")
-    memory = {}
-    for name, factory in CONTENDERS.items():
-        pending, settled, count = retained_bytes(factory, distinct_urls(args.memory_urls))
-        memory[name] = (pending / count, settled / count)
-    base = memory["Scrapy RFPDupeFilter"][1]
-    print(f"   {'':22} {'all pending':>12} {'all delivered':>14} {'vs Scrapy':>10}   (bytes per URL)")
-    for name, (pending, settled) in memory.items():
-        print(f"   {name:22} {pending:>12.1f} {settled:>14.1f} {base / settled:>9.2f}x")
+    if args.scales or args.table_scale:
+        print("2. bytes retained per seen URL (distinct real links; each request delivered, then freed)")
+        print(f"   {'URLs':>12} {'Scrapy':>10} {'scrapy-urlnorm':>15} {'of which table':>15}")
+        for count in args.scales:
+            urls = distinct_urls(count, seed=5)
+            scrapy = retained_per_url(scrapys, urls)
+            mine = retained_per_url(ours, urls)
+            table = table_per_url(count)
+            print(f"   {count:>12,} {scrapy:>10.1f} {mine:>15.1f} {table:>15.1f}")
+            del urls
+        if args.table_scale:
+            table = table_per_url(args.table_scale)
+            print(f"   {args.table_scale:>12,} {'':>10} {'':>15} {table:>15.1f}   (seen table alone)")
 
-    seconds, loaded = jobdir_load(args.memory_urls)
-    print(f"3. JOBDIR resume: loaded {loaded:,} fingerprints in {seconds:.2f} s")
+    if args.jobdir:
+        seconds, loaded = jobdir_load(args.jobdir)
+        print(f"3. JOBDIR resume: loaded {loaded:,} fingerprints in {seconds:.2f} s")
 
 
 if __name__ == "__main__":

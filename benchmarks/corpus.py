@@ -197,11 +197,17 @@ def make_urls(count: int, seed: int = 1) -> list[str]:
 
 
 def distinct_urls(count: int, seed: int = 1) -> list[str]:
-    """``count`` distinct URLs (as strings) from the corpus, first occurrences in page order."""
+    """``count`` URLs from the corpus that differ beyond their fragment (so
+    Scrapy's fingerprints differ too), first occurrences in page order,
+    starting where ``seed`` says."""
     links = real_links()
     if not links:
-        return list(dict.fromkeys(synthetic_urls(count * 2, seed)))[:count]
-    unique = list(dict.fromkeys(links))
+        links = synthetic_urls(count * 2, seed)
+    start = (seed * 7919) % len(links)
+    first: dict[str, str] = {}
+    for url in links[start:] + links[:start]:
+        first.setdefault(url.partition("#")[0], url)
+    unique = list(first.values())
     out = unique[:count]
     lap = 1
     while len(out) < count:
