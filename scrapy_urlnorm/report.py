@@ -37,11 +37,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 import xxhash
 from scrapy import signals
+from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
 from . import figures
 from .dedup import Deduplicator
 from .dupefilter import UrlNormDupeFilter
+from .wiring import redis_url
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -84,10 +86,13 @@ class UrlNormReport:
         df = getattr(scheduler, "df", None)
         if df is not None:
             self.dupefilter = type(df)
-        try:
-            self.queued_at_start = len(scheduler) if scheduler is not None else 0  # type: ignore[arg-type]
-        except TypeError:
-            self.queued_at_start = 0
+        # Only a JOBDIR's own queue was filled by an earlier run of this crawl (a queue
+        # in Redis holds what the other workers push).
+        if scheduler is not None and job_dir(self.crawler.settings) and not redis_url(self.crawler.settings):
+            try:
+                self.queued_at_start = len(scheduler)
+            except Exception:  # a scheduler without a length: no figure rather than no crawl
+                self.queued_at_start = 0
 
     def response_received(self, response: Response, request: Request, spider: Spider | None = None) -> None:
         if self._log is None:
