@@ -14,23 +14,36 @@ finds exactly what a left-to-right scan would.
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+from typing import Any
 
-#: Components at least this long take the array path.
-LONG = 2048
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - exercised by the no-NumPy install
+    np = None  # type: ignore[assignment]
+
+#: Whether the array path is available (NumPy is an optional speed-up).
+AVAILABLE = np is not None
+
+#: Components at least this long take the array path. Without NumPy, none
+#: does: the per-escape way in ``steps`` is linear too, only slower on
+#: hostile components of tens of thousands of escapes (milliseconds, not
+#: tens of microseconds).
+LONG = 2048 if AVAILABLE else sys.maxsize
 
 _PERCENT = ord("%")
-_IS_HEX = np.zeros(256, dtype=bool)
-_HEX_VALUE = np.zeros(256, dtype=np.uint8)
-for _digit, _char in enumerate("0123456789abcdef"):
-    for _code in {ord(_char), ord(_char.upper())}:
-        _IS_HEX[_code] = True
-        _HEX_VALUE[_code] = _digit
-_UPPER_HEX = np.frombuffer(b"0123456789ABCDEF", dtype=np.uint8)
 _LOWER_A, _LOWER_F = ord("a"), ord("f")
+if AVAILABLE:
+    _IS_HEX = np.zeros(256, dtype=bool)
+    _HEX_VALUE = np.zeros(256, dtype=np.uint8)
+    for _digit, _char in enumerate("0123456789abcdef"):
+        for _code in {ord(_char), ord(_char.upper())}:
+            _IS_HEX[_code] = True
+            _HEX_VALUE[_code] = _digit
+    _UPPER_HEX = np.frombuffer(b"0123456789ABCDEF", dtype=np.uint8)
 
 
-def _escape_starts(data: np.ndarray) -> np.ndarray:
+def _escape_starts(data: Any) -> Any:
     """Positions of every ``%`` that starts an escape."""
     if len(data) < 3:
         return np.zeros(0, dtype=np.intp)
@@ -41,10 +54,10 @@ def _escape_starts(data: np.ndarray) -> np.ndarray:
 #: The last ASCII value analysed, its bytes and escape positions: consecutive
 #: steps look at the same string object (identity, not equality, is checked;
 #: the reference held keeps the id from being reused).
-_last: tuple[str, np.ndarray, np.ndarray] | None = None
+_last: tuple[str, Any, Any] | None = None
 
 
-def _analyse(value: str) -> tuple[np.ndarray, np.ndarray]:
+def _analyse(value: str) -> tuple[Any, Any]:
     """(read-only bytes, escape positions) of an ASCII ``value``."""
     global _last
     last = _last
@@ -56,8 +69,10 @@ def _analyse(value: str) -> tuple[np.ndarray, np.ndarray]:
     return data, starts
 
 
-def byte_table(allowed: bytes) -> np.ndarray:
-    """A 256-entry mask of the bytes in ``allowed``."""
+def byte_table(allowed: bytes) -> Any:
+    """A 256-entry mask of the bytes in ``allowed`` (``allowed`` itself without NumPy)."""
+    if not AVAILABLE:
+        return allowed
     table = np.zeros(256, dtype=bool)
     table[np.frombuffer(allowed, dtype=np.uint8)] = True
     return table
@@ -74,7 +89,7 @@ def uppercase_escapes(value: str) -> str:
     return data.tobytes().decode("ascii")
 
 
-def decode_escapes(value: str, decodable: np.ndarray) -> str:
+def decode_escapes(value: str, decodable: Any) -> str:
     """Replace each escape of an ASCII ``value`` whose byte ``decodable`` marks by that byte."""
     data, starts = _analyse(value)
     codes = (_HEX_VALUE[data[starts + 1]] << 4) | _HEX_VALUE[data[starts + 2]]
@@ -90,9 +105,11 @@ def decode_escapes(value: str, decodable: np.ndarray) -> str:
     return data[keep].tobytes().decode("ascii")
 
 
-def encoding_table(raw: np.ndarray) -> np.ndarray:
+def encoding_table(raw: Any) -> Any:
     """For each byte, the three output bytes :func:`encode` writes: the byte
     and two zeros where ``raw`` marks it, else ``%`` and its upper-case hex."""
+    if not AVAILABLE:
+        return raw
     codes = np.arange(256)
     table = np.zeros((256, 3), dtype=np.uint8)
     table[:, 0] = np.where(raw, codes, _PERCENT)
@@ -101,7 +118,7 @@ def encoding_table(raw: np.ndarray) -> np.ndarray:
     return table
 
 
-def encode(encoded: bytes, table: np.ndarray) -> str:
+def encode(encoded: bytes, table: Any) -> str:
     """Percent-encode the bytes of ``encoded`` as :func:`encoding_table` says,
     except a ``%`` that starts an escape, which stays."""
     data = np.frombuffer(encoded, dtype=np.uint8)
