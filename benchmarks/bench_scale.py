@@ -1,34 +1,37 @@
-"""Scale: ten million fingerprints, and a hundred thousand hosts with learned rules.
+"""Scale: the seen set from ten thousand to ten million, and a hundred thousand hosts with learned rules.
 
-1. The seen set: 10M distinct 64-bit fingerprints added one at a time (as the
-   dupe filter does), then looked up again: throughput and bytes per URL.
-2. JOBDIR: a 10M-record seen file (written in bulk, same format) loaded on resume.
+1. The seen set: N distinct 64-bit fingerprints added one at a time (as the
+   dupe filter does), then looked up again: throughput and bytes per URL, at
+   each scale, with NumPy growing the table and without (stdlib ``array``
+   only: NumPy is optional).
+2. JOBDIR: a seen file (written in bulk, same format) loaded on resume, with
+   and without NumPy.
 3. Learning: two redirect pairs on each of 100,000 hosts, so each host gets an
    active rule and a learned policy: time, memory, and the caps.
 
-    python benchmarks/bench_scale.py [--fingerprints 10000000] [--hosts 100000]
+    python benchmarks/bench_scale.py [--scales 10000 200000 1000000 10000000] [--plain-up-to 1000000] [--hosts 100000]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import random
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
-
 from scrapy_urlnorm import Policy
 from scrapy_urlnorm.dedup import Deduplicator
-from scrapy_urlnorm.seen import _MAGIC, FingerprintSet, _check_words, _record_dtype
-from scrapy_urlnorm.stores import MemoryStore
+from scrapy_urlnorm.seen import _MAGIC, _RECORD_64, FingerprintSet, SeenFile, _check_word
 
 
-def seen_set(count: int) -> None:
-    values = np.random.default_rng(1).integers(1, 2**63, size=count, dtype=np.uint64).tolist()
+def seen_set(count: int, use_numpy: bool) -> None:
+    rng = random.Random(1)
+    values = [rng.getrandbits(64) for _ in range(count)]
     table = FingerprintSet()
+    table.use_numpy = use_numpy
     start = time.perf_counter()
     for value in values:
         table.add(value, 0)
@@ -36,25 +39,36 @@ def seen_set(count: int) -> None:
     start = time.perf_counter()
     found = sum(table.get(value) is not None for value in values)
     looked = time.perf_counter() - start
-    print(f"1. seen set: {count:,} fingerprints")
-    print(f"   add    {count / added:>12,.0f}/s   lookup {count / looked:>12,.0f}/s   all found: {found == count}")
-    print(f"   memory {table.nbytes / count:>8.1f} bytes per URL ({table.nbytes / 2**20:,.0f} MiB)")
+    way = "NumPy growth " if use_numpy else "stdlib only  "
+    print(
+        f"   {count:>12,} {way} add {count / added:>10,.0f}/s  lookup {count / looked:>10,.0f}/s"
+        f"  {table.nbytes / count:>5.1f} bytes/URL  ({table.nbytes / 2**20:,.1f} MiB, all found: {found == count})"
+    )
 
 
-def jobdir(count: int) -> None:
+def jobdir(count: int, use_numpy: bool) -> None:
+    from scrapy_urlnorm import seen
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, "urlnorm.seen")
-        records = np.zeros(count, dtype=_record_dtype(64))
-        records["key"] = np.random.default_rng(2).integers(1, 2**63, size=count, dtype=np.uint64)
-        records["check"] = _check_words(records["key"], None, records["rank"])
-        path.write_bytes(_MAGIC + b"bits=64\n" + records.tobytes())
-        start = time.perf_counter()
-        store = MemoryStore(64, path)
-        seconds = time.perf_counter() - start
-        print(
-            f"2. JOBDIR: loaded {len(store):,} fingerprints ({path.stat().st_size / 2**20:,.0f} MiB) in {seconds:.2f} s"
-        )
-        store.close()
+        rng = random.Random(2)
+        with path.open("wb") as handle:
+            handle.write(_MAGIC + b"bits=64\n")
+            for _ in range(count):
+                key = rng.getrandbits(64) or 1
+                handle.write(_RECORD_64.pack(key, 0, _check_word(key, 0, 0)))
+        saved = seen.np
+        if not use_numpy:
+            seen.np = None  # type: ignore[assignment]
+        try:
+            table = FingerprintSet()
+            start = time.perf_counter()
+            SeenFile(path).load_into(table)
+            seconds = time.perf_counter() - start
+        finally:
+            seen.np = saved
+        way = "NumPy" if use_numpy else "stdlib only"
+        print(f"   {count:>12,} records ({path.stat().st_size / 2**20:,.0f} MiB) loaded in {seconds:6.2f} s ({way})")
 
 
 def learned_hosts(hosts: int) -> None:
@@ -81,12 +95,22 @@ def learned_hosts(hosts: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fingerprints", type=int, default=10_000_000)
+    parser.add_argument("--scales", type=int, nargs="*", default=[10_000, 200_000, 1_000_000, 10_000_000])
+    parser.add_argument("--plain-up-to", type=int, default=1_000_000, help="largest scale run without NumPy too")
     parser.add_argument("--hosts", type=int, default=100_000)
     args = parser.parse_args()
-    seen_set(args.fingerprints)
-    jobdir(args.fingerprints)
-    learned_hosts(args.hosts)
+    print("1. seen set: fingerprints added one at a time, then looked up")
+    for count in args.scales:
+        seen_set(count, use_numpy=True)
+        if count <= args.plain_up_to:
+            seen_set(count, use_numpy=False)
+    print("2. JOBDIR resume")
+    for count in args.scales[-2:]:
+        jobdir(count, use_numpy=True)
+        if count <= args.plain_up_to:
+            jobdir(count, use_numpy=False)
+    if args.hosts:
+        learned_hosts(args.hosts)
 
 
 if __name__ == "__main__":

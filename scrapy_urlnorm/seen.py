@@ -37,7 +37,8 @@ import logging
 import os
 import struct
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -267,19 +268,22 @@ class FingerprintSet:
         if self.use_numpy:
             self._add_many_numpy(keys, lows, ranks)
             return
-        merged: dict[tuple[int, int], int] = {}
-        for i in range(len(self._keys)):
-            if self._keys[i]:
-                merged[(self._keys[i], self._lows[i] if self._lows is not None else 0)] = self._ranks[i]
-        for key, low, rank in zip(keys, lows if lows is not None else _zeros(len(keys)), ranks, strict=True):
-            merged.setdefault((int(key) or 1, int(low)), int(rank))
-        items = sorted(merged.items())
-        self._len = len(items)
-        self._keys = array("Q", [key for (key, _), _ in items])
-        self._ranks = bytearray(rank for _, rank in items)
-        self._lows = array("Q", [low for (_, low), _ in items]) if self._wide else None
-        self._capacity = len(items)  # _rebuild reads the compact arrays as a table with no gaps
-        self._rebuild(self._capacity_for(len(items)))
+        wide = self._lows is not None
+        merged: dict[int, int] = {}  # key (high << 64 | low for 128 bits) -> rank
+        for i, key in enumerate(self._keys):
+            if key:
+                merged[(key << 64 | self._lows[i]) if self._lows is not None else key] = self._ranks[i]
+        low_words = lows if lows is not None else repeat(0)
+        for key, low, rank in zip(keys, low_words, ranks, strict=False):
+            high = int(key) or 1
+            merged.setdefault((high << 64 | int(low)) if wide else high, int(rank))
+        order = sorted(merged)
+        self._len = len(order)
+        self._keys = array("Q", [key >> 64 for key in order] if wide else order)
+        self._ranks = bytearray(merged[key] for key in order)
+        self._lows = array("Q", [key & _MASK64 for key in order]) if wide else None
+        self._capacity = len(order)  # _rebuild reads the compact arrays as a table with no gaps
+        self._rebuild(self._capacity_for(len(order)))
 
     def _add_many_numpy(self, keys: Any, lows: Any, ranks: Any) -> None:
         old_keys = np.frombuffer(self._keys, dtype=np.uint64)
@@ -302,10 +306,6 @@ class FingerprintSet:
     def _capacity_for(self, count: int) -> int:
         """A capacity that holds ``count`` keys at most 85% full (room before the next growth)."""
         return max(self._capacity, _INITIAL, int(count / 0.85) + 1)
-
-
-def _zeros(count: int) -> Iterable[int]:
-    return (0 for _ in range(count))
 
 
 # -- the JOBDIR file ------------------------------------------------------------
