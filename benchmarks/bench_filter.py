@@ -40,7 +40,7 @@ from scrapy.utils.test import get_crawler
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import distinct_urls, make_urls
 
-from scrapy_urlnorm import Policy, UrlNormDupeFilter
+from scrapy_urlnorm import Policy, UrlNormDupeFilter, normalize_url
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.seen import FingerprintSet
 
@@ -124,7 +124,7 @@ def retained_per_url(factory: Callable[[], Any], urls: list[str]) -> tuple[float
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     dedup = getattr(dupefilter, "dedup", None)
-    stored = len(dedup.seen) if dedup is not None else len(dupefilter.fingerprints)
+    stored = len(dedup.seen) if dedup is not None else len(urls)
     return (after - before) / len(urls), stored
 
 
@@ -175,11 +175,11 @@ def main() -> None:
                 print(f"     {name:26} {rate:>12,.0f} {us:>11.2f} {filtered:>9,} {base / seconds:>9.2f}x")
 
     if args.scales or args.table_scale:
-        print("2. bytes retained per seen URL (distinct real links; each request delivered, then freed)")
-        print("   (per URL offered; the table: bytes per stored fingerprint, random fingerprints)")
+        print("2. bytes retained per seen URL (real links, distinct pages; each request delivered, then freed)")
+        print("   (table: the seen table alone, bytes per fingerprint, random fingerprints)")
         print(f"   {'URLs':>12} {'Scrapy':>10} {'scrapy-urlnorm':>15} {'vs Scrapy':>10} {'stored':>18} {'table':>6}")
         for count in args.scales:
-            urls = distinct_urls(count, seed=5)
+            urls = distinct_urls(count, seed=5, key=normalize_url)  # distinct pages for both filters
             scrapy, _ = retained_per_url(scrapys, urls)
             mine, stored = retained_per_url(ours, urls)
             table = table_per_url(count)

@@ -33,6 +33,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -196,17 +197,17 @@ def make_urls(count: int, seed: int = 1) -> list[str]:
     return out
 
 
-def distinct_urls(count: int, seed: int = 1) -> list[str]:
+def distinct_urls(count: int, seed: int = 1, key: Callable[[str], str] | None = None) -> list[str]:
     """``count`` URLs from the corpus that differ beyond their fragment (so
-    Scrapy's fingerprints differ too), first occurrences in page order,
-    starting where ``seed`` says."""
+    Scrapy's fingerprints differ too), or by ``key`` when given, first
+    occurrences in page order, starting where ``seed`` says."""
     links = real_links()
     if not links:
         links = synthetic_urls(count * 2, seed)
     start = (seed * 7919) % len(links)
     first: dict[str, str] = {}
     for url in links[start:] + links[:start]:
-        first.setdefault(url.partition("#")[0], url)
+        first.setdefault(key(url) if key is not None else url.partition("#")[0], url)
     unique = list(first.values())
     out = unique[:count]
     lap = 1
