@@ -239,23 +239,23 @@ class DropLedger:
 
     def revoke_host(self, host: str) -> int:
         """A learned rule of ``host`` was revoked: release what learned rules dropped there."""
-        released = 0
-        for drop in self._parked.pop(host, {}).values():
-            if not drop.settled:
-                self._release(drop, "revoked")
-                released += 1
+        # Collect first, release after: a released request goes back through the
+        # filter and may be dropped again (under the host's other rules) into the
+        # very lists walked here; walking them while they grow never ends.
+        revoked = [drop for drop in self._parked.pop(host, {}).values() if not drop.settled]
         for claim in self._distinct_claims():
             if not claim.drops:
                 continue
             kept = []
             for drop in claim.drops:
                 if drop.learned and drop.host == host and not drop.settled:
-                    self._release(drop, "revoked")
-                    released += 1
+                    revoked.append(drop)
                 else:
                     kept.append(drop)
             claim.drops = kept
-        return released
+        for drop in revoked:
+            self._release(drop, "revoked")
+        return len(revoked)
 
     def discharge(self, drop: Drop) -> None:
         """``drop``'s request is being fetched after all (an audit): it needs no promise."""
