@@ -116,7 +116,7 @@ class RequestKeys:
         # normal keeps only its rank: ~80 bytes an entry instead of ~250 (two
         # URLs of the window sharing a 64-bit hash is far less likely than a
         # fingerprint collision). Each generation grows with the crawl (32
-        # entries, plus one per 128 URLs normalized) up to half of
+        # entries, plus one per 512 URLs normalized) up to half of
         # ``cache_size``, so a small crawl keeps a small cache.
         self._cache: dict[int, int | tuple[str | None, int]] = {}
         self._old: dict[int, int | tuple[str | None, int]] = {}
@@ -150,7 +150,7 @@ class RequestKeys:
         return result
 
     def _remember(self, key: int, value: int | tuple[str | None, int]) -> None:
-        if len(self._cache) >= min(self._cache_size >> 1, 32 + (self._misses >> 7)):
+        if len(self._cache) >= min(self._cache_size >> 1, 32 + (self._misses >> 9)):
             self._old = self._cache
             self._cache = {}
         self._cache[key] = value
