@@ -7,7 +7,10 @@ run and every worker, so learned keys written to ``JOBDIR`` or Redis still
 match after a restart; a revoked rule changes the namespace, so nothing keyed
 under it matches again.
 
-A ``www_alias`` rule lives on the bare host but applies to both twins.
+A ``www_alias`` rule lives on the bare host but applies to both twins, and
+once it holds the twins are one *site*: each gets the union of both twins'
+rules, so both have the same learned policy, namespace and shortcuts (their
+variants key alike whichever twin a link names).
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ _SHORTCUT_FAMILIES = (RuleKind.TRAILING_SLASH, RuleKind.WWW_ALIAS, RuleKind.HTTP
 _SHORTCUT_DIRECTIONS = ("add", "remove", "strip", "http", "https")
 
 
-def twins(rule: Rule) -> tuple[str, ...]:
-    """The hosts a rule applies to."""
-    return (rule.host, "www." + rule.host) if rule.family is RuleKind.WWW_ALIAS else (rule.host,)
+def twins(host: str) -> tuple[str, str]:
+    """``host``'s bare name and its ``www.`` twin."""
+    bare = host.removeprefix("www.")
+    return bare, "www." + bare
 
 
 def namespace_of(rules: list[Rule]) -> int:
@@ -52,18 +56,38 @@ class LearnedPolicies:
     def get(self, host: str) -> tuple[Policy, int] | None:
         return self.by_host.get(host)
 
+    def aliased(self, host: str) -> bool:
+        """Whether ``host`` and its www twin are one site (an active ``www_alias``)."""
+        return self.learner.is_active(twins(host)[0], RuleKind.WWW_ALIAS.value)
+
+    def site_hosts(self, host: str) -> tuple[str, ...]:
+        """The hosts that share ``host``'s rules: both twins once they are aliased."""
+        return twins(host) if self.aliased(host) else (host,)
+
     def rules_of(self, host: str) -> list[Rule]:
-        """Active rules that apply to ``host`` (its own, and its bare twin's ``www_alias``)."""
-        rules = self.learner.active_rules(host)
-        if host.startswith("www."):
-            rules += [r for r in self.learner.active_rules(host[4:]) if r.family is RuleKind.WWW_ALIAS]
-        return rules
+        """Active rules that apply to ``host``: its own, and its twin's once the twins are one site."""
+        if not self.aliased(host):
+            return self.learner.active_rules(host)
+        rules: dict[str, Rule] = {}
+        for twin in twins(host):
+            for rule in self.learner.active_rules(twin):
+                rules.setdefault(rule.kind, rule)
+        return list(rules.values())
 
     def rebuild(self, rule: Rule) -> tuple[str, ...]:
         """``rule`` changed: rebuild the hosts it applies to; returns them."""
-        hosts = twins(rule)
+        hosts = twins(rule.host) if rule.family is RuleKind.WWW_ALIAS else self.site_hosts(rule.host)
         for host in hosts:
             rules = self.rules_of(host)
+            shortcuts = tuple(
+                r
+                for r in rules
+                if r.family in _SHORTCUT_FAMILIES and r.direction in _SHORTCUT_DIRECTIONS and r.sources.get("redirect")
+            )
+            if shortcuts:
+                self._shortcuts[host] = shortcuts
+            else:
+                self._shortcuts.pop(host, None)
             if not rules:
                 self.by_host.pop(host, None)
                 continue
@@ -75,20 +99,16 @@ class LearnedPolicies:
             if "ignore_params" in overrides:
                 overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
             self.by_host[host] = (base.replace(**overrides), namespace_of(rules))
-        shortcuts = tuple(
-            r
-            for r in self.learner.active_rules(rule.host)
-            if r.family in _SHORTCUT_FAMILIES and r.direction in _SHORTCUT_DIRECTIONS and r.sources.get("redirect")
-        )
-        if shortcuts:
-            self._shortcuts[rule.host] = shortcuts
-        else:
-            self._shortcuts.pop(rule.host, None)
         return hosts
 
     def shortcut_rules(self, host: str) -> tuple[Rule, ...]:
         bare = host.removeprefix("www.")
-        return (*self._shortcuts.get(host, ()), *(self._shortcuts.get(bare, ()) if bare != host else ()))
+        own = self._shortcuts.get(host, ())
+        if bare == host:
+            return own
+        # The bare twin's www_alias shortcut applies to the www host before the twins are
+        # one site too (the alias rule lives on the bare host).
+        return (*own, *(r for r in self._shortcuts.get(bare, ()) if r.family is RuleKind.WWW_ALIAS and r not in own))
 
     def canonical_url(self, url: str) -> str | None:
         """The form of ``url`` its host's own redirects taught us to request
@@ -106,7 +126,7 @@ class LearnedPolicies:
         new = u
         host = host_key(u.host)
         bare = host.removeprefix("www.")
-        for rule in self._shortcuts.get(bare, ()):
+        for rule in self.shortcut_rules(host):
             if rule.family is RuleKind.WWW_ALIAS:
                 if rule.direction == "strip" and host == f"www.{bare}":
                     new = replace_field(new, HOST, bare)

@@ -319,6 +319,16 @@ class Learner:
             return list(self._active.get(host, {}).values())
         return [rule for rules in self._active.values() for rule in rules.values()]
 
+    def is_active(self, host: str, kind: str) -> bool:
+        return kind in self._active.get(host, {})
+
+    def site_of(self, host: str) -> str:
+        """Where rules of ``host`` are kept: the bare twin once the twins are one
+        site (an active ``www_alias``), so evidence from both twins adds up."""
+        if host.startswith("www.") and self.is_active(host[4:], RuleKind.WWW_ALIAS.value):
+            return host[4:]
+        return host
+
     def _set_active(self, rule: Rule, active: bool) -> None:
         rule.active = active
         if active:
@@ -383,6 +393,8 @@ class Learner:
         direction: str = "",
         digest: int | None = None,
     ) -> None:
+        if kind != RuleKind.WWW_ALIAS.value:
+            host = self.site_of(host)
         rule = self._rule(host, kind)
         if rule is None:
             return

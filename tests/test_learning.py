@@ -12,7 +12,10 @@ from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.web import DOCUMENTS, START_URLS, build_sites
 
+from scrapy_urlnorm.hostrules import LearnedPolicies
 from scrapy_urlnorm.learning import Learner, Rule, policy_overrides
+from scrapy_urlnorm.normalize import normalize_url
+from scrapy_urlnorm.policy import Policy
 
 BODY = 64  # long enough to count as evidence
 
@@ -40,6 +43,24 @@ class TestLearner:
         learner.observe_redirect("http://www.h.test/x", "http://h.test/x")
         learner.observe_redirect("http://www.h.test/y", "http://h.test/y")
         assert active(learner) == {("h.test", "www_alias", "strip")}
+
+    def test_aliased_twins_are_one_site(self) -> None:
+        """Once ``www_alias`` holds, evidence from either twin adds up, and both twins get
+        every rule of the site: the same learned policy and namespace, so a variant keys
+        alike whichever twin a link names (rules used to stay per spelling of the host)."""
+        learner = Learner(min_evidence=2)
+        policies = LearnedPolicies(Policy(), learner)
+        learner.on_change = policies.rebuild
+        learner.observe_redirect("http://www.h.test/x", "http://h.test/x")
+        learner.observe_redirect("http://www.h.test/y", "http://h.test/y")
+        learner.observe_redirect("http://www.h.test/a", "http://www.h.test/a/")  # one pair on each twin
+        learner.observe_redirect("http://h.test/b", "http://h.test/b/")
+        assert active(learner) == {("h.test", "www_alias", "strip"), ("h.test", "trailing_slash", "add")}
+        bare, www = policies.get("h.test"), policies.get("www.h.test")
+        assert bare is not None and www is not None
+        assert bare[1] == www[1]  # one namespace
+        assert normalize_url("http://www.h.test/c", www[0]) == normalize_url("http://h.test/c/", bare[0])
+        assert policies.canonical_url("http://www.h.test/c") == "http://h.test/c/"
 
     def test_redirect_to_another_site_is_no_alias(self) -> None:
         learner = Learner(min_evidence=1)
