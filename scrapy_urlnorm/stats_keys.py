@@ -220,6 +220,21 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/redis_errors", "redis", "live",
         "failed Redis calls (the crawl went on locally, retrying with backoff)",
     ),
+    StatKey("urlnorm/redis/round_trips", "redis", "live", "claim/look-up round trips to Redis (one per page batch)"),
+    StatKey(
+        "urlnorm/redis/claimed_twice", "redis", "live",
+        "fingerprints kept during an outage that another worker had claimed meanwhile (fetched twice)",
+    ),
+    StatKey(
+        "urlnorm/redis/state_lost", "redis", "live",
+        "the crawl's state in Redis was wiped (epoch key gone): the worker stopped with `urlnorm_redis_state_lost`",
+    ),
+    StatKey("urlnorm/redis/acked", "redis", "live", "queue leases acknowledged (requests done)"),
+    StatKey(
+        "urlnorm/redis/reclaimed", "redis", "live",
+        "requests a dead worker held, queued again after its lease ran out",
+    ),
+    StatKey("urlnorm/redis/spilled", "redis", "live", "requests kept in the local spill while Redis was away"),
     StatKey(
         "urlnorm/all_workers/<name>", "redis", "close",
         "every worker's `urlnorm/<name>` counter added up, as of this worker's close: "

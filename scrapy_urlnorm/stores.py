@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -90,13 +91,47 @@ class MemoryStore:
 
 # -- Redis: one seen set for every worker of a distributed crawl ---------------
 
-# Check-and-add in one round trip: the stored rank if present, else store and -1.
-_CHECK_AND_ADD = """
-local old = redis.call('HGET', KEYS[1], ARGV[1])
-if old then return tonumber(old) end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return -1
+#: Claims, in one atomic step each: KEYS = [epoch, bucket...]; ARGV = [token,
+#: n, field, rank, field, rank...]. The first n pairs only set ranks (of
+#: fields this worker claimed earlier, before it knew their rank; rank ``d``
+#: deletes a claim this worker gives back); for each
+#: other pair the answer is the stored rank, or -1 if the field was absent and
+#: is now stored with the given rank (claimed by the caller; a rank ``r``
+#: only reads). ``nil`` if the
+#: epoch token is not the caller's: the crawl's state was wiped (or cleared);
+#: then nothing is written.
+_CLAIM = """
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return false end
+local updates = tonumber(ARGV[2])
+local out, new = {}, 0
+for i = 2, updates + 1 do
+  if ARGV[2 * i] == 'd' then
+    new = new - redis.call('HDEL', KEYS[i], ARGV[2 * i - 1])
+  else
+    redis.call('HSET', KEYS[i], ARGV[2 * i - 1], ARGV[2 * i])
+  end
+end
+for i = updates + 2, #KEYS do
+  local field, rank = ARGV[2 * i - 1], ARGV[2 * i]
+  local old = redis.call('HGET', KEYS[i], field)
+  if old then
+    out[i - updates - 1] = tonumber(old)
+  elseif rank == 'r' then
+    out[i - updates - 1] = -1
+  else
+    redis.call('HSET', KEYS[i], field, rank)
+    out[i - updates - 1] = -1
+    new = new + 1
+  end
+end
+if new ~= 0 then redis.call('HINCRBY', KEYS[1], 'count', new) end
+return out
 """
+
+#: Buckets: 2**17 small hashes. Redis keeps a hash of up to 128 entries
+#: (``hash-max-listpack-entries``) as one listpack, a few bytes per entry;
+#: 2**17 buckets stay under that up to ~12 million fingerprints.
+DEFAULT_BUCKET_BITS = 17
 
 
 class RedisUnavailable(RuntimeError):
@@ -104,15 +139,32 @@ class RedisUnavailable(RuntimeError):
 
 
 class RedisStore:
-    """Seen fingerprints in a Redis hash (field: the binary fingerprint, value:
-    its rank) shared by every worker.
+    """Seen fingerprints in Redis, shared by every worker of a crawl.
 
-    Each check-and-add is one atomic round trip (a Lua script). Fingerprints
-    this worker already knows are seen are answered locally, without a round
-    trip. If Redis goes away mid-crawl the crawl goes on: adds are kept
-    locally (``urlnorm/redis_errors`` counts the failures, a warning says so
-    once per outage) and written to Redis when it answers again, retried with
-    exponential backoff; writing is idempotent, so nothing is stored twice.
+    **Layout.** The fingerprint's high ``bucket_bits`` bits name a small hash
+    ``<key>:{<bucket>}`` (the braces are a Redis Cluster hash tag: buckets
+    spread over the cluster's slots), its remaining bits are the field, as
+    short binary (6 bytes for a 64-bit fingerprint), the rank byte the value.
+    Buckets stay small, so Redis stores each as a listpack: ~20 bytes per
+    fingerprint instead of ~90 for a set of hex strings. ``<key>:epoch`` holds
+    the crawl's token, the bucket layout and the count of fingerprints.
+
+    **Claims.** The answer is always that of one atomic check-and-add (a Lua
+    script): :meth:`get` of an unknown fingerprint *claims* it (the worker
+    that asks first gets "new", every other one its rank), :meth:`add`
+    confirms the claim with the rank. :meth:`prefetch` claims every request a
+    page yields in one round trip; :meth:`get`/:meth:`add` then answer from
+    what it learned, without a round trip.
+
+    **Outages.** If Redis goes away the crawl goes on locally: what is added
+    meanwhile is kept and claimed in Redis when it answers again; its writing
+    waits for :attr:`gate` (the scheduler's spill of requests it could not
+    push) so a fingerprint never reaches Redis before its request's queue
+    entry does.
+
+    **Wipes.** Every claim checks the epoch token first; if it is gone
+    (``FLUSHALL``, a restart without persistence, deleted keys) nothing is
+    written, an error says what was lost, and :attr:`on_lost` is called.
     """
 
     def __init__(
@@ -123,28 +175,109 @@ class RedisStore:
         bits: int = 64,
         count: Callable[[str], None] | None = None,
         url: str = "",
+        bucket_bits: int = DEFAULT_BUCKET_BITS,
+        on_lost: Callable[[str], None] | None = None,
     ) -> None:
         self.client = client
         self.key = key
         self.url = url
-        self._width = bits // 8
+        self.bits = bits
         self._count = count or (lambda key: None)
+        self.on_lost = on_lost
+        #: Called before fingerprints kept during an outage are written: False holds them back.
+        self.gate: Callable[[], bool] = lambda: True
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
-        self._pending: list[tuple[bytes, int]] = []  # added while Redis was away
-        self._script = client.register_script(_CHECK_AND_ADD)
+        self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
+        self._pending: list[tuple[int, int]] = []  # added while Redis was away
+        self._forgotten: set[int] = set()  # in _known, but their requests were never queued
+        self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
+        self._claim_script = client.register_script(_CLAIM)
+        self._ranks: list[tuple[int, int | str]] = []  # ranks of earlier claims, sent with the next one
         self._retry_at = 0.0
         self._backoff = 0.5
+        self.lost = False
+        self.epoch_key = key + ":epoch"
         try:
             client.ping()
+            self._open_epoch(bucket_bits)
+        except ValueError:
+            raise
         except Exception as exc:
             raise RedisUnavailable(f"scrapy-urlnorm cannot reach Redis at {url or client}: {exc}") from exc
 
-    def _field(self, fingerprint: int) -> bytes:
-        return fingerprint.to_bytes(self._width, "big")
+    # -- layout -------------------------------------------------------------------
+
+    def _open_epoch(self, bucket_bits: int) -> None:
+        """Join the crawl's epoch, or start one: the first worker's layout wins."""
+        token = os.urandom(8).hex()
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hsetnx(self.epoch_key, "token", token)
+        pipe.hsetnx(self.epoch_key, "bucket_bits", bucket_bits)
+        pipe.hsetnx(self.epoch_key, "bits", self.bits)
+        pipe.hgetall(self.epoch_key)
+        epoch = {k.decode(): v.decode() for k, v in pipe.execute()[-1].items()}
+        if int(epoch["bits"]) != self.bits:
+            raise ValueError(
+                f"Redis key {self.key} holds {epoch['bits']}-bit fingerprints; this worker uses {self.bits} "
+                "(URLNORM_FINGERPRINT_BITS must be the same on every worker)"
+            )
+        self.token = epoch["token"]
+        self._set_layout(int(epoch["bucket_bits"]))
+
+    def _set_layout(self, bucket_bits: int) -> None:
+        self.bucket_bits = bucket_bits
+        self._shift = self.bits - bucket_bits
+        self._low_mask = (1 << self._shift) - 1
+        self._width = (self._shift + 7) // 8
+
+    def locate(self, fingerprint: int) -> tuple[str, bytes]:
+        """The bucket key and the field of ``fingerprint``."""
+        return (
+            f"{self.key}:{{{fingerprint >> self._shift:x}}}",
+            (fingerprint & self._low_mask).to_bytes(self._width, "big"),
+        )
+
+    # -- the round trip -----------------------------------------------------------
+
+    def _run(self, items: Sequence[tuple[int, int | str]]) -> list[int] | None:
+        """Claim (fingerprint, rank) pairs, sending the ranks kept back with them;
+        ``None`` if the state was lost."""
+        ranks, self._ranks = self._ranks, []
+        keys = [self.epoch_key]
+        args: list[Any] = [self.token, len(ranks)]
+        for fingerprint, rank in [*ranks, *items]:
+            bucket, field = self.locate(fingerprint)
+            keys.append(bucket)
+            args += (field, rank)
+        try:
+            answer = self._claim_script(keys=keys, args=args)
+        except Exception:
+            self._ranks[:0] = ranks
+            raise
+        if answer is None:
+            self._state_lost("its epoch key is gone or was replaced")
+            return None
+        return answer if isinstance(answer, list) else []
+
+    def _claim(self, items: Sequence[tuple[int, int | str]]) -> list[int] | None:
+        """Claim each (fingerprint, rank): -1 where it was new, else the stored rank."""
+        try:
+            answer = self._run(items)
+        except Exception as exc:
+            self._failed(exc)
+            return None
+        self._count("urlnorm/redis/round_trips")
+        return answer
+
+    # -- availability ---------------------------------------------------------------
 
     @property
     def available(self) -> bool:
-        if not self._pending and self._retry_at == 0.0:
+        if self.lost:
+            return False
+        if self._retry_at == 0.0:
+            if self._pending and self.gate():
+                return self._flush_pending()
             return True
         if time.monotonic() < self._retry_at:
             return False
@@ -152,20 +285,38 @@ class RedisStore:
 
     def _reconnect(self) -> bool:
         try:
-            pipe = self.client.pipeline(transaction=False)
-            for field, rank in self._pending:
-                pipe.hsetnx(self.key, field, rank)
-            pipe.execute()
+            token = self.client.hget(self.epoch_key, "token")
         except Exception as exc:
             self._failed(exc)
             return False
-        if self._pending or self._retry_at:
-            logger.warning(
-                "Redis at %s is back; %d fingerprint(s) kept meanwhile written to it", self.url, len(self._pending)
-            )
-        self._pending.clear()
+        if token is None or token.decode() != self.token:
+            self._state_lost("its epoch key is gone or was replaced (a restart without persistence?)")
+            return False
+        logger.warning("Redis at %s is back", self.url)
         self._retry_at = 0.0
         self._backoff = 0.5
+        if self._pending and self.gate():
+            return self._flush_pending()
+        return True
+
+    def flush_pending(self) -> bool:
+        """Claim in Redis what was added locally while it was away (the gate
+        owner calls this once what it held is safe). True if nothing is left."""
+        return not self._pending or (self.available and self._flush_pending())
+
+    def _flush_pending(self) -> bool:
+        pending = self._pending
+        for start in range(0, len(pending), 1000):
+            answer = self._claim(pending[start : start + 1000])
+            if answer is None:
+                del pending[:start]
+                return False
+            # Claimed meanwhile by another worker: both fetch it (at-least-once), none is lost.
+            for stored in answer:
+                if stored >= 0:
+                    self._count("urlnorm/redis/claimed_twice")
+        logger.warning("Redis at %s: %d fingerprint(s) kept during the outage are shared", self.url, len(pending))
+        pending.clear()
         return True
 
     def _failed(self, exc: Exception) -> None:
@@ -180,55 +331,172 @@ class RedisStore:
         self._retry_at = time.monotonic() + self._backoff
         self._backoff = min(self._backoff * 2, 30.0)
 
+    def _state_lost(self, why: str) -> None:
+        if self.lost:
+            return
+        self.lost = True
+        self._count("urlnorm/redis/state_lost")
+        logger.error(
+            "The crawl's shared state in Redis at %s was LOST: %s (%s). This worker knew %d seen fingerprint(s) "
+            "that Redis no longer has; the shared queue is gone with them. Stopping this worker "
+            "(finish reason urlnorm_redis_state_lost): start the crawl again to collect what was lost.",
+            self.url,
+            self.epoch_key,
+            why,
+            len(self._known) + len(self._mine),
+        )
+        if self.on_lost is not None:
+            self.on_lost(why)
+
+    def check_epoch(self) -> bool:
+        """False (after saying so loudly, once) if the crawl's state in Redis is gone."""
+        if self.lost:
+            return False
+        if self._retry_at and time.monotonic() < self._retry_at:
+            return True  # unknown while Redis is away; checked when it answers
+        try:
+            token = self.client.hget(self.epoch_key, "token")
+        except Exception as exc:
+            self._failed(exc)
+            return True
+        if token is None or token.decode() != self.token:
+            self._state_lost("its epoch key is gone or was replaced")
+            return False
+        return True
+
+    # -- SeenStore ------------------------------------------------------------------
+
+    def prefetch(self, claims: list[tuple[int, int]], reads: Iterable[int] = ()) -> int:
+        """In one round trip: claim each (fingerprint, rank) of ``claims`` (a
+        request's own exact key) and look up each of ``reads`` (its learned
+        keys, only ever claimed by :meth:`add`), where not known yet; :meth:`get`
+        and :meth:`add` then answer from it. Returns how many claims were new."""
+        wanted: dict[int, int | str] = {}
+        for fingerprint, rank in claims:
+            if fingerprint not in wanted and self._unknown(fingerprint):
+                wanted[fingerprint] = rank
+        for fingerprint in reads:
+            if fingerprint not in wanted and fingerprint not in self._absent and self._unknown(fingerprint):
+                wanted[fingerprint] = "r"
+        if not wanted or not self.available:
+            return 0
+        batch = list(wanted.items())
+        answer = self._claim(batch)
+        if answer is None:
+            return 0
+        new = 0
+        if len(self._absent) > 100_000:
+            self._absent.clear()
+        for (fingerprint, rank), stored in zip(batch, answer, strict=True):
+            if stored >= 0:
+                self._known.add(fingerprint, stored)
+            elif rank == "r":
+                self._absent.add(fingerprint)
+            else:
+                self._mine[fingerprint] = int(rank)
+                new += 1
+        return new
+
+    def _unknown(self, fingerprint: int) -> bool:
+        return fingerprint not in self._mine and self._known.get(fingerprint) is None
+
+    def get(self, fingerprint: int) -> int | None:
+        """The stored rank (``None``: absent). A read: only :meth:`prefetch`
+        and :meth:`add` claim, so a key looked at and then not taken (a learned
+        key of a request dropped for another reason) never reads as seen."""
+        if fingerprint in self._forgotten:
+            return None
+        known = self._known.get(fingerprint)
+        if known is not None or fingerprint in self._mine:
+            return known
+        if fingerprint in self._absent:
+            self._absent.discard(fingerprint)  # answered once, from the batch that just looked
+            return None
+        if not self.available:
+            return None
+        answer = self._claim([(fingerprint, "r")])
+        if not answer or answer[0] < 0:
+            return None
+        self._known.add(fingerprint, answer[0])
+        return answer[0]
+
     def add(self, fingerprint: int, rank: int) -> int | None:
+        if fingerprint in self._forgotten:
+            self._forgotten.discard(fingerprint)
+            return None
         known = self._known.get(fingerprint)
         if known is not None:
             return known
-        field = self._field(fingerprint)
-        if self.available:
-            try:
-                stored = int(self._script(keys=[self.key], args=[field, rank]))
-            except Exception as exc:
-                self._failed(exc)
-            else:
-                self._known.add(fingerprint, rank if stored < 0 else stored)
-                return None if stored < 0 else stored
+        claimed = self._mine.pop(fingerprint, None)
         self._known.add(fingerprint, rank)
-        self._pending.append((field, rank))
+        if claimed is not None:
+            if claimed != rank:
+                self._ranks.append((fingerprint, rank))  # sent with the next claim
+                if len(self._ranks) >= 256 and self.available:
+                    self._claim([])
+            return None
+        if self.available:
+            answer = self._claim([(fingerprint, rank)])
+            if answer:
+                if answer[0] >= 0:
+                    self._known.add(fingerprint, answer[0])
+                    return answer[0]
+                return None
+        if not self.lost:
+            self._pending.append((fingerprint, rank))
         return None
 
-    def get(self, fingerprint: int) -> int | None:
-        known = self._known.get(fingerprint)
-        if known is not None or not self.available:
-            return known
-        try:
-            value = self.client.hget(self.key, self._field(fingerprint))
-        except Exception as exc:
-            self._failed(exc)
-            return None
-        if value is None:
-            return None
-        self._known.add(fingerprint, int(value))
-        return int(value)
+    def release(self, fingerprint: int) -> None:
+        """This worker claimed ``fingerprint`` for a request its filter then
+        dropped (against another key): give the claim back at once, so no
+        worker drops that URL against a request nobody queued."""
+        if self._mine.pop(fingerprint, None) is None:
+            return
+        self._ranks.append((fingerprint, "d"))
+        if self.available:
+            self._claim([])
+
+    def forget(self, fingerprint: int) -> None:
+        """This worker's request for ``fingerprint`` could not be queued
+        anywhere: it is not seen here (the Redis claim, if any, stays)."""
+        self._mine.pop(fingerprint, None)
+        self._pending = [(f, r) for f, r in self._pending if f != fingerprint]
+        if self._known.get(fingerprint) is not None:
+            self._forgotten.add(fingerprint)
 
     def __len__(self) -> int:
         try:
-            return int(self.client.hlen(self.key)) + len(self._pending)
+            return int(self.client.hget(self.epoch_key, "count") or 0) + len(self._pending)
         except Exception:
             return len(self._known)
 
+    @property
+    def known(self) -> int:
+        """Fingerprints this worker knows are seen (answered without a round trip)."""
+        return len(self._known)
+
     def clear(self) -> None:
+        """Forget every fingerprint, in Redis too; other workers' epochs end with it."""
         self._known.clear()
+        self._mine.clear()
+        self._absent.clear()
         self._pending.clear()
         try:
-            self.client.delete(self.key)
+            buckets = list(self.client.scan_iter(match=f"{self.key}:{{*}}", count=10_000))
+            for start in range(0, len(buckets), 1000):
+                self.client.delete(*buckets[start : start + 1000])
+            self.client.delete(self.epoch_key)
+            self.lost = False
+            self._open_epoch(self.bucket_bits)
         except Exception as exc:
             self._failed(exc)
 
     def close(self) -> None:
-        if self._pending:
-            self._reconnect()
-        if self._pending:
+        if self._ranks and not self.lost and self.available:
+            self._claim([])
+        if self._pending and not self.lost:
+            self.flush_pending()
+        if self._pending and not self.lost:
             logger.error("Redis at %s unreachable at close: %d fingerprint(s) not shared", self.url, len(self._pending))
 
 

@@ -40,19 +40,29 @@ def redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisR
     url = redis_url(crawler.settings)
     if url is None:
         return None, None
-    import redis
+    from .redis_queue import STATE_LOST, close_spider
+    from .redis_setup import redis_client
 
-    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-    key = crawler.settings.get("URLNORM_REDIS_KEY", "%(spider)s:urlnorm") % {"spider": crawler.spidercls.name}
+    settings = crawler.settings
+    client = redis_client(settings, url)
+    key = settings.get("URLNORM_REDIS_KEY", "%(spider)s:urlnorm") % {"spider": crawler.spidercls.name}
     stats = crawler.stats
 
     def count(name: str) -> None:
         if stats is not None:
             stats.inc_value(name)
 
-    store = RedisStore(client, key + ":seen", bits=bits, count=count, url=url)
+    store = RedisStore(
+        client,
+        key + ":seen",
+        bits=bits,
+        count=count,
+        url=url,
+        bucket_bits=settings.getint("URLNORM_REDIS_BUCKET_BITS", 17),
+        on_lost=lambda why: close_spider(crawler, STATE_LOST),
+    )
     logger.info("scrapy-urlnorm shares its seen set and learned rules through Redis at %s (key %s)", url, key)
-    interval = crawler.settings.getfloat("URLNORM_REDIS_SYNC_INTERVAL", 2.0)
+    interval = settings.getfloat("URLNORM_REDIS_SYNC_INTERVAL", 2.0)
     return store, RedisRules(client, key + ":rules", interval=interval)
 
 

@@ -1,27 +1,48 @@
-"""Distributed crawls: the seen set and learned rules shared through a real Redis."""
+"""Distributed crawls: the seen set, the queue and the learned rules shared through a real Redis.
+
+Every test starts its own ``redis-server`` on a free loopback port (and skips,
+saying so, when it is not installed). The crawl tests run real Scrapy workers
+in their own processes against a generated web of 1,000+ documents and check
+that the workers together collect every document (a single stock run
+collects them all: ``test_stock_run_collects_the_whole_web`` under
+``URLNORM_REDIS_HEAVY=1``). Nothing here asserts on time: only counts.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import redis
 from crawl_process import spawn
+from demoweb.generated import generate
 from demoweb.server import VirtualWeb
 from demoweb.web import DOCUMENTS, START_URLS, build_sites
 from redis_server import RedisServer
+from scrapy import Request
+from scrapy.settings import Settings
 
 from scrapy_urlnorm.learning import Learner
+from scrapy_urlnorm.redis_queue import ReliableQueue
+from scrapy_urlnorm.redis_setup import LEASE, redis_client
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+HEAVY = pytest.mark.skipif(
+    not os.environ.get("URLNORM_REDIS_HEAVY"), reason="set URLNORM_REDIS_HEAVY=1 to run the heavier fault crawls"
+)
 
 
 @pytest.fixture
@@ -31,18 +52,106 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
     instance.stop()
 
 
+@pytest.fixture
+def shared(tmp_path: Path) -> Iterator[RedisServer]:
+    """For crawls: append-only file on, written to disk every second (not at every write)."""
+    instance = RedisServer(tmp_path, fsync="everysec").start()
+    yield instance
+    instance.stop()
+
+
 def client(server: RedisServer) -> redis.Redis:
     return redis.Redis.from_url(server.url, socket_timeout=2, socket_connect_timeout=2)
 
 
+# -- the seen set ------------------------------------------------------------------------
+
+
 def test_two_workers_share_one_atomic_seen_set(server: RedisServer) -> None:
     first, second = RedisStore(client(server), "t:seen"), RedisStore(client(server), "t:seen")
-    assert first.add(1 << 63, 5) is None
-    assert second.add(1 << 63, 9) == 5  # the other worker's rank
-    assert second.get(1 << 63) == 5 and first.get(7) is None
-    assert len(first) == 1
+    assert first.get(1 << 63) is None and second.get(1 << 63) is None  # a look claims nothing
+    assert first.prefetch([(1 << 63, 5)]) == 1  # the first to claim it is told "new"...
+    assert second.prefetch([(1 << 63, 9)]) == 0 and second.get(1 << 63) == 5  # ...every other one its rank
+    assert first.get(1 << 63) is None  # new to its own filter until the filter takes it
+    assert first.add(1 << 63, 5) is None and first.get(1 << 63) == 5
+    assert second.add(7, 9) is None and first.get(7) == 9  # add claims too
+    assert len(first) == 2
     first.clear()
     assert len(second) == 0
+
+
+def test_compact_layout_small_hashes_with_hash_tags(server: RedisServer) -> None:
+    store = RedisStore(client(server), "t:seen", bucket_bits=12)
+    fingerprint = 0xABC1_2345_6789_ABCD
+    assert store.locate(fingerprint) == ("t:seen:{abc}", bytes.fromhex("0123456789abcd"))
+    assert store.prefetch([(fingerprint, 3), (fingerprint + 1, 0)]) == 2
+    raw = client(server)
+    assert raw.hget("t:seen:{abc}", bytes.fromhex("0123456789abcd")) == b"3"
+    assert raw.object("encoding", "t:seen:{abc}") == b"listpack"
+    # The first worker's layout wins: a second worker asking for another one follows it.
+    other = RedisStore(client(server), "t:seen", bucket_bits=20)
+    assert other.bucket_bits == 12 and other.get(fingerprint) == 3
+    with pytest.raises(ValueError, match="URLNORM_FINGERPRINT_BITS"):
+        RedisStore(client(server), "t:seen", bits=128)
+
+
+RACE = r"""
+import sys, redis
+from scrapy import Request
+from scrapy.utils.request import RequestFingerprinter
+from scrapy_urlnorm import Policy, UrlNormDupeFilter
+from scrapy_urlnorm.dedup import Deduplicator
+from scrapy_urlnorm.redis_batch import request_keys
+from scrapy_urlnorm.stores import RedisStore
+
+url, out, batch, count, me = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+raw = redis.Redis.from_url(url)
+store = RedisStore(redis.Redis.from_url(url), "race:seen", url=url)
+dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, store=store)
+dupefilter = UrlNormDupeFilter(dedup)
+requests = [Request(f"http://race.test/p/{i}?utm_source=x&b={i % 7}&a=1") for i in range(count)]
+raw.sadd("race:ready", me)
+while raw.get("race:go") is None:
+    pass
+new = []
+for start in range(0, count, batch):
+    chunk = requests[start : start + batch]
+    store.prefetch(*request_keys(dedup, chunk))  # what RedisScheduler and RedisBatchMiddleware do
+    new += [r.url for r in chunk if not dupefilter.request_seen(r)]
+open(out, "w").write(" ".join(new))
+"""
+
+
+@pytest.mark.parametrize("batches", [(1, 1), (50, 50), (1, 64)], ids=["per-request", "batched", "mixed"])
+def test_two_processes_racing_on_the_same_urls_see_each_once(tmp_path: Path, batches: tuple[int, int]) -> None:
+    # Without the append-only file: its fsync per write would be all this test measures.
+    server = RedisServer(tmp_path, aof=False).start()
+    try:
+        race(server, tmp_path, batches)
+    finally:
+        server.stop()
+
+
+def race(server: RedisServer, tmp_path: Path, batches: tuple[int, int]) -> None:
+    count = 20_000
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    outs = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    racers = [
+        subprocess.Popen([sys.executable, "-c", RACE, server.url, str(out), str(batch), str(count), str(i)], env=env)
+        for i, (out, batch) in enumerate(zip(outs, batches, strict=True))
+    ]
+    raw = client(server)
+    while raw.scard("race:ready") < 2 and all(r.poll() is None for r in racers):
+        time.sleep(0.01)
+    raw.set("race:go", 1)
+    assert [r.wait(timeout=120) for r in racers] == [0, 0]
+    a, b = (set(out.read_text().split()) for out in outs)
+    assert len(a) + len(b) == count  # together: each URL new exactly once
+    assert not a & b
+    assert a and b  # a real race: both won some
+
+
+# -- outages and wipes, one store --------------------------------------------------------
 
 
 def test_unreachable_at_start_is_a_clear_error(server: RedisServer) -> None:
@@ -52,24 +161,116 @@ def test_unreachable_at_start_is_a_clear_error(server: RedisServer) -> None:
         RedisStore(redis.Redis.from_url(url, socket_connect_timeout=1), "t:seen", url=url)
 
 
-def test_outage_keeps_going_and_loses_nothing(server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+def test_outage_keeps_going_and_writes_after_the_gate(server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
     errors: Counter[str] = Counter()
     store = RedisStore(client(server), "t:seen", count=lambda name: errors.update([name]), url=server.url)
+    held = [True]
+    store.gate = lambda: not held[0]  # the scheduler's spill, not pushed yet
     store.add(1, 0)
     server.stop()
     for fingerprint in range(2, 12):  # Redis is away: no exception, counted, de-duplicated locally
+        assert store.get(fingerprint) is None
         assert store.add(fingerprint, 1) is None
         assert store.add(fingerprint, 1) == 1
     assert errors["urlnorm/redis_errors"] >= 1
     assert "is unreachable" in caplog.text
     server.start()
     time.sleep(0.6)  # past the first backoff
-    assert store.add(99, 0) is None
+    assert store.get(99) is None and store.add(99, 0) is None
     assert "is back" in caplog.text
-    raw = client(server)
-    assert raw.hlen("t:seen") == 12  # 1, the ten kept meanwhile, and 99: each once
+    assert len(store) == 2 + 10  # the ten kept meanwhile wait for the gate (their requests' queue entries)
+    held[0] = False
+    assert store.flush_pending()
     other = RedisStore(client(server), "t:seen")
-    assert other.add(5, 7) == 1
+    assert len(other) == 12  # 1, the ten kept meanwhile, and 99: each once
+    assert other.get(5) == 1
+
+
+def test_wiped_state_is_detected_loudly_and_nothing_is_written(
+    server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    lost: list[str] = []
+    store = RedisStore(client(server), "t:seen", url=server.url, on_lost=lost.append)
+    store.prefetch([(n << 40, 0) for n in range(1, 101)])
+    for n in range(1, 101):
+        store.add(n << 40, 0)
+    client(server).flushall()
+    assert store.get(12345) is None  # answered locally from now on
+    assert lost and store.lost
+    assert client(server).dbsize() == 0  # nothing written into the wiped database
+    assert "was LOST" in caplog.text and "knew 100 seen fingerprint(s)" in caplog.text
+    assert not store.check_epoch()
+
+
+def test_key_deletion_and_restart_without_persistence_are_detected(tmp_path: Path) -> None:
+    volatile = RedisServer(tmp_path, aof=False).start()
+    try:
+        store = RedisStore(client(volatile), "t:seen", url=volatile.url)
+        store.add(1, 0)
+        assert store.check_epoch()
+        volatile.stop()
+        volatile.start()  # no persistence: everything is gone
+        time.sleep(0.05)
+        assert not store.check_epoch() and store.lost
+        store = RedisStore(client(volatile), "t:seen", url=volatile.url)
+        client(volatile).delete("t:seen:epoch")
+        assert not store.check_epoch()
+    finally:
+        volatile.stop()
+
+
+# -- the reliable queue ------------------------------------------------------------------
+
+
+def fake_spider(lease: float = 0.3) -> Any:
+    settings = Settings({"URLNORM_REDIS_LEASE": lease})
+    return SimpleNamespace(name="q", crawler=SimpleNamespace(settings=settings, stats=None))
+
+
+def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None:
+    spider = fake_spider()
+    alive, dying = (
+        ReliableQueue(client(server), spider, "q:requests"),
+        ReliableQueue(client(server), spider, "q:requests"),
+    )
+    for n in range(4):
+        alive.push(Request(f"http://h/{n}"))
+    held = [dying.pop(), dying.pop()]
+    assert [r.url for r in held] == ["http://h/0", "http://h/1"]  # FIFO
+    assert alive.others_pending() == 2 and len(alive) == 2
+    dying.ack(held[0].meta[LEASE])
+    assert alive.others_pending() == 1
+    # A redirect or retry of a popped request acknowledges it once it is queued itself.
+    mine = alive.pop()
+    alive.push(mine.replace(url="http://h/2/"))
+    assert alive.inflight == {} and len(alive) == 2
+    # The dying worker stops beating (kill -9): after its lease, its request is queued again.
+    dying._heartbeat.stop()
+    assert alive.reclaim() == 0  # its lease has not run out yet
+    time.sleep(0.4)
+    assert alive.reclaim() == 1
+    assert alive.others_pending() == 0
+    urls = sorted(alive.pop().url for _ in range(3))
+    assert urls == ["http://h/1", "http://h/2/", "http://h/3"]
+    assert alive.pop() is None
+    alive.close(finished=False)  # a stop that is not a finish: what it held goes back
+    assert len(alive) == 3
+
+
+def test_connection_settings_of_scrapy_redis_apply(server: RedisServer) -> None:
+    settings = Settings({"REDIS_HOST": "127.0.0.1", "REDIS_PORT": server.port, "REDIS_DB": 3,
+                         "REDIS_PARAMS": {"socket_timeout": 7}})  # fmt: skip
+    made = redis_client(settings, "redis://127.0.0.1")
+    kwargs = made.connection_pool.connection_kwargs
+    assert kwargs["db"] == 3 and kwargs["socket_timeout"] == 7
+    made.set("k", 1)
+    assert redis.Redis(port=server.port, db=3).get("k") == b"1"
+    settings.set("URLNORM_REDIS_URL", f"redis://127.0.0.1:{server.port}/5")
+    kwargs = redis_client(settings, settings["URLNORM_REDIS_URL"]).connection_pool.connection_kwargs
+    assert kwargs["db"] == 5 and kwargs["socket_timeout"] == 7  # its own address, scrapy-redis' parameters
+
+
+# -- learned rules -----------------------------------------------------------------------
 
 
 def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> None:
@@ -91,27 +292,46 @@ def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> 
     assert shared_b.changes() == {}  # nothing new since
 
 
+# -- crawls: workers in their own processes --------------------------------------------
+
+GENERATED = {"documents": 1_000, "hosts": 5, "seed": 14}
+
+
+def generated_web(delay: float = 0.002) -> tuple[VirtualWeb, list[str], int]:
+    sites, starts, total = generate(**GENERATED)
+    return VirtualWeb(sites, delay=delay), starts, total
+
+
 def run_worker(
-    web: VirtualWeb, url: str, feed: Path, *, scheduler: bool, extra: dict | None = None
+    web: VirtualWeb,
+    url: str,
+    log: Path,
+    *,
+    starts: list[str] | None = None,
+    scheduler: bool = True,
+    extra: dict | None = None,
 ) -> subprocess.Popen:
+    """A Scrapy worker through ``web`` sharing ``url``; each item a flushed JSON line in ``log``."""
     settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         "DEMOWEB_PROXY": web.address,
         "URLNORM_REDIS_URL": url,
         "URLNORM_REDIS_SYNC_INTERVAL": 0.2,
+        "URLNORM_REDIS_LEASE": 2.0,
         "URLNORM_AUDIT_RATE": 0,
-        "CONCURRENT_REQUESTS": 2,
+        "CONCURRENT_REQUESTS": 8,
         "LOG_LEVEL": "INFO",
-        "FEEDS": {str(feed): {"format": "jsonlines"}},
+        "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
+        "ITEM_LOG": str(log),
         **(extra or {}),
     }
     if scheduler:
         settings |= {"SCHEDULER": "scrapy_redis.scheduler.Scheduler", "SCHEDULER_PERSIST": True, "REDIS_URL": url}
-    return spawn(settings, START_URLS, stderr=subprocess.PIPE, text=True)
+    return spawn(settings, starts or START_URLS, stderr=subprocess.PIPE, text=True)
 
 
-def doc_ids(*feeds: Path) -> list[str]:
-    return [json.loads(line)["doc_id"] for feed in feeds if feed.exists() for line in feed.read_text().splitlines()]
+def doc_ids(*logs: Path) -> list[str]:
+    return [json.loads(line)["doc_id"] for log in logs if log.exists() for line in log.read_text().splitlines()]
 
 
 def stat(log: str, name: str) -> int:
@@ -120,8 +340,19 @@ def stat(log: str, name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+def finish_reason(log: str) -> str:
+    match = re.search(r"'finish_reason': '([^']+)'", log)
+    return match.group(1) if match else ""
+
+
+def finish(*workers: subprocess.Popen) -> list[str]:
+    logs = [worker.communicate(timeout=180)[1] for worker in workers]
+    assert [worker.returncode for worker in workers] == [0] * len(workers), "\n".join(log[-2500:] for log in logs)
+    return logs
+
+
 @pytest.mark.slow
-def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServer, tmp_path: Path) -> None:
+def test_two_scrapy_redis_workers_crawl_the_demo_web_together(shared: RedisServer, tmp_path: Path) -> None:
     """Two workers share the queue, the seen set and the learned rules.
 
     Only invariants are asserted: how the work splits between the workers, and
@@ -131,13 +362,13 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServe
     workers here, which left no margin on a loaded machine. It also required
     each worker to collect something, which a worker that starts late need not.)"""
     with VirtualWeb(build_sites(), delay=0.01) as web:  # baseline: one worker, no learned rules
-        alone = run_worker(web, server.url, tmp_path / "alone.jsonl", scheduler=True, extra={"URLNORM_LEARN": False})
+        alone = run_worker(web, shared.url, tmp_path / "alone.jsonl", extra={"URLNORM_LEARN": False})
         assert alone.communicate(timeout=120) and alone.returncode == 0
         static_pages = sum(1 for hit in web.hits if hit.status == 200)
-    client(server).flushdb()
+    client(shared).flushdb()
 
     with VirtualWeb(build_sites(), delay=0.01) as web:
-        workers = [run_worker(web, server.url, tmp_path / f"w{i}.jsonl", scheduler=True) for i in range(2)]
+        workers = [run_worker(web, shared.url, tmp_path / f"w{i}.jsonl") for i in range(2)]
         logs = [worker.communicate(timeout=120)[1] for worker in workers]
         assert [worker.returncode for worker in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
         pages = sum(1 for hit in web.hits if hit.status == 200)
@@ -160,35 +391,125 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(server: RedisServe
     assert max(totals) == sum(own)
 
 
-@pytest.mark.slow
-def test_redis_restarted_mid_crawl_and_the_crawl_finishes(server: RedisServer, tmp_path: Path) -> None:
-    with VirtualWeb(build_sites(), delay=0.05) as web:
-        worker = run_worker(web, server.url, tmp_path / "w.jsonl", scheduler=False)
-        web.wait_for_hits(12)
-        server.stop()
-        time.sleep(1.0)
-        server.start()
-        log = worker.communicate(timeout=120)[1]
-    assert worker.returncode == 0, log[-3000:]
-    assert "is unreachable" in log and "is back" in log
-    assert "'urlnorm/redis_errors'" in log
-    assert len(set(doc_ids(tmp_path / "w.jsonl"))) == sum(DOCUMENTS.values())
+def test_two_workers_racing_one_killed_and_restarted_lose_nothing(shared: RedisServer, tmp_path: Path) -> None:
+    """Two workers on one queue; one is SIGKILLed mid-crawl and started again.
+    What it held is reclaimed after its lease; together they collect every document.
+
+    Learning is off here: with learned rules, what the killed worker's drop
+    ledger held dies with it (see ``..._with_learning`` below)."""
+    killed_and_restarted(shared, tmp_path, {"URLNORM_LEARN": False})
 
 
-@pytest.mark.slow
-def test_killed_worker_resumes_without_refetching(server: RedisServer, tmp_path: Path) -> None:
-    with VirtualWeb(build_sites(), delay=0.05) as web:
-        first = run_worker(web, server.url, tmp_path / "w1.jsonl", scheduler=True)
-        web.wait_for_hits(15)
-        first.send_signal(signal.SIGKILL)
-        first.communicate(timeout=30)
-        before = len(web.hits)
-        second = run_worker(web, server.url, tmp_path / "w2.jsonl", scheduler=True)
-        log = second.communicate(timeout=120)[1]
-        assert second.returncode == 0, log[-3000:]
-        targets = [(hit.host, hit.target) for hit in web.hits]
-    assert len(targets) > before  # the second worker carried on
-    assert set(targets[before:]) & set(targets[:before]) == set()  # nothing fetched again
+@HEAVY
+@pytest.mark.xfail(
+    reason="a killed worker's drop ledger dies with it: learned drops it held against representatives "
+    "that later fail are not released by the other workers (needs a shared ledger, see docs/distributed.md)",
+    strict=False,
+)
+def test_two_workers_racing_one_killed_and_restarted_with_learning(shared: RedisServer, tmp_path: Path) -> None:
+    killed_and_restarted(shared, tmp_path, {})
+
+
+def killed_and_restarted(shared: RedisServer, tmp_path: Path, extra: dict[str, Any]) -> None:
+    web, starts, total = generated_web()
+    with web:
+        first = run_worker(web, shared.url, tmp_path / "a.jsonl", starts=starts, extra=extra)
+        second = run_worker(web, shared.url, tmp_path / "b.jsonl", starts=starts, extra=extra)
+        web.wait_for_hits(400)
+        second.send_signal(signal.SIGKILL)
+        second.communicate(timeout=30)
+        again = run_worker(web, shared.url, tmp_path / "c.jsonl", starts=starts, extra=extra)
+        logs = finish(first, again)
+    ids = doc_ids(tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl")
+    assert len(set(ids)) == total
+    assert sum(stat(log, "urlnorm/redis/reclaimed") for log in logs) >= 1
+    assert all(finish_reason(log) == "finished" for log in logs)
+
+
+def test_redis_restarted_mid_crawl_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
+    """Redis (append-only file on) goes away for a while: new requests wait in each
+    worker's spill, are pushed when it is back, and the crawl collects every document."""
+    web, starts, total = generated_web(delay=0.005)
+    with web:
+        workers = [run_worker(web, shared.url, tmp_path / f"w{i}.jsonl", starts=starts) for i in range(2)]
+        web.wait_for_hits(300)
+        shared.stop()
+        hits = len(web.hits)
+        web.wait_for_hits(hits + 8, timeout=3)  # responses in flight arrive meanwhile
+        shared.start()
+        logs = finish(*workers)
+    assert len(set(doc_ids(*(tmp_path / f"w{i}.jsonl" for i in range(2))))) == total
+    assert any("is unreachable" in log or "local spill" in log for log in logs)
+    assert all(finish_reason(log) == "finished" for log in logs)
+
+
+def test_deleted_keys_stop_the_workers_loudly_and_a_new_run_collects_the_rest(
+    shared: RedisServer, tmp_path: Path
+) -> None:
+    web, starts, total = generated_web()
+    with web:
+        workers = [run_worker(web, shared.url, tmp_path / f"w{i}.jsonl", starts=starts) for i in range(2)]
+        web.wait_for_hits(300)
+        raw = client(shared)
+        raw.delete(*raw.keys("links:*"))
+        logs = finish(*workers)
+        assert all(finish_reason(log) == "urlnorm_redis_state_lost" for log in logs), [
+            finish_reason(log) for log in logs
+        ]
+        assert all("was LOST" in log for log in logs)
+        again = run_worker(web, shared.url, tmp_path / "again.jsonl", starts=starts)
+        finish(again)
+    assert len(set(doc_ids(*tmp_path.glob("*.jsonl")))) == total
+
+
+@HEAVY
+def test_restart_without_persistence_is_a_wipe_and_a_new_run_collects_the_rest(tmp_path: Path) -> None:
+    volatile = RedisServer(tmp_path, aof=False).start()
+    try:
+        web, starts, total = generated_web()
+        with web:
+            workers = [run_worker(web, volatile.url, tmp_path / f"w{i}.jsonl", starts=starts) for i in range(2)]
+            web.wait_for_hits(300)
+            volatile.stop()
+            volatile.start()
+            logs = finish(*workers)
+            assert all(finish_reason(log) == "urlnorm_redis_state_lost" for log in logs)
+            finish(run_worker(web, volatile.url, tmp_path / "again.jsonl", starts=starts))
+        assert len(set(doc_ids(*tmp_path.glob("*.jsonl")))) == total
+    finally:
+        volatile.stop()
+
+
+@HEAVY
+def test_long_outage_with_one_worker_and_jobdir_spill(shared: RedisServer, tmp_path: Path) -> None:
+    web, starts, total = generated_web(delay=0.01)
+    with web:
+        worker = run_worker(
+            web, shared.url, tmp_path / "w.jsonl", starts=starts, extra={"JOBDIR": str(tmp_path / "job")}
+        )
+        web.wait_for_hits(200)
+        shared.stop()
+        time.sleep(8)
+        shared.start()
+        log = finish(worker)[0]
+    assert stat(log, "urlnorm/redis/spilled") >= 1
+    assert len(set(doc_ids(tmp_path / "w.jsonl"))) == total
+
+
+@HEAVY
+def test_stock_run_collects_the_whole_web(tmp_path: Path) -> None:
+    """The reference the crawl tests compare with: one stock Scrapy run collects all ``total``."""
+    web, starts, total = generated_web()
+    with web:
+        settings = {
+            "DEMOWEB_PROXY": web.address,
+            "CONCURRENT_REQUESTS": 8,
+            "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
+            "ITEM_LOG": str(tmp_path / "stock.jsonl"),
+        }
+        worker = spawn(settings, starts, stderr=subprocess.PIPE, text=True)
+        finish(worker)
+    assert len(set(doc_ids(tmp_path / "stock.jsonl"))) == total
 
 
 def test_evidence_adds_up_across_workers_and_contradictions_travel(server: RedisServer) -> None:

@@ -1,0 +1,155 @@
+"""One round trip per page: claim every request a response yields at once.
+
+:class:`RedisBatchMiddleware` is a spider middleware near the engine (after
+offsite, depth and the others have filtered the callback's output): it
+collects what a callback yields, computes each request's keys and claims all
+of them in Redis with one atomic script call
+(:meth:`~scrapy_urlnorm.stores.RedisStore.prefetch`); the dupe filter then
+answers each request from that batch without a round trip.
+
+It is also the downloader middleware that acknowledges a
+:class:`~scrapy_urlnorm.redis_queue.ReliableQueue` lease when a request is
+done: after its callback's output went to the scheduler, when the callback
+raised, or when the download failed and no middleware retried it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request, signals
+from scrapy.exceptions import NotConfigured
+
+from .dedup import Deduplicator
+from .redis_setup import LEASE, PARENT, RECLAIMED
+from .stores import RedisStore
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+
+def request_keys(dedup: Deduplicator, output: Iterable[Any]) -> tuple[list[tuple[int, int]], list[int]]:
+    """What the filter will look up for each request of ``output``: its exact key
+    (with its rank), claimed; its learned keys, only read (the filter claims
+    those itself if it keeps the request)."""
+    claims: list[tuple[int, int]] = []
+    reads: list[int] = []
+    for entry in output:
+        if not isinstance(entry, Request) or entry.dont_filter:
+            continue
+        try:
+            fingerprint = dedup.fingerprint(entry)
+        except Exception:  # the filter itself reports what it cannot key
+            continue
+        claims.append((fingerprint.value, fingerprint.rank))
+        if fingerprint.learned is not None:
+            reads.append(fingerprint.learned)
+            if fingerprint.learned_url is not None and fingerprint.learned_url != fingerprint.url:
+                reads.append(dedup.keys.hash(entry, fingerprint.learned_url))
+    return claims, reads
+
+
+class RedisBatchMiddleware:
+    """Claims a page's requests in one round trip; acknowledges queue leases."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.dedup = Deduplicator.for_crawler(crawler)
+        if not isinstance(self.dedup.seen, RedisStore):
+            raise NotConfigured("no Redis store")
+        self.store: RedisStore = self.dedup.seen
+        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
+            crawler.signals.connect(self._item_settled, signal=signal)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    # -- one round trip per page --------------------------------------------------------
+
+    @staticmethod
+    def _reclaimed(response: Response, output: list[Any]) -> None:
+        """A page reclaimed from a worker that died: that worker may have
+        claimed its links without queueing them, so they are queued unfiltered
+        (at-least-once: some are fetched twice)."""
+        if response.request is not None and response.request.meta.get(RECLAIMED):
+            for entry in output:
+                if isinstance(entry, Request):
+                    entry.dont_filter = True
+
+    def _prefetch(self, output: list[Any]) -> None:
+        claims, reads = request_keys(self.dedup, output)
+        if claims:
+            self.store.prefetch(claims, reads)
+
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Spider | None = None
+    ) -> Iterator[Any]:
+        output = list(result)
+        self._reclaimed(response, output)
+        self._prefetch(output)
+        self._expect(response, output)
+        yield from output
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
+        output = [entry async for entry in result]
+        self._reclaimed(response, output)
+        self._prefetch(output)
+        self._expect(response, output)
+        for entry in output:
+            yield entry
+
+    def process_spider_exception(self, response: Response, exception: Exception, spider: Spider | None = None) -> None:
+        self._done(response.request)
+
+    # -- leases ---------------------------------------------------------------------------
+    #
+    # Scrapy hands a callback's output to up to CONCURRENT_ITEMS tasks: the
+    # output is all taken before it is all processed. So the lease waits for
+    # each request to reach RedisScheduler (queued, spilled or filtered) and
+    # each item to leave the pipelines.
+
+    def _queue(self) -> Any:
+        slot = getattr(self.crawler.engine, "_slot", None)
+        queue = getattr(getattr(slot, "scheduler", None), "queue", None)
+        return queue if hasattr(queue, "expect") else None
+
+    def _expect(self, response: Response, output: list[Any]) -> None:
+        request = response.request
+        lease = request.meta.get(LEASE) if request is not None else None
+        queue = self._queue()
+        if lease is None or queue is None:
+            return
+        count = 0
+        for entry in output:
+            if isinstance(entry, Request):
+                entry.meta[PARENT] = lease
+                count += 1
+            elif entry is not None:
+                count += 1
+        queue.expect(lease, count)
+
+    def _item_settled(self, item: Any = None, response: Response | None = None, **kwargs: Any) -> None:
+        request = getattr(response, "request", None)
+        queue = self._queue()
+        if request is not None and queue is not None:
+            queue.settled(request.meta.get(LEASE))
+
+    def _done(self, request: Request | None) -> None:
+        lease = request.meta.get(LEASE) if request is not None else None
+        queue = self._queue()
+        if lease is not None and queue is not None:
+            queue.ack(lease)
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        """A download error no other middleware turned into a retry: the request is done."""
+        self._done(request)

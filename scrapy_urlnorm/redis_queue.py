@@ -1,0 +1,493 @@
+"""A shared request queue on Redis that loses nothing: leases, acknowledgements, a local spill.
+
+:class:`ReliableQueue` is a scrapy-redis queue class (``SCHEDULER_QUEUE_CLASS``):
+a pop moves the request atomically (``LMOVE``) from the shared list into this
+worker's *processing* list, and it stays there until the request is done
+(its response went through the spider, or it failed for good, or its
+redirect or retry was queued in its place). Each worker keeps a heartbeat
+key alive (``URLNORM_REDIS_LEASE`` seconds); when a worker dies (``kill -9``,
+a lost machine), its heartbeat expires and any other worker moves what it
+held back into the shared queue. At-least-once: a request a dead worker was
+processing is fetched again.
+
+:class:`RedisScheduler` is scrapy-redis' scheduler, plus:
+
+- a request the dupe filter admitted is never lost when Redis does not take
+  it: it goes to a local *spill* (in memory, mirrored in ``JOBDIR`` when set,
+  bounded by ``URLNORM_REDIS_SPILL_LIMIT``: at the limit the engine pauses)
+  and is pushed when Redis answers again, *before* the fingerprints kept
+  meanwhile are written to Redis;
+- an outage never ends the crawl (the scheduler reports pending requests
+  while Redis is away), nor does a worker finish while another worker still
+  holds leases;
+- the crawl's state wiped from Redis stops the worker loudly with the finish
+  reason ``urlnorm_redis_state_lost`` (see :class:`~scrapy_urlnorm.stores.RedisStore`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.job import job_dir
+from scrapy_redis.queue import Base
+from scrapy_redis.scheduler import Scheduler
+from twisted.internet import task
+
+from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
+from .stores import RedisStore
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+STATE_LOST = "urlnorm_redis_state_lost"
+SPILL_FILE = "urlnorm.redis-spill"
+_WORKER = 12  # hex digits of a worker id: who queued an entry, at its start
+_ID = _WORKER + 16  # hex digits of a lease id (the worker's id, then a random part)
+
+# Move a dead worker's processing list back to the shared queue (next to be popped).
+_RECLAIM = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
+local n = 0
+while true do
+  local v = redis.call('RPOP', KEYS[2])
+  if not v then break end
+  redis.call('RPUSH', KEYS[1], '!' .. v)
+  n = n + 1
+end
+redis.call('SREM', KEYS[4], ARGV[1])
+return n
+"""
+
+
+def _count(spider: Spider | None, name: str, value: int = 1) -> None:
+    stats = getattr(getattr(spider, "crawler", None), "stats", None)
+    if stats is not None:
+        stats.inc_value(name, value)
+
+
+class ReliableQueue(Base):
+    """FIFO queue with leases (``SCHEDULER_QUEUE_CLASS = "scrapy_urlnorm.redis_queue.ReliableQueue"``).
+
+    Keys: ``<key>`` the shared list; ``<key>:processing:<worker>`` what each
+    worker holds; ``<key>:alive:<worker>`` its heartbeat (expires after the
+    lease); ``<key>:workers`` the set of workers. Request priorities are
+    ignored, as in scrapy-redis' ``FifoQueue``.
+    """
+
+    def __init__(self, server: Any, spider: Spider, key: str, serializer: Any = None) -> None:
+        super().__init__(server, spider, key, serializer)
+        settings = spider.crawler.settings
+        self.lease = settings.getfloat("URLNORM_REDIS_LEASE", 30.0)
+        self.worker = os.urandom(6).hex()
+        self.processing = f"{self.key}:processing:{self.worker}"
+        self.alive = f"{self.key}:alive:{self.worker}"
+        self.workers = f"{self.key}:workers"
+        self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
+        self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
+        self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
+        self._reclaim = server.register_script(_RECLAIM)
+        self._beat()
+        self._heartbeat = task.LoopingCall(self._tick)
+        self._heartbeat.start(max(self.lease / 3, 0.1), now=False)
+
+    # -- leases -------------------------------------------------------------------
+
+    def _beat(self) -> None:
+        pipe = self.server.pipeline(transaction=False)
+        pipe.sadd(self.workers, self.worker)
+        pipe.set(self.alive, b"1", px=max(int(self.lease * 1000), 100))
+        pipe.execute()
+
+    def _tick(self) -> None:
+        try:
+            self._beat()
+            if self._unacked:
+                pipe = self.server.pipeline(transaction=False)
+                for entry in self._unacked:
+                    pipe.lrem(self.processing, 1, entry)
+                pipe.execute()
+                self._unacked.clear()
+            self.reclaim()
+        except Exception as exc:  # Redis away: the scheduler reports it
+            logger.debug("Heartbeat to Redis failed: %s", exc)
+
+    def reclaim(self) -> int:
+        """Move back into the queue what dead workers held; how many requests."""
+        total = 0
+        for member in self.server.smembers(self.workers):
+            worker = member.decode()
+            if worker == self.worker:
+                continue
+            moved = int(
+                self._reclaim(
+                    keys=[self.key, f"{self.key}:processing:{worker}", f"{self.key}:alive:{worker}", self.workers],
+                    args=[worker],
+                )
+            )
+            if moved > 0:
+                logger.warning(
+                    "Worker %s stopped renewing its lease (%.1f s): %d request(s) it held are queued again",
+                    worker,
+                    self.lease,
+                    moved,
+                )
+                _count(self.spider, "urlnorm/redis/reclaimed", moved)
+                total += moved
+        return total
+
+    def others_pending(self) -> int:
+        """Requests other workers hold (alive or not yet reclaimed)."""
+        members = [m.decode() for m in self.server.smembers(self.workers)]
+        pipe = self.server.pipeline(transaction=False)
+        others = [w for w in members if w != self.worker]
+        for worker in others:
+            pipe.llen(f"{self.key}:processing:{worker}")
+        return sum(int(n) for n in pipe.execute()) if others else 0
+
+    def expect(self, lease: str, count: int) -> None:
+        """The response of ``lease`` yielded ``count`` requests and items: it is
+        done when each is queued (or filtered) or through the pipelines."""
+        if count <= 0:
+            self.ack(lease)
+        else:
+            self.outstanding[lease] = self.outstanding.get(lease, 0) + count
+
+    def settled(self, lease: str | None) -> None:
+        """One of what ``lease``'s response yielded is queued or through the pipelines."""
+        if lease is None or lease not in self.outstanding:
+            return
+        left = self.outstanding[lease] - 1
+        if left > 0:
+            self.outstanding[lease] = left
+        else:
+            del self.outstanding[lease]
+            self.ack(lease)
+
+    def ack(self, lease: str | None) -> None:
+        """The request of this lease is done: drop it from the processing list."""
+        entry = self.inflight.pop(lease, None) if lease else None
+        if entry is None:
+            return
+        try:
+            self.server.lrem(self.processing, 1, entry)
+        except Exception:
+            self._unacked.append(entry)
+        _count(self.spider, "urlnorm/redis/acked")
+
+    # -- scrapy-redis' queue interface ----------------------------------------------
+
+    def __len__(self) -> int:
+        return int(self.server.llen(self.key))
+
+    def encode(self, request: Request) -> bytes:
+        return (self.worker + os.urandom((_ID - _WORKER) // 2).hex()).encode() + self._encode_request(request)
+
+    def push(self, request: Request) -> None:
+        self.push_encoded([self.encode(request)], [request])
+
+    def push_encoded(self, entries: list[bytes], requests: list[Request]) -> None:
+        """Push entries in one round trip; each request's predecessor lease is acknowledged after."""
+        pipe = self.server.pipeline(transaction=False)
+        for entry in entries:
+            pipe.lpush(self.key, entry)
+        pipe.execute()
+        for request in requests:
+            self.ack(request.meta.get(LEASE))
+
+    def pop(self, timeout: int = 0) -> Request | None:
+        entry = self.server.lmove(self.key, self.processing, "RIGHT", "LEFT")
+        if entry is None:
+            return None
+        body = entry.lstrip(b"!")  # "!": reclaimed from a worker that died
+        lease = body[:_ID].decode()
+        self.inflight[lease] = entry
+        request = self._decode_request(body[_ID:])
+        request.meta[LEASE] = lease
+        if len(body) < len(entry):
+            request.meta[RECLAIMED] = True
+        if lease[:_WORKER] != self.worker:
+            request.meta[FOREIGN] = True
+        return request
+
+    def clear(self) -> None:
+        members = [m.decode() for m in self.server.smembers(self.workers)]
+        self.server.delete(self.key, self.workers, *(f"{self.key}:processing:{w}" for w in members))
+        self.inflight.clear()
+
+    def close(self, finished: bool) -> None:
+        """Give the leases back: after a normal finish everything popped was
+        processed (nothing is in flight), else what was held goes back to the queue."""
+        if self._heartbeat.running:
+            self._heartbeat.stop()
+        try:
+            if not finished:
+                while self.server.lmove(self.processing, self.key, "LEFT", "RIGHT") is not None:
+                    pass
+            pipe = self.server.pipeline(transaction=True)
+            pipe.delete(self.processing, self.alive)
+            pipe.srem(self.workers, self.worker)
+            pipe.execute()
+        except Exception as exc:
+            logger.error(
+                "Redis unreachable while closing: the %d request(s) this worker held are queued again "
+                "by the other workers once its lease expires (%s)",
+                len(self.inflight),
+                exc,
+            )
+
+
+class SpillFile:
+    """Requests Redis did not take, one checksummed record each, in ``JOBDIR``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: Any = None
+
+    def load(self) -> list[bytes]:
+        if not self.path.exists():
+            return []
+        data, records, at = self.path.read_bytes(), [], 0
+        while at + 8 <= len(data):
+            size, crc = struct.unpack_from(">II", data, at)
+            payload = data[at + 8 : at + 8 + size]
+            if len(payload) < size or zlib.crc32(payload) != crc:
+                logger.warning("Dropped a torn record at the end of %s", self.path)
+                break
+            records.append(payload)
+            at += 8 + size
+        return records
+
+    def append(self, payload: bytes) -> None:
+        if self._file is None:
+            self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in truncate/close
+        self._file.write(struct.pack(">II", len(payload), zlib.crc32(payload)) + payload)
+
+    def truncate(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class RedisScheduler(Scheduler):
+    """scrapy-redis' scheduler that never loses an admitted request (see the module doc).
+
+    ``SCHEDULER = "scrapy_urlnorm.redis_queue.RedisScheduler"`` (the add-on
+    puts it in place of ``scrapy_redis.scheduler.Scheduler``). Its default
+    queue class is :class:`ReliableQueue`.
+    """
+
+    crawler: Crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        instance = super().from_crawler(crawler)
+        instance.crawler = crawler
+        if not crawler.settings.get("SCHEDULER_QUEUE_CLASS"):
+            instance.queue_cls = "scrapy_urlnorm.redis_queue.ReliableQueue"
+        instance.spill_limit = crawler.settings.getint("URLNORM_REDIS_SPILL_LIMIT", 100_000)
+        jobdir = job_dir(crawler.settings)
+        instance.spill_file = SpillFile(Path(jobdir, SPILL_FILE)) if jobdir else None
+        return instance
+
+    def open(self, spider: Spider) -> None:
+        super().open(spider)
+        self.spill: list[Request] = []
+        self.paused = False
+        self.lost = False
+        self.store: RedisStore | None = None
+        dedup = getattr(self.df, "dedup", None)
+        if isinstance(getattr(dedup, "seen", None), RedisStore):
+            self.store = dedup.seen  # type: ignore[union-attr]
+            self.store.gate = lambda: not self.spill
+        if self.spill_file is not None:
+            for payload in self.spill_file.load():
+                self.spill.append(self.queue._decode_request(payload))
+            if self.spill:
+                logger.warning(
+                    "Pushing the %d request(s) the last run spilled to %s", len(self.spill), self.spill_file.path
+                )
+        self._ticker = task.LoopingCall(self._tick)
+        self._ticker.start(0.5, now=False)
+
+    # -- the spill --------------------------------------------------------------------
+
+    def _spill(self, request: Request, exc: Exception | None) -> None:
+        if not self.spill:
+            logger.warning(
+                "Redis did not take a request (%s): keeping new requests in a local spill until it answers", exc
+            )
+        self.spill.append(request)
+        if self.spill_file is not None:
+            self.spill_file.append(self.queue._encode_request(request))
+        if self.stats:
+            self.stats.inc_value("urlnorm/redis/spilled")
+        if len(self.spill) >= self.spill_limit and not self.paused:
+            logger.warning(
+                "The spill holds %d requests (URLNORM_REDIS_SPILL_LIMIT): pausing downloads", len(self.spill)
+            )
+            self.paused = True
+            self.crawler.engine.pause()  # type: ignore[union-attr]
+
+    def drain(self) -> bool:
+        """Push the spill to Redis, then let the store write the fingerprints
+        kept meanwhile. True if nothing is left."""
+        if self.spill and not self.lost:
+            try:
+                if isinstance(self.queue, ReliableQueue):
+                    while self.spill:
+                        chunk = self.spill[:1000]
+                        self.queue.push_encoded([self.queue.encode(r) for r in chunk], chunk)
+                        del self.spill[: len(chunk)]
+                else:
+                    while self.spill:
+                        self.queue.push(self.spill[0])
+                        del self.spill[0]
+            except Exception as exc:
+                logger.debug("Spill not pushed yet: %s", exc)
+                return False
+            logger.warning("Redis answers again: the spilled requests are queued")
+            if self.spill_file is not None:
+                self.spill_file.truncate()
+        if self.paused and not self.spill:
+            self.paused = False
+            self.crawler.engine.unpause()  # type: ignore[union-attr]
+        return not self.spill and (self.store is None or self.store.flush_pending())
+
+    def _tick(self) -> None:
+        if self.spill or (self.store is not None and self.store._pending):
+            self.drain()
+        if self.store is not None and not self.store.check_epoch():
+            self._state_lost()
+
+    def _state_lost(self) -> None:
+        if self.lost:
+            return
+        self.lost = True
+        close_spider(self.crawler, STATE_LOST)
+
+    # -- scrapy-redis' scheduler interface --------------------------------------------
+
+    def enqueue_request(self, request: Request) -> bool:
+        try:
+            return self._enqueue(request)
+        finally:
+            if isinstance(self.queue, ReliableQueue):
+                self.queue.settled(request.meta.pop(PARENT, None))
+
+    def _enqueue(self, request: Request) -> bool:
+        if self.store is not None and not request.dont_filter:
+            from .redis_batch import request_keys
+
+            # The decision is the answer of the atomic claim (nothing to do if
+            # RedisBatchMiddleware claimed it with its page's other links).
+            claims, reads = request_keys(self.df.dedup, [request])
+            self.store.prefetch(claims, reads)
+            if self.df.request_seen(request):
+                for fingerprint, _ in claims:
+                    self.store.release(fingerprint)  # claimed for the batch, then dropped: not seen
+                self.df.log(request, self.spider)
+                if isinstance(self.queue, ReliableQueue):
+                    self.queue.ack(request.meta.get(LEASE))
+                return False
+        elif not request.dont_filter and self.df.request_seen(request):
+            self.df.log(request, self.spider)
+            if isinstance(self.queue, ReliableQueue):
+                self.queue.ack(request.meta.get(LEASE))  # a redirect or retry of it was a duplicate
+            return False
+        if self.stats:
+            self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
+        if self.spill and not self.drain():
+            self._spill(request, None)
+            return True
+        try:
+            self.queue.push(request)
+        except Exception as exc:
+            self._spill(request, exc)
+        return True
+
+    def next_request(self) -> Request | None:
+        if self.lost or (self.spill and not self.drain()):
+            return None
+        try:
+            request = self.queue.pop(self.idle_before_close)
+        except Exception as exc:
+            if self.stats:
+                self.stats.inc_value("urlnorm/redis_errors")
+            logger.debug("Could not pop from Redis: %s", exc)
+            return None
+        if request is not None and request.meta.pop(FOREIGN, False):
+            # Checked by another worker: this one holds its claim now (as after a
+            # crash), so what this worker drops against it waits on its page.
+            claim = getattr(self.df, "claim_recovered", None)
+            if claim is not None:
+                claim(request)
+        if request is not None and self.stats:
+            self.stats.inc_value("scheduler/dequeued/redis", spider=self.spider)
+        return request
+
+    def has_pending_requests(self) -> bool:
+        if self.lost:
+            return True  # closing with its own reason, not "finished"
+        if self.spill:
+            return True
+        if self.store is not None and not self.store.check_epoch():
+            self._state_lost()
+            return True
+        try:
+            if len(self.queue) > 0:
+                return True
+            # Another worker's leases: done soon, or reclaimed once its heartbeat stops.
+            return isinstance(self.queue, ReliableQueue) and self.queue.others_pending() > 0
+        except Exception:
+            return True  # Redis away: the crawl is not over
+
+    def close(self, reason: str) -> None:
+        if self._ticker.running:
+            self._ticker.stop()
+        if self.spill and not self.drain():
+            if self.spill_file is not None:
+                logger.error(
+                    "Redis unreachable at close: %d spilled request(s) stay in %s for the next run",
+                    len(self.spill),
+                    self.spill_file.path,
+                )
+            else:
+                logger.error(
+                    "Redis unreachable at close: %d spilled request(s) are LOST (set JOBDIR to keep them)",
+                    len(self.spill),
+                )
+        if self.spill_file is not None:
+            self.spill_file.close()
+        if isinstance(self.queue, ReliableQueue):
+            self.queue.close(finished=reason == "finished")
+        if not self.lost:
+            super().close(reason)
+
+
+def close_spider(crawler: Crawler, reason: str) -> None:
+    """Close the crawler's spider with ``reason`` (Scrapy 2.13 and later)."""
+    from twisted.internet import reactor
+
+    engine = crawler.engine
+    if engine is None or engine.spider is None:
+        return
+    closer = getattr(engine, "close_spider_async", None)
+    if closer is not None:
+        from scrapy.utils.defer import deferred_from_coro
+
+        reactor.callLater(0, lambda: deferred_from_coro(closer(reason=reason)))  # type: ignore[attr-defined]
+    else:
+        reactor.callLater(0, engine.close_spider, engine.spider, reason)  # type: ignore[attr-defined]
