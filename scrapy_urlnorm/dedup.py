@@ -306,8 +306,35 @@ class Deduplicator:
             self._claim(request, fingerprint)  # its learned key joins its claim
             return None
         reason = REASONS.get(max(fingerprint.learned_rank, stored), "exact")
-        if not self.ledger.drop(request, reason, host_of(fingerprint.url or ""), learned=True, claim=claim):
+        dropped = self._drop_late(request, fingerprint, key, reason, claim, own)
+        if dropped is None:
             self._claim(request, fingerprint)
+        return dropped
+
+    def shortcut_duplicate(self, request: Request, canonical: str) -> str | None:
+        """``request`` is about to be sent as ``canonical`` (the form its host's redirects
+        taught): the reason to drop it instead when ``canonical`` itself was queued or
+        delivered already, else ``None``. A shortcut goes through the filter like any request."""
+        key = self.keys.static(request.replace(url=canonical)).value
+        if self.seen.get(key) is None:
+            return None
+        claim = self.ledger.claim_of(key)
+        if claim is None and (key in self.failed or key in self.abandoned):
+            return None  # its representative did not deliver: this one may
+        fingerprint = self.fingerprint(request)
+        own = self.ledger.claim_of(fingerprint.value)
+        if claim is not None and claim is own:
+            return None
+        rules = self.learned.shortcut_rules(host_of(fingerprint.url or "")) if self.learned else ()
+        reason = f"learned:{rules[0].family.value}" if rules else "learned:shortcut"
+        return self._drop_late(request, fingerprint, key, reason, claim, own)
+
+    def _drop_late(
+        self, request: Request, fingerprint: Fingerprint, key: int, reason: str, claim: Claim | None, own: Claim | None
+    ) -> str | None:
+        """Drop ``request`` at download time against ``key``'s representative (learned,
+        so revocable); ``None`` when the ledger has no room: fetch it then."""
+        if not self.ledger.drop(request, reason, host_of(fingerprint.url or ""), learned=True, claim=claim):
             return None
         self.count("urlnorm/late_filtered")
         if own is not None and own.held_by(request.url):

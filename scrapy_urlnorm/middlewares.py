@@ -132,6 +132,9 @@ class NormalizeMiddleware:
             if self.shortcut_redirects and not meta.get(M.NO_SHORTCUT) and M.AUDIT not in meta:
                 canonical = self.dedup.canonical_url(request.url)
                 if canonical is not None:
+                    reason = self.dedup.shortcut_duplicate(request, canonical)
+                    if reason is not None:
+                        raise LateDuplicate(f"taught form {canonical} requested already ({reason}): {request.url}")
                     # The host redirects this form to that one: skip the round
                     # trip. The link as written is parked, to be fetched after
                     # all if the rule is ever revoked.

@@ -354,3 +354,35 @@ async def test_debug_logs_late_drops_too(caplog: pytest.LogCaptureFixture) -> No
     drops = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Filtered duplicate")]
     assert len(drops) == result.stats["urlnorm/filtered"]
     assert result.stats["urlnorm/late_filtered"] > 0
+
+
+def test_a_shortcut_goes_through_the_filter() -> None:
+    """Reproduces (issue 13): a link sent in its taught form bypassed the filter and
+    fetched that form again although it was queued already. ``/Dir/`` is queued before
+    any rule; then the host's rules make ``/Dir`` equal to it (trailing slash from
+    redirects, case from content) and at download ``/Dir`` would be sent as ``/Dir/``."""
+    import scrapy
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_urlnorm import UrlNormDupeFilter
+    from scrapy_urlnorm.middlewares import LateDuplicate, NormalizeMiddleware
+
+    crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}, "URLNORM_AUDIT_RATE": 0})
+    dupefilter = UrlNormDupeFilter.from_crawler(crawler)
+    dupefilter.open()
+    middleware = NormalizeMiddleware.from_crawler(crawler)
+    queued, variant = scrapy.Request("http://s.test/Dir/"), scrapy.Request("http://s.test/Dir")
+    assert not dupefilter.request_seen(queued)
+    assert not dupefilter.request_seen(variant)
+    learner = middleware.dedup.learner
+    assert learner is not None
+    for name in ("a", "b"):
+        learner.observe_redirect(f"http://s.test/{name}", f"http://s.test/{name}/")
+    for digest, name in enumerate(("P", "Q"), start=1):
+        learner.observe_page(f"http://s.test/{name}/", digest, length=BODY)
+        learner.observe_page(f"http://s.test/{name.lower()}/", digest, length=BODY)
+    assert {kind for _, kind, _ in active(learner)} == {"trailing_slash", "case_insensitive_path"}
+    with pytest.raises(LateDuplicate):
+        middleware.process_request(variant)
+    # What it was dropped against is pending: it is released if /Dir/ never delivers.
+    assert middleware.dedup.ledger.unsettled() == 1
