@@ -429,6 +429,10 @@ class Learner:
         needed = self.min_evidence
         if kind == "case_insensitive_path" and host in self._iis_hosts:
             needed = max(1, needed - 1)  # IIS serves paths case-insensitively
+        elif rule.family is RuleKind.DEFAULT_PAGE and rule.sources.get("redirect"):
+            # A server that redirects /index.html to / says so for its directory
+            # convention: small hosts never show a second pair. Audits check its drops.
+            needed = 1
         if not rule.active and pairs >= needed and rule.confirmed:
             self._set_active(rule, True)
             logger.debug(

@@ -32,6 +32,16 @@ class TestLearner:
         learner.observe_redirect("http://h/b", "http://h/b/")
         assert active(learner) == {("h", "trailing_slash", "add")}
 
+    def test_one_redirect_to_the_directory_teaches_its_default_page(self) -> None:
+        """``/index.html`` -> ``/`` is the server stating its convention: one is enough
+        (small hosts never show a second pair); a content pair alone still needs two."""
+        learner = Learner(min_evidence=2)
+        learner.observe_redirect("http://h/docs/index.html", "http://h/docs/")
+        assert active(learner) == {("h", "default_page:index.html", "")}
+        learner.observe_page("http://g/a/", 7, length=BODY)
+        learner.observe_page("http://g/a/index.htm", 7, length=BODY)
+        assert ("g", "default_page:index.htm", "") not in active(learner)
+
     def test_the_same_pair_twice_is_one_observation(self) -> None:
         learner = Learner(min_evidence=2)
         learner.observe_redirect("http://h/a", "http://h/a/")
