@@ -1,65 +1,161 @@
-"""request_seen through UrlNormDupeFilter: in-memory store vs Redis on loopback, one run.
+"""Distributed de-duplication through Redis, side by side with scrapy-redis' RFPDupeFilter.
 
-Starts its own redis-server on a free loopback port. The stream is the same
-as bench_filter.py's (links repeat as across crawled pages).
+Starts its own redis-server (no persistence) on a free loopback port.
 
-    python benchmarks/bench_redis.py [--requests 100000] [--distinct 30000]
+1. **Bytes per fingerprint inside Redis** (``INFO memory`` used_memory delta
+   over the count): scrapy-urlnorm's bucketed small hashes (claimed in
+   batches, as a crawl claims them) against scrapy-redis' one set of 40-hex
+   SHA-1 fingerprints (``SADD``), at ``--fingerprints`` (1M by default; add
+   ``--ten-million`` for 10M too).
+2. **Requests checked per second per worker on link-heavy pages**: each
+   worker (its own process, 1, 2 and 4 at once on one Redis) checks
+   ``--pages`` pages of ``--links`` links (a fifth new to the crawl, the rest
+   navigation links that repeat across pages). scrapy-urlnorm claims each
+   page's links in one round trip (``RedisBatchMiddleware``, then the filter
+   answers from the batch); scrapy-redis' ``RFPDupeFilter.request_seen`` makes
+   one ``SADD`` per link.
+
+    python benchmarks/bench_redis.py [--fingerprints 1000000] [--ten-million] [--pages 400] [--links 50]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import redis
-from scrapy.utils.request import RequestFingerprinter
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests")]
-from bench_filter import make_stream  # noqa: E402
+sys.path[:0] = [str(ROOT / "tests")]
 from redis_server import RedisServer  # noqa: E402
 
-from scrapy_urlnorm import Policy, UrlNormDupeFilter  # noqa: E402
-from scrapy_urlnorm.dedup import Deduplicator  # noqa: E402
 from scrapy_urlnorm.stores import RedisStore  # noqa: E402
+
+
+def used_memory(client: redis.Redis) -> int:
+    return int(client.info("memory")["used_memory"])
+
+
+def bytes_per_fingerprint(url: str, count: int) -> dict[str, float]:
+    client = redis.Redis.from_url(url)
+    rng = random.Random(1)
+    results = {}
+    client.flushall()
+    before = used_memory(client)
+    store = RedisStore(redis.Redis.from_url(url), "bench:urlnorm:seen", url=url)
+    for start in range(0, count, 2000):
+        batch = [(rng.getrandbits(64), rng.randrange(4)) for _ in range(min(2000, count - start))]
+        store._claim(batch)  # what prefetch sends, without this process keeping its answers
+    results["scrapy-urlnorm"] = (used_memory(client) - before) / count
+    sample = [f"bench:urlnorm:seen:{{{bucket:x}}}" for bucket in rng.sample(range(1 << store.bucket_bits), 200)]
+    encodings = {client.object("encoding", key) for key in sample if client.exists(key)}
+    results["listpack"] = float(encodings == {b"listpack"})
+    client.flushall()
+    before = used_memory(client)
+    for start in range(0, count, 2000):
+        pipe = client.pipeline(transaction=False)
+        for _ in range(min(2000, count - start)):
+            pipe.sadd("bench:dupefilter", hashlib.sha1(rng.randbytes(16)).hexdigest())
+        pipe.execute()
+    results["scrapy-redis"] = (used_memory(client) - before) / count
+    client.flushall()
+    return results
+
+
+WORKER = r"""
+import json, random, sys, time
+import redis
+from scrapy import Request
+from scrapy.utils.request import RequestFingerprinter
+from scrapy_redis.dupefilter import RFPDupeFilter
+from scrapy_urlnorm import Policy, UrlNormDupeFilter
+from scrapy_urlnorm.dedup import Deduplicator
+from scrapy_urlnorm.redis_batch import request_keys
+from scrapy_urlnorm.stores import RedisStore
+
+url, kind, me, pages, links = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rng = random.Random(me)
+nav = [f"http://site{n % 20}.test/section/{n}/?utm_source=nav" for n in range(2000)]
+stream = []
+for page in range(pages):
+    fresh = [f"http://site{page % 20}.test/w{me}/p{page}/l{i}" for i in range(links // 5)]
+    stream.append([Request(u) for u in fresh + rng.sample(nav, links - len(fresh))])
+raw = redis.Redis.from_url(url)
+if kind == "scrapy-urlnorm":
+    store = RedisStore(redis.Redis.from_url(url), "bench:urlnorm:seen", url=url)
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, store=store)
+    dupefilter = UrlNormDupeFilter(dedup)
+else:
+    dupefilter = RFPDupeFilter(redis.Redis.from_url(url), "bench:dupefilter")
+raw.sadd("bench:ready", me)
+while not raw.exists("bench:go"):
+    time.sleep(0.001)
+start = time.perf_counter()
+filtered = 0
+for requests in stream:
+    if kind == "scrapy-urlnorm":
+        store.prefetch(*request_keys(dedup, requests))
+    filtered += sum(dupefilter.request_seen(r) for r in requests)
+print(json.dumps({"seconds": time.perf_counter() - start, "checked": pages * links, "filtered": filtered}))
+"""
+
+
+def throughput(url: str, kind: str, workers: int, pages: int, links: int) -> float:
+    """Mean requests checked per second per worker."""
+    client = redis.Redis.from_url(url)
+    client.flushall()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, url, kind, str(n), str(pages), str(links)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for n in range(workers)
+    ]
+    while client.scard("bench:ready") < workers:
+        time.sleep(0.01)
+    client.set("bench:go", 1)
+    runs = [json.loads(proc.communicate()[0]) for proc in procs]
+    return sum(run["checked"] / run["seconds"] for run in runs) / workers
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=100_000)
-    parser.add_argument("--distinct", type=int, default=30_000)
+    parser.add_argument("--fingerprints", type=int, default=1_000_000)
+    parser.add_argument("--ten-million", action="store_true", help="also measure memory at 10M fingerprints")
+    parser.add_argument("--pages", type=int, default=400)
+    parser.add_argument("--links", type=int, default=50)
     args = parser.parse_args()
-    stream = make_stream(args.requests, args.distinct)
     with tempfile.TemporaryDirectory() as directory:
-        server = RedisServer(Path(directory)).start()
+        server = RedisServer(Path(directory), aof=False).start()
         try:
-            client = redis.Redis.from_url(server.url)
-            results = {}
-            for name in ("in-memory", "Redis (loopback)", "Redis, 2nd worker"):
-                if name == "in-memory":
-                    store = None
-                else:
-                    if name == "Redis (loopback)":
-                        client.flushdb()
-                    store = RedisStore(redis.Redis.from_url(server.url), "bench:seen", url=server.url)
-                dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, store=store)
-                dupefilter = UrlNormDupeFilter(dedup)
-                batch = [r.replace() for r in stream]
-                start = time.perf_counter()
-                filtered = sum(dupefilter.request_seen(r) for r in batch)
-                results[name] = (time.perf_counter() - start, filtered)
+            sizes = [args.fingerprints] + ([10_000_000] if args.ten_million else [])
+            print("Bytes per fingerprint inside Redis (INFO memory used_memory delta / count)")
+            print(f"{'fingerprints':>14}{'scrapy-urlnorm':>16}{'scrapy-redis':>14}{'ratio':>8}  buckets")
+            for size in sizes:
+                found = bytes_per_fingerprint(server.url, size)
+                ours, theirs = found["scrapy-urlnorm"], found["scrapy-redis"]
+                kept = "listpack" if found["listpack"] else "NOT all listpack"
+                print(f"{size:>14,}{ours:>16.1f}{theirs:>14.1f}{theirs / ours:>7.1f}x  {kept}")
+            print()
+            print(f"Requests checked per second per worker, pages of {args.links} links ({args.pages} pages each)")
+            print(f"{'workers':>8}{'scrapy-urlnorm':>16}{'scrapy-redis':>14}{'ratio':>8}")
+            for workers in (1, 2, 4):
+                ours = throughput(server.url, "scrapy-urlnorm", workers, args.pages, args.links)
+                theirs = throughput(server.url, "scrapy-redis", workers, args.pages, args.links)
+                print(f"{workers:>8}{ours:>16,.0f}{theirs:>14,.0f}{ours / theirs:>7.1f}x")
         finally:
             server.stop()
-    base = results["in-memory"][0]
-    print(f"request_seen over {len(stream):,} requests ({args.distinct:,} distinct URLs)")
-    print(f"{'':22}{'requests/s':>12}{'us/request':>12}{'filtered':>10}{'vs in-memory':>14}")
-    for name, (seconds, filtered) in results.items():
-        rate, micros = len(stream) / seconds, seconds / len(stream) * 1e6
-        print(f"{name:22}{rate:>12,.0f}{micros:>12.2f}{filtered:>10,}{base / seconds:>13.2f}x")
-    print("('2nd worker' finds every URL already seen by the first: one round trip per new-to-it fingerprint)")
 
 
 if __name__ == "__main__":

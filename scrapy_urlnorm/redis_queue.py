@@ -95,6 +95,7 @@ class ReliableQueue(Base):
         self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
         self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
         self._reclaim = server.register_script(_RECLAIM)
+        self.stopped = False
         self._beat()
         self._heartbeat = task.LoopingCall(self._tick)
         self._heartbeat.start(max(self.lease / 3, 0.1), now=False)
@@ -223,11 +224,19 @@ class ReliableQueue(Base):
         self.server.delete(self.key, self.workers, *(f"{self.key}:processing:{w}" for w in members))
         self.inflight.clear()
 
+    def stop(self) -> None:
+        """Stop the heartbeat (the crawl's state in Redis was lost)."""
+        self.stopped = True
+        if self._heartbeat.running:
+            self._heartbeat.stop()
+
     def close(self, finished: bool) -> None:
         """Give the leases back: after a normal finish everything popped was
         processed (nothing is in flight), else what was held goes back to the queue."""
         if self._heartbeat.running:
             self._heartbeat.stop()
+        if self.stopped:
+            return
         try:
             if not finished:
                 while self.server.lmove(self.processing, self.key, "LEFT", "RIGHT") is not None:
@@ -376,6 +385,8 @@ class RedisScheduler(Scheduler):
         if self.lost:
             return
         self.lost = True
+        if isinstance(self.queue, ReliableQueue):
+            self.queue.stop()  # writes nothing more into what is left of the crawl's keys
         close_spider(self.crawler, STATE_LOST)
 
     # -- scrapy-redis' scheduler interface --------------------------------------------
@@ -388,6 +399,8 @@ class RedisScheduler(Scheduler):
                 self.queue.settled(request.meta.pop(PARENT, None))
 
     def _enqueue(self, request: Request) -> bool:
+        if self.lost:
+            return False  # closing: the crawl's shared state is gone
         if self.store is not None and not request.dont_filter:
             from .redis_batch import request_keys
 
@@ -473,7 +486,9 @@ class RedisScheduler(Scheduler):
             self.spill_file.close()
         if isinstance(self.queue, ReliableQueue):
             self.queue.close(finished=reason == "finished")
-        if not self.lost:
+        if self.lost:
+            self.df.close(reason)
+        else:
             super().close(reason)
 
 

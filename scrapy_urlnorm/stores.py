@@ -339,7 +339,8 @@ class RedisStore:
         logger.error(
             "The crawl's shared state in Redis at %s was LOST: %s (%s). This worker knew %d seen fingerprint(s) "
             "that Redis no longer has; the shared queue is gone with them. Stopping this worker "
-            "(finish reason urlnorm_redis_state_lost): start the crawl again to collect what was lost.",
+            "(finish reason urlnorm_redis_state_lost): once every worker has stopped, delete what is left "
+            "of the crawl's keys and start the crawl again to collect what was lost.",
             self.url,
             self.epoch_key,
             why,
@@ -517,9 +518,13 @@ class RedisRules:
         self._version = -1
         self._next = 0.0
         self._published: dict[str, str] = {}
+        self.enabled = True  # False once the crawl's state in Redis is lost: nothing more is written
+
+    def disable(self) -> None:
+        self.enabled = False
 
     def publish(self, field: str, state: str) -> None:
-        if self._published.get(field) == state:
+        if not self.enabled or self._published.get(field) == state:
             return
         try:
             pipe = self.client.pipeline(transaction=True)
@@ -533,6 +538,8 @@ class RedisRules:
 
     def add_pair(self, field: str, pair: int) -> int:
         """Record a pair of URLs evidencing rule ``field``; the distinct pairs all workers found."""
+        if not self.enabled:
+            return 0
         try:
             pipe = self.client.pipeline(transaction=True)
             pipe.sadd(f"{self.key}:pairs:{field}", pair)

@@ -59,11 +59,17 @@ def redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisR
         count=count,
         url=url,
         bucket_bits=settings.getint("URLNORM_REDIS_BUCKET_BITS", 17),
-        on_lost=lambda why: close_spider(crawler, STATE_LOST),
     )
     logger.info("scrapy-urlnorm shares its seen set and learned rules through Redis at %s (key %s)", url, key)
     interval = settings.getfloat("URLNORM_REDIS_SYNC_INTERVAL", 2.0)
-    return store, RedisRules(client, key + ":rules", interval=interval)
+    rules = RedisRules(client, key + ":rules", interval=interval)
+
+    def lost(why: str) -> None:
+        rules.disable()
+        close_spider(crawler, STATE_LOST)
+
+    store.on_lost = lost
+    return store, rules
 
 
 def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicator:
