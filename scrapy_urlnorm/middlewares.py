@@ -250,6 +250,11 @@ class RedirectLearningMiddleware:
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         if 300 <= response.status < 400 and b"Location" in response.headers:
+            if request.dont_filter and (M.SHORTCUT_OF in request.meta or M.REWRITTEN_FROM in request.meta):
+                # dont_filter was ours (a shortcut or rewrite is sent in place of a filtered
+                # request), not the user's: the redirect Scrapy builds from this request
+                # must go through the filter as the link's own redirect would.
+                request.dont_filter = False
             try:
                 location = response.headers[b"Location"].decode("latin-1")
                 self.dedup.observe_redirect(request.url, response.urljoin(location))

@@ -396,3 +396,28 @@ def test_a_shortcut_goes_through_the_filter() -> None:
         middleware.process_request(variant)
     # What it was dropped against is pending: it is released if /Dir/ never delivers.
     assert middleware.dedup.ledger.unsettled() == 1
+
+
+def test_the_redirect_of_a_shortcut_goes_through_the_filter() -> None:
+    """Reproduces (differential seed 0): a shortcut is sent with ``dont_filter`` (the link
+    it replaces passed the filter already); Scrapy's redirect of it inherited that flag, so
+    a redirect to a page delivered long before was fetched again."""
+    import scrapy
+    from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
+    from scrapy.http import Response
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.middlewares import RedirectLearningMiddleware
+
+    crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}})
+    learning, redirect = RedirectLearningMiddleware.from_crawler(crawler), RedirectMiddleware.from_crawler(crawler)
+    shortcut = scrapy.Request("http://www.h.test/news/", dont_filter=True, meta={M.SHORTCUT_OF: "http://h.test/news/"})
+    response = Response(shortcut.url, status=308, headers={"Location": "/news"}, request=shortcut)
+    followed = redirect.process_response(shortcut, learning.process_response(shortcut, response))
+    assert isinstance(followed, scrapy.Request) and followed.url == "http://www.h.test/news"
+    assert not followed.dont_filter
+    # A user's own dont_filter request keeps its flag through redirects, as in stock Scrapy.
+    own = scrapy.Request("http://www.h.test/a/", dont_filter=True)
+    response = Response(own.url, status=308, headers={"Location": "/a"}, request=own)
+    assert redirect.process_response(own, learning.process_response(own, response)).dont_filter
