@@ -96,6 +96,8 @@ class LearnedPolicies:
             if "default_pages" in overrides:
                 names = (*base.default_pages, *sorted(overrides["default_pages"]))
                 overrides["default_pages"] = tuple(dict.fromkeys(names))
+            if "alias_extensions" in overrides:
+                overrides["alias_extensions"] = frozenset(base.alias_extensions | overrides["alias_extensions"])
             if "ignore_params" in overrides:
                 overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
             self.by_host[host] = (base.replace(**overrides), namespace_of(rules))

@@ -2,7 +2,8 @@
 
 A *rule* is an equivalence one host keeps (or not): ``trailing_slash``,
 ``www_alias`` (only between ``h`` and ``www.h``), ``case_insensitive_path``,
-``default_page:<name>``, ``ignore_param:<name>``, ``https_alias``. Evidence
+``default_page:<name>``, ``ignore_param:<name>``, ``https_alias``,
+``extension_alias:<ext>`` (``/x`` = ``/x.html``). Evidence
 comes in pairs of URLs that differ by exactly that one aspect:
 
 - *positive*: a redirect from one to the other (the canonical side is the
@@ -50,6 +51,9 @@ CATCH_ALL_URLS = 3
 _MAX_BUCKET = 6
 _MAX_PAIRS = 32
 _MAX_PARAMS = 8
+#: Extensions a server may serve its pages without (Apache MultiViews, nginx
+#: ``try_files $uri $uri.html``): ``/x`` and ``/x.html`` form an ``extension_alias`` pair.
+ALIAS_EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
 #: Default caps (module constants, read when a Learner is made).
 MAX_BUCKETS = 200_000
 MAX_DIGESTS = 100_000
@@ -66,6 +70,7 @@ class RuleKind(str, Enum):
     DEFAULT_PAGE = "default_page"
     IGNORE_PARAM = "ignore_param"
     HTTPS_ALIAS = "https_alias"
+    EXTENSION_ALIAS = "extension_alias"
 
 
 #: Evidence that can activate a rule on its own; ``canonical`` (a page's
@@ -150,6 +155,11 @@ def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
         yield ("slash", scheme, host, port, stripped, query), ("slash" if path.endswith("/") else "bare",), host
     if any(c.isalpha() for c in path):
         yield ("case", scheme, host, port, path.lower(), query), (path,), host
+    stem, dot, extension = last.rpartition(".")
+    if dot and stem and extension.lower() in ALIAS_EXTENSIONS and last.lower() not in DEFAULT_PAGES:
+        yield ("ext", scheme, host, port, path[: len(path) - len(extension) - 1], query), (extension.lower(),), host
+    elif last and not dot:
+        yield ("ext", scheme, host, port, path, query), ("",), host
     if last.lower() in DEFAULT_PAGES:
         yield ("page", scheme, host, port, path[: len(path) - len(last)], query), (last.lower(),), host
     elif path.endswith("/"):
@@ -181,6 +191,8 @@ def _pair_kind(family: str, a: Form, b: Form) -> str | None:
         return "www_alias"
     if family == "scheme":
         return "https_alias" if {a[0], b[0]} == {"http", "https"} else None
+    if family == "ext":
+        return f"extension_alias:{a[0] or b[0]}" if "" in (a[0], b[0]) else None
     if family == "page":
         if "" in (a[0], b[0]):
             return f"default_page:{a[0] or b[0]}"
@@ -213,6 +225,8 @@ def _merged_key(u: SplitURL) -> tuple[str, ...]:
     last = path.rsplit("/", 1)[-1]
     if last in DEFAULT_PAGES:
         path = path[: len(path) - len(last)].rstrip("/")
+    elif last.rpartition(".")[2] in ALIAS_EXTENSIONS and "." in last[1:]:
+        path = path[: path.rfind(".")]
     host = u.host[4:] if u.host.startswith("www.") else u.host
     return (host, u.port, path)
 
@@ -512,5 +526,8 @@ def policy_overrides(rules: list[Rule]) -> dict[str, Any]:
         elif family is RuleKind.HTTPS_ALIAS:
             overrides["https_to_http"] = True
             learned.add("https_to_http")
+        elif family is RuleKind.EXTENSION_ALIAS:
+            overrides.setdefault("alias_extensions", set()).add(rule.argument)
+            learned.add("extension_alias")
     overrides["learned_steps"] = frozenset(learned)
     return overrides

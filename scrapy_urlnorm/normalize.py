@@ -92,6 +92,7 @@ class _FastPlan(NamedTuple):
     collapse_slashes: bool
     lowercase_path: bool
     default_pages: tuple[str, ...]
+    alias_extensions: frozenset[str]
     trailing_slash: str
     tracking: bool
     remove_params: bool
@@ -108,6 +109,7 @@ def _fast_plan(policy: Policy) -> _FastPlan:
         policy.collapse_slashes,
         policy.lowercase_path,
         policy.default_pages,
+        policy.alias_extensions,
         policy.trailing_slash,
         policy.tracking_params,
         bool(policy.remove_params),
@@ -152,9 +154,11 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
         return None
     if plan.lowercase_path and not path.islower() and path.lower() != path:
         return None
-    if plan.default_pages or plan.trailing_slash != "keep":
+    if plan.default_pages or plan.trailing_slash != "keep" or plan.alias_extensions:
         last = path[path.rfind("/") + 1 :]
         if last.lower() in plan.default_pages:
+            return None
+        if plan.alias_extensions and last.rpartition(".")[2].lower() in plan.alias_extensions and "." in last[1:]:
             return None
         if plan.trailing_slash == "add" and last and "." not in last:
             return None

@@ -21,8 +21,8 @@ TrailingSlash = Literal["keep", "add", "remove"]
 WwwMode = Literal["keep", "strip", "add"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {"trailing_slash": ("keep", "add", "remove"), "www": ("keep", "strip", "add")}
-_NAME_SETS = ("remove_params", "keep_params", "ignore_params", "learned_steps")
-_NOT_SWITCHES = ("host_policies", "ignore_params", "learned_steps")
+_NAME_SETS = ("remove_params", "keep_params", "ignore_params", "alias_extensions", "learned_steps")
+_NOT_SWITCHES = ("host_policies", "ignore_params", "alias_extensions", "learned_steps")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,6 +64,8 @@ class Policy:
     # host ignores, and the steps it switched on (duplicates they cause are
     # reported as learned rules, e.g. "learned:trailing_slash").
     ignore_params: frozenset[str] = frozenset()
+    # Extensions the host serves its pages without (MultiViews, try_files): /x = /x.html.
+    alias_extensions: frozenset[str] = frozenset()
     learned_steps: frozenset[str] = frozenset()
 
     _host_cache: dict[str, Policy] = dataclasses.field(

@@ -363,6 +363,16 @@ def default_pages(u: SplitURL, p: Policy) -> SplitURL:
     return replace_field(u, PATH, path[: slash + 1])
 
 
+def extension_alias(u: SplitURL, p: Policy) -> SplitURL:
+    """``/doc/intro.html`` -> ``/doc/intro`` for extensions the host serves its pages
+    without (learned: Apache MultiViews, nginx ``try_files $uri.html``)."""
+    path = u.path
+    slash, dot = path.rfind("/"), path.rfind(".")
+    if dot <= slash + 1 or path[dot + 1 :].lower() not in p.alias_extensions:
+        return u
+    return replace_field(u, PATH, path[:dot])
+
+
 def _is_directory_like(segment: str) -> bool:
     return "." not in segment
 
@@ -519,6 +529,7 @@ PATH_QUERY_STEPS: tuple[Step, ...] = (
     # Lower-casing after decoding, so a decoded %41 cannot reintroduce upper case.
     Step("lowercase_path", 3, _on("lowercase_path"), lowercase_path, "lower-case the path"),
     Step("default_pages", 3, lambda p: bool(p.default_pages), default_pages, "remove default pages (index.html...)"),
+    Step("extension_alias", 4, _on("alias_extensions"), extension_alias, "drop extensions the host ignores (learned)"),
     Step("trailing_slash", 3, lambda p: p.trailing_slash != "keep", trailing_slash, "add or remove the trailing slash"),
     Step("empty_path_slash", 0, _on("empty_path_slash"), empty_path_slash, "empty path to /"),
     Step("tracking_params", 2, _removes_params, tracking_params, "remove tracking parameters"),
@@ -547,6 +558,7 @@ LEARNED_KINDS: dict[str, str] = {
     "default_pages": "default_page",
     "ignore_params": "ignore_param",
     "https_to_http": "https_alias",
+    "extension_alias": "extension_alias",
 }
 #: Steps switched on by learning rank above every static step.
 LEARNED_RANKS: dict[str, int] = {step: 160 + index for index, step in enumerate(LEARNED_KINDS)}

@@ -421,3 +421,24 @@ def test_the_redirect_of_a_shortcut_goes_through_the_filter() -> None:
     own = scrapy.Request("http://www.h.test/a/", dont_filter=True)
     response = Response(own.url, status=308, headers={"Location": "/a"}, request=own)
     assert redirect.process_response(own, learning.process_response(own, response)).dont_filter
+
+
+def test_multiviews_teaches_an_extension_alias() -> None:
+    """Issue 13: Apache MultiViews and nginx ``try_files $uri.html`` serve ``/x`` = ``/x.html``;
+    two content pairs teach ``extension_alias:html`` and the two spellings key alike. A page
+    that differs under its extension revokes it."""
+    learner = Learner(min_evidence=2)
+    policies = LearnedPolicies(Policy(), learner)
+    learner.on_change = policies.rebuild
+    for digest, name in enumerate(("intro", "setup"), start=1):
+        learner.observe_page(f"http://mv.test/doc/{name}.html", digest, length=BODY)
+        learner.observe_page(f"http://mv.test/doc/{name}", digest, length=BODY)
+    assert active(learner) == {("mv.test", "extension_alias:html", "")}
+    learned = policies.get("mv.test")
+    assert learned is not None
+    assert normalize_url("http://mv.test/doc/faq.HTML", learned[0]) == normalize_url(
+        "http://mv.test/doc/faq", learned[0]
+    )
+    learner.observe_page("http://mv.test/archive.html", 10, length=BODY)
+    learner.observe_page("http://mv.test/archive", 11, length=BODY)
+    assert active(learner) == set()

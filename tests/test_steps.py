@@ -74,6 +74,7 @@ ISOLATED = [
     ("empty_path_slash", {"empty_path_slash": True}, "http://h", "http://h/"),
     ("tracking_params", {"tracking_params": True}, "http://h/?utm_source=a&fbclid=b&x=1", "http://h/?x=1"),
     ("ignore_params", {"ignore_params": {"view"}}, "http://h/?view=print&id=3", "http://h/?id=3"),
+    ("extension_alias", {"alias_extensions": {"html"}}, "http://h/doc/Intro.HTML?x", "http://h/doc/Intro?x"),
     ("sort_query", {"sort_query": True}, "http://h/?b=1&a=2&a=1", "http://h/?a=2&a=1&b=1"),
     ("drop_empty_query", {"drop_empty_query": True}, "http://h/?", "http://h/"),
     ("drop_empty_query", {"drop_empty_query": True}, "http://h/?&a=1&&b=2&", "http://h/?a=1&b=2"),
@@ -124,7 +125,7 @@ def test_presets_are_cumulative(preset: str, steps: set[str]) -> None:
 
 
 def test_step_order_is_fixed_and_documented() -> None:
-    aggressive = AGGRESSIVE.replace(https_to_http=True, ignore_params={"x"})
+    aggressive = AGGRESSIVE.replace(https_to_http=True, ignore_params={"x"}, alias_extensions={"html"})
     assert enabled_steps(aggressive) == STEP_NAMES
     assert [s.name for s in STEPS] == list(STEP_NAMES)
     # order matters: escapes before dot segments, dot segments before collapsing
@@ -132,6 +133,7 @@ def test_step_order_is_fixed_and_documented() -> None:
     assert order["decode_unreserved"] < order["remove_dot_segments"] < order["collapse_slashes"]
     assert order["decode_unreserved"] < order["lowercase_path"]
     assert order["default_pages"] < order["trailing_slash"]
+    assert order["default_pages"] < order["extension_alias"] < order["trailing_slash"]  # /x.html -> /x -> /x/
     assert order["https_to_http"] < order["default_port"]
     assert order["tracking_params"] < order["sort_query"] < order["drop_empty_query"]
 
