@@ -44,29 +44,33 @@ def used_memory(client: redis.Redis) -> int:
     return int(client.info("memory")["used_memory"])
 
 
-def bytes_per_fingerprint(url: str, count: int) -> dict[str, float]:
-    client = redis.Redis.from_url(url)
+def bytes_per_fingerprint(directory: Path, count: int) -> dict[str, float]:
+    """Each filter into a fresh redis-server (no FLUSHALL of millions of keys between them)."""
     rng = random.Random(1)
     results = {}
-    client.flushall()
-    before = used_memory(client)
-    store = RedisStore(redis.Redis.from_url(url), "bench:urlnorm:seen", url=url)
-    for start in range(0, count, 2000):
-        batch = [(rng.getrandbits(64), rng.randrange(4)) for _ in range(min(2000, count - start))]
-        store._claim(batch)  # what prefetch sends, without this process keeping its answers
-    results["scrapy-urlnorm"] = (used_memory(client) - before) / count
-    sample = [f"bench:urlnorm:seen:{{{bucket:x}}}" for bucket in rng.sample(range(1 << store.bucket_bits), 200)]
-    encodings = {client.object("encoding", key) for key in sample if client.exists(key)}
-    results["listpack"] = float(encodings == {b"listpack"})
-    client.flushall()
-    before = used_memory(client)
-    for start in range(0, count, 2000):
-        pipe = client.pipeline(transaction=False)
-        for _ in range(min(2000, count - start)):
-            pipe.sadd("bench:dupefilter", hashlib.sha1(rng.randbytes(16)).hexdigest())
-        pipe.execute()
-    results["scrapy-redis"] = (used_memory(client) - before) / count
-    client.flushall()
+    for kind in ("scrapy-urlnorm", "scrapy-redis"):
+        server = RedisServer(directory, aof=False).start()
+        try:
+            client = redis.Redis.from_url(server.url)
+            before = used_memory(client)
+            if kind == "scrapy-urlnorm":
+                store = RedisStore(redis.Redis.from_url(server.url), "bench:urlnorm:seen", url=server.url)
+                for start in range(0, count, 2000):
+                    batch = [(rng.getrandbits(64), rng.randrange(4)) for _ in range(min(2000, count - start))]
+                    store._claim(batch)  # what prefetch sends, without this process keeping its answers
+                buckets = rng.sample(range(1 << store.bucket_bits), 200)
+                sample = [f"bench:urlnorm:seen:{{{bucket:x}}}" for bucket in buckets]
+                encodings = {client.object("encoding", key) for key in sample if client.exists(key)}
+                results["listpack"] = float(encodings == {b"listpack"})
+            else:
+                for start in range(0, count, 2000):
+                    pipe = client.pipeline(transaction=False)
+                    for _ in range(min(2000, count - start)):
+                        pipe.sadd("bench:dupefilter", hashlib.sha1(rng.randbytes(16)).hexdigest())
+                    pipe.execute()
+            results[kind] = (used_memory(client) - before) / count
+        finally:
+            server.stop()
     return results
 
 
@@ -135,18 +139,21 @@ def main() -> None:
     parser.add_argument("--ten-million", action="store_true", help="also measure memory at 10M fingerprints")
     parser.add_argument("--pages", type=int, default=400)
     parser.add_argument("--links", type=int, default=50)
+    parser.add_argument("--memory-only", action="store_true", help="skip the throughput runs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
+        sizes = [args.fingerprints] + ([10_000_000] if args.ten_million else [])
+        print("Bytes per fingerprint inside Redis (INFO memory used_memory delta / count)")
+        print(f"{'fingerprints':>14}{'scrapy-urlnorm':>16}{'scrapy-redis':>14}{'ratio':>8}  buckets")
+        for size in sizes:
+            found = bytes_per_fingerprint(Path(directory), size)
+            ours, theirs = found["scrapy-urlnorm"], found["scrapy-redis"]
+            kept = "listpack" if found["listpack"] else "NOT all listpack"
+            print(f"{size:>14,}{ours:>16.1f}{theirs:>14.1f}{theirs / ours:>7.1f}x  {kept}", flush=True)
+        if args.memory_only:
+            return
         server = RedisServer(Path(directory), aof=False).start()
         try:
-            sizes = [args.fingerprints] + ([10_000_000] if args.ten_million else [])
-            print("Bytes per fingerprint inside Redis (INFO memory used_memory delta / count)")
-            print(f"{'fingerprints':>14}{'scrapy-urlnorm':>16}{'scrapy-redis':>14}{'ratio':>8}  buckets")
-            for size in sizes:
-                found = bytes_per_fingerprint(server.url, size)
-                ours, theirs = found["scrapy-urlnorm"], found["scrapy-redis"]
-                kept = "listpack" if found["listpack"] else "NOT all listpack"
-                print(f"{size:>14,}{ours:>16.1f}{theirs:>14.1f}{theirs / ours:>7.1f}x  {kept}")
             print()
             print(f"Requests checked per second per worker, pages of {args.links} links ({args.pages} pages each)")
             print(f"{'workers':>8}{'scrapy-urlnorm':>16}{'scrapy-redis':>14}{'ratio':>8}")
