@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .steps import LEARNED_KINDS
+
 
 class StatKey(NamedTuple):
     """One stats key (or a family of keys, with a ``<placeholder>``)."""
@@ -43,7 +45,7 @@ GROUPS: dict[str, str] = {
     "redis": "Distributed crawls (Redis)",
 }
 
-_LEARNED_KINDS = "`trailing_slash`, `www_alias`, `case_insensitive_path`, `default_page`, `ignore_param`, `https_alias`"
+_LEARNED_KINDS = ", ".join(f"`{kind}`" for kind in dict.fromkeys(LEARNED_KINDS.values()))
 
 STATS: tuple[StatKey, ...] = (
     # -- filter
