@@ -32,10 +32,11 @@ from demoweb.web import DOCUMENTS, START_URLS, build_sites
 from redis_server import RedisServer
 from scrapy import Request
 from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm.learning import Learner
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
-from scrapy_urlnorm.redis_setup import LEASE, redis_client
+from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, SCHEDULER, STOCK_SCHEDULER, redis_client
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 
 HERE = Path(__file__).resolve().parent
@@ -284,6 +285,21 @@ def test_connection_settings_of_scrapy_redis_apply(server: RedisServer) -> None:
     settings.set("URLNORM_REDIS_URL", f"redis://127.0.0.1:{server.port}/5")
     kwargs = redis_client(settings, settings["URLNORM_REDIS_URL"]).connection_pool.connection_kwargs
     assert kwargs["db"] == 5 and kwargs["socket_timeout"] == 7  # its own address, scrapy-redis' parameters
+
+
+@pytest.mark.parametrize(("keep", "expected"), [(False, SCHEDULER), (True, STOCK_SCHEDULER)])
+def test_the_addon_installs_the_reliable_scheduler_and_the_batch_middleware(keep: bool, expected: str) -> None:
+    crawler = get_crawler(
+        settings_dict={
+            "ADDONS": {"scrapy_urlnorm.Addon": 0},
+            "SCHEDULER": STOCK_SCHEDULER,
+            "REDIS_URL": "redis://127.0.0.1:1/0",
+            "URLNORM_REDIS_SCHEDULER": not keep,
+        }
+    )
+    assert crawler.settings["SCHEDULER"] == expected
+    for components in ("SPIDER_MIDDLEWARES", "DOWNLOADER_MIDDLEWARES"):
+        assert crawler.settings.getdict(components)[BATCH_MIDDLEWARE] == 15
 
 
 # -- learned rules -----------------------------------------------------------------------
