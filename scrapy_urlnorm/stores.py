@@ -149,12 +149,15 @@ class RedisStore:
     fingerprint instead of ~90 for a set of hex strings. ``<key>:epoch`` holds
     the crawl's token, the bucket layout and the count of fingerprints.
 
-    **Claims.** The answer is always that of one atomic check-and-add (a Lua
-    script): :meth:`get` of an unknown fingerprint *claims* it (the worker
-    that asks first gets "new", every other one its rank), :meth:`add`
-    confirms the claim with the rank. :meth:`prefetch` claims every request a
-    page yields in one round trip; :meth:`get`/:meth:`add` then answer from
-    what it learned, without a round trip.
+    **Claims.** A request's fate is the answer of one atomic check-and-add (a
+    Lua script): :meth:`prefetch` claims the exact keys of every request a page
+    yields in one round trip (the worker that claims first is told "new",
+    every other one the stored rank) and looks up their learned keys;
+    :meth:`get` then answers from that without a round trip, :meth:`add`
+    confirms a claim (or claims, for a key nobody prefetched), and
+    :meth:`release` gives back the claim of a request the filter dropped.
+    :meth:`get` alone never claims: a key looked at and not taken must not
+    read as seen to the other workers.
 
     **Outages.** If Redis goes away the crawl goes on locally: what is added
     meanwhile is kept and claimed in Redis when it answers again; its writing
@@ -189,7 +192,6 @@ class RedisStore:
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._pending: list[tuple[int, int]] = []  # added while Redis was away
-        self._forgotten: set[int] = set()  # in _known, but their requests were never queued
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
         self._claim_script = client.register_script(_CLAIM)
         self._ranks: list[tuple[int, int | str]] = []  # ranks of earlier claims, sent with the next one
@@ -405,8 +407,6 @@ class RedisStore:
         """The stored rank (``None``: absent). A read: only :meth:`prefetch`
         and :meth:`add` claim, so a key looked at and then not taken (a learned
         key of a request dropped for another reason) never reads as seen."""
-        if fingerprint in self._forgotten:
-            return None
         known = self._known.get(fingerprint)
         if known is not None or fingerprint in self._mine:
             return known
@@ -422,9 +422,6 @@ class RedisStore:
         return answer[0]
 
     def add(self, fingerprint: int, rank: int) -> int | None:
-        if fingerprint in self._forgotten:
-            self._forgotten.discard(fingerprint)
-            return None
         known = self._known.get(fingerprint)
         if known is not None:
             return known
@@ -456,14 +453,6 @@ class RedisStore:
         self._ranks.append((fingerprint, "d"))
         if self.available:
             self._claim([])
-
-    def forget(self, fingerprint: int) -> None:
-        """This worker's request for ``fingerprint`` could not be queued
-        anywhere: it is not seen here (the Redis claim, if any, stays)."""
-        self._mine.pop(fingerprint, None)
-        self._pending = [(f, r) for f, r in self._pending if f != fingerprint]
-        if self._known.get(fingerprint) is not None:
-            self._forgotten.add(fingerprint)
 
     def __len__(self) -> int:
         try:
