@@ -79,6 +79,12 @@ class Auditor:
         while len(digests) > DIGESTS_REMEMBERED:
             digests.popitem(last=False)
 
+    def alias(self, key: int, new_key: int) -> None:
+        """``new_key`` (a learned key, after a rule change) names the page of ``key`` too."""
+        digest = self._digests.get(key)
+        if digest is not None:
+            self._digests[new_key] = digest
+
     def should_audit(self, scope: str, url: str, key: int, *, learned: bool = False) -> bool:
         if not self.rate or key not in self._digests:
             return False
@@ -139,6 +145,14 @@ class AuditDesk:
         mark_audit(meta, key, reason, host)
         self.dedup.count("urlnorm/audits_scheduled")
         return True
+
+    def verify_late(self, request: Request, key: int, reason: str, host: str) -> bool:
+        """At download time, against a delivered page: fetch ``request`` rather than drop
+        it, because its rule's first drops on this host are to be checked?"""
+        meta = request.meta
+        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
+            return False
+        return self.auditor.should_audit(f"{host} {reason}", request.url, key, learned=True)
 
     def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
         """A representative delivered: now its risky drops can be compared with

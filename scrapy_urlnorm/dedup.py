@@ -38,7 +38,7 @@ from .ledger import Claim, DropLedger
 from .meter import RedundancyMeter
 from .observer import RuleKeeper
 from .persistence import FailedKeys, RulesFile
-from .steps import REASONS
+from .steps import LEARNED_RANKS, REASONS
 from .stores import MemoryStore, RedisRules, SeenStore
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class Deduplicator:
         if fingerprint.learned is not None:
             key, stored = self._learned_match(request, fingerprint)
             if stored is not None:
-                rank = max(fingerprint.learned_rank, stored)
+                rank = _learned_rank(fingerprint.learned_rank, stored)
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in request.meta:
                     return verdict
@@ -305,7 +305,7 @@ class Deduplicator:
         if stored is None or (claim is not None and claim is own) or (claim is None and key in self.failed):
             self._claim(request, fingerprint)  # its learned key joins its claim
             return None
-        reason = REASONS.get(max(fingerprint.learned_rank, stored), "exact")
+        reason = REASONS.get(_learned_rank(fingerprint.learned_rank, stored), "exact")
         dropped = self._drop_late(request, fingerprint, key, reason, claim, own)
         if dropped is None:
             self._claim(request, fingerprint)
@@ -333,8 +333,15 @@ class Deduplicator:
         self, request: Request, fingerprint: Fingerprint, key: int, reason: str, claim: Claim | None, own: Claim | None
     ) -> str | None:
         """Drop ``request`` at download time against ``key``'s representative (learned,
-        so revocable); ``None`` when the ledger has no room: fetch it then."""
-        if not self.ledger.drop(request, reason, host_of(fingerprint.url or ""), learned=True, claim=claim):
+        so revocable); ``None`` to fetch it: as an audit of a delivered representative
+        (the first drops of a rule are checked, as at check time), or when the ledger is full."""
+        host = host_of(fingerprint.url or "")
+        if claim is None and self.audits.verify_late(request, key, reason, host):
+            # Fetched as written, as an ordinary request: its page goes to the learner,
+            # which revokes the rule if it differs from the representative's.
+            request.meta[M.NO_SHORTCUT] = True
+            return None
+        if not self.ledger.drop(request, reason, host, learned=True, claim=claim):
             return None
         self.count("urlnorm/late_filtered")
         if own is not None and own.held_by(request.url):
@@ -509,3 +516,14 @@ class Deduplicator:
         self._first_urls.clear()
         if self.shared_rules is not None:
             self.shared_rules.clear()
+
+
+_FIRST_LEARNED_RANK = min(LEARNED_RANKS.values())
+
+
+def _learned_rank(own: int, stored: int) -> int:
+    """The rank a learned match is reported and audited under: the learned rule that
+    changed this request, when one did (its own spelling is what the rule vouches for:
+    ``/status`` matched against a key ``/status/index.html`` stored first is a
+    ``trailing_slash`` drop, and is checked under that rule's budget), else the riskier."""
+    return own if own >= _FIRST_LEARNED_RANK else max(own, stored)

@@ -41,6 +41,24 @@ def namespace_of(rules: list[Rule]) -> int:
     return xxhash.xxh3_64_intdigest(text.encode("utf-8", "surrogatepass")) >> 1
 
 
+def _consistent(rules: list[Rule]) -> list[Rule]:
+    """``rules`` without those another one contradicts. A host that serves ``/x`` as
+    ``/x.html`` (``extension_alias``) has extensionless URLs that are pages, so its
+    ``/x`` -> ``/x/`` redirects only say that *some* of them are directories (Apache
+    MultiViews with DirectorySlash serves both ``/status`` and ``/status/``): adding the
+    slash to every extensionless URL would merge a page with a directory index."""
+    if any(rule.family is RuleKind.EXTENSION_ALIAS for rule in rules):
+        return [r for r in rules if not (r.family is RuleKind.TRAILING_SLASH and r.direction == "add")]
+    return rules
+
+
+def conflicts_with_active(rule: Rule, active: list[Rule]) -> bool:
+    """Whether ``rule`` becoming active takes another active rule out of use."""
+    return rule.family is RuleKind.EXTENSION_ALIAS and any(
+        r.family is RuleKind.TRAILING_SLASH and r.direction == "add" for r in active
+    )
+
+
 class LearnedPolicies:
     """Host -> (learned policy, namespace), and the hosts' redirect shortcuts."""
 
@@ -67,12 +85,12 @@ class LearnedPolicies:
     def rules_of(self, host: str) -> list[Rule]:
         """Active rules that apply to ``host``: its own, and its twin's once the twins are one site."""
         if not self.aliased(host):
-            return self.learner.active_rules(host)
+            return _consistent(self.learner.active_rules(host))
         rules: dict[str, Rule] = {}
         for twin in twins(host):
             for rule in self.learner.active_rules(twin):
                 rules.setdefault(rule.kind, rule)
-        return list(rules.values())
+        return _consistent(list(rules.values()))
 
     def rebuild(self, rule: Rule) -> tuple[str, ...]:
         """``rule`` changed: rebuild the hosts it applies to; returns them."""

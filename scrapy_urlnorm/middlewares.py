@@ -135,6 +135,8 @@ class NormalizeMiddleware:
                     reason = self.dedup.shortcut_duplicate(request, canonical)
                     if reason is not None:
                         raise LateDuplicate(f"taught form {canonical} requested already ({reason}): {request.url}")
+                    if meta.get(M.NO_SHORTCUT):
+                        return None  # fetched as written, to check the rule against its taught form's page
                     # The host redirects this form to that one: skip the round
                     # trip. The link as written is parked, to be fetched after
                     # all if the rule is ever revoked.

@@ -20,6 +20,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .hostrules import conflicts_with_active
 from .keys import host_of
 from .learning import Rule
 from .stores import aggregate_counters
@@ -82,6 +83,8 @@ class RuleKeeper:
     # -- rule changes -------------------------------------------------------------------
 
     def changed(self, rule: Rule) -> None:
+        # Before the rebuild: whether this rule takes an active one out of use.
+        displaces = rule.active and conflicts_with_active(rule, self.learner.active_rules(rule.host))
         hosts = self.learned.rebuild(rule)
         if rule.active:
             for host in hosts:
@@ -91,6 +94,7 @@ class RuleKeeper:
         self._count_rule(rule)
         if not rule.active:
             self.dedup.count("urlnorm/revoked_rules")
+        if not rule.active or displaces:
             for host in hosts:
                 self.dedup.ledger.revoke_host(host)
         self.dedup.rules_file.save(self.learner)
@@ -104,6 +108,8 @@ class RuleKeeper:
             fingerprint = self.dedup.fingerprint(Request(url))
             if fingerprint.learned is not None:
                 self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
+                # Drops matched under the new key can be checked against the page.
+                self.dedup.audits.auditor.alias(fingerprint.value, fingerprint.learned)
 
     def _count_rule(self, rule: Rule) -> None:
         """Count a rule that just became active (or stopped being), by kind."""

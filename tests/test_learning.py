@@ -442,3 +442,24 @@ def test_multiviews_teaches_an_extension_alias() -> None:
     learner.observe_page("http://mv.test/archive.html", 10, length=BODY)
     learner.observe_page("http://mv.test/archive", 11, length=BODY)
     assert active(learner) == set()
+
+
+def test_a_page_and_a_directory_under_one_name_are_not_merged() -> None:
+    """Reproduces (differential seed 8): Apache with MultiViews and DirectorySlash serves
+    ``/status`` (status.html) and ``/status/`` (a directory index), while other names
+    redirect ``/x`` -> ``/x/``. Once ``extension_alias`` holds, extensionless URLs are pages
+    there, so ``trailing_slash (add)`` is taken out of use: ``/status`` was lost."""
+    learner = Learner(min_evidence=2)
+    policies = LearnedPolicies(Policy(), learner)
+    learner.on_change = policies.rebuild
+    for name in ("docs", "shop"):
+        learner.observe_redirect(f"http://mv.test/{name}", f"http://mv.test/{name}/")
+    for digest, name in enumerate(("intro", "faq"), start=1):
+        learner.observe_page(f"http://mv.test/{name}.html", digest, length=BODY)
+        learner.observe_page(f"http://mv.test/{name}", digest, length=BODY)
+    assert {kind for _, kind, _ in active(learner)} == {"trailing_slash", "extension_alias:html"}
+    learned = policies.get("mv.test")
+    assert learned is not None
+    assert normalize_url("http://mv.test/status", learned[0]) != normalize_url("http://mv.test/status/", learned[0])
+    assert normalize_url("http://mv.test/status.html", learned[0]) == normalize_url("http://mv.test/status", learned[0])
+    assert policies.canonical_url("http://mv.test/status") is None  # no shortcut to /status/ either
