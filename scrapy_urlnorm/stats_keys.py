@@ -168,7 +168,7 @@ STATS: tuple[StatKey, ...] = (
     # -- memory (caps in docs/how-it-works.md, "Memory is bounded")
     StatKey(
         "urlnorm/memory/seen_table_bytes", "memory", "close",
-        "bytes of the seen set's hash table (no cap: 9.8 to 11.7 bytes per URL)",
+        "bytes of the seen set's hash table (no cap: 9.7 to 11.1 bytes per URL)",
     ),
     StatKey(
         "urlnorm/memory/page_digest_bytes", "memory", "close",
