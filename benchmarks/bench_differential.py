@@ -364,9 +364,9 @@ def main() -> None:
     parser.add_argument(
         "--seed-seconds",
         type=float,
-        default=300,
-        help="a seed with no result after this long (its two crawls end at CLOSESPIDER_TIMEOUT, 60 s, "
-        "if the reactor runs) is stuck: record it as hung and go on (default 300)",
+        default=600,
+        help="a seed with no result after this long (its two crawls end at CLOSESPIDER_TIMEOUT, 240 s, "
+        "if the reactor runs) is stuck: record it as hung and go on (default 600)",
     )
     parser.add_argument(
         "--report-from",

@@ -20,7 +20,7 @@ Soft-404 pages carry no document id, so they are not items and not compared.
 
 Stock Scrapy collects every document by construction; a sanity assertion
 checks it on every crawl, and the fast tests below check the generator
-without crawling. No test asserts on time: ``CLOSESPIDER_TIMEOUT`` (60 s) ends
+without crawling. No test asserts on time: ``CLOSESPIDER_TIMEOUT`` (240 s) ends
 a stalled crawl and ``CLOSESPIDER_PAGECOUNT`` (3 x stock requests + 40) a
 runaway one; either finish reason fails the test.
 
