@@ -143,6 +143,7 @@ class RuleKeeper:
         the totals so far in ``urlnorm/all_workers/*``."""
         shared, stats = self.dedup.shared_rules, self.dedup.stats
         assert shared is not None and stats is not None
+        self.dedup.publish_counts()
         counters: dict[str, Any] = {
             key.removeprefix("urlnorm/"): value
             for key, value in stats.get_stats().items()

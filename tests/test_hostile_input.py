@@ -137,10 +137,12 @@ def test_invalid_urls_are_counted_logged_once_per_host_and_still_deduplicated(
     bad = [Request("http://bad%ffhost.test/a"), Request("http://bad%ffhost.test/b"), Request("http://exa mple.com/")]
     assert [dupefilter.request_seen(r) for r in bad] == [False, False, False]
     assert [dupefilter.request_seen(r.replace()) for r in bad] == [True, True, True]
+    dedup.publish_counts()  # counters reach crawler.stats in batches, and at close
     assert stats.get_value("urlnorm/invalid_urls") == 6
     warnings = [r for r in caplog.records if "Cannot normalize" in r.getMessage()]
     assert len(warnings) == 2  # one per host
     # other schemes fall back silently
     assert dupefilter.request_seen(Request("data:,hello")) is False
     assert dupefilter.request_seen(Request("data:,hello")) is True
+    dedup.publish_counts()
     assert stats.get_value("urlnorm/invalid_urls") == 6
