@@ -1,0 +1,482 @@
+"""Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4 and nginx on loopback.
+
+Both servers serve the same Debian documentation trees (a Doxygen manual with its
+examples, the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``)
+with stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301 ``/dir/``),
+``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly`` (case variants
+-> 301) and a ``www.`` alias serving the same content; nginx with ``try_files $uri
+$uri.html $uri/ =404`` and a bare host that 301-redirects to ``www.``. Each server runs
+privately on a free 127.0.0.1 port; Scrapy reaches the hostnames (``docs.test``,
+``ref.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo web's
+``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
+
+The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
+plus, for a seeded share of the links it extracts, one variant of the link of the kind
+real crawls meet (``/index.html`` added or removed, trailing slash removed, ``.html``
+removed, ``www.`` toggled, a path segment's case changed, ``?utm_source=`` added). The
+variant of a URL depends only on the URL and ``--seed``, so every crawl meets the same
+variants. It yields an item per 200 response: a document identity (SHA-1 of the body)
+for HTML pages, the same for other files.
+
+Each server is crawled in each order (``--orders``) three ways: stock Scrapy, the add-on
+with its defaults, the add-on with ``URLNORM_LEARN=False``. Printed side by side:
+requests, downloads (responses), documents, documents lost vs stock (must be 0),
+redundancy (1 - distinct documents / 200 HTML responses), requests per necessary request
+(documents + distinct non-HTML files + unavoidable redirects, see ``necessary``) and the
+rules the add-on learned (its JSON report).
+
+    sudo benchmarks/real_servers/setup.sh      # once: apache2, nginx, the documentation packages
+    nice python benchmarks/bench_real_servers.py
+    nice python benchmarks/bench_real_servers.py --orders lifo-c16 --servers nginx --json out.json
+
+Exit status 1 if any add-on crawl lost a document stock collected or did not finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import scrapy
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "example_project"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from demoweb.randomweb import CrawlOrder  # noqa: E402
+from real_servers import servers  # noqa: E402
+
+PROXY_MIDDLEWARE = "demoweb.proxy.VirtualWebProxyMiddleware"
+
+#: Crawl orders by name: Scrapy's default LIFO at 16 concurrent requests, breadth-first
+#: FIFO one at a time, LIFO one at a time.
+ORDERS: dict[str, CrawlOrder] = {
+    "lifo-c16": CrawlOrder(fifo=False, concurrency=16, priorities=False, jobdir=False),
+    "fifo-c1": CrawlOrder(fifo=True, concurrency=1, priorities=False, jobdir=False),
+    "lifo-c1": CrawlOrder(fifo=False, concurrency=1, priorities=False, jobdir=False),
+}
+
+#: The three ways each server is crawled, in this order.
+MODES: dict[str, dict[str, Any]] = {
+    "stock": {},
+    "addon": {"ADDONS": {"scrapy_urlnorm.Addon": 0}},
+    "addon-nolearn": {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "URLNORM_LEARN": False},
+}
+
+BASE_SETTINGS: dict[str, Any] = {
+    "LOG_LEVEL": "WARNING",
+    "ROBOTSTXT_OBEY": False,
+    "TELNETCONSOLE_ENABLED": False,
+    "COOKIES_ENABLED": False,
+    "RETRY_ENABLED": False,
+    "DOWNLOAD_TIMEOUT": 20,
+    "DOWNLOAD_DELAY": 0,
+    "HTTPCACHE_ENABLED": False,
+    "DEPTH_LIMIT": 0,
+    "DOWNLOAD_MAXSIZE": 0,
+}
+
+#: A crawl still running after this many seconds is stopped (finish reason closespider_timeout).
+TIMEOUT_GUARD = 240
+
+
+# -- link variants ----------------------------------------------------------------------------
+
+
+def _draw(seed: int, url: str, salt: str) -> int:
+    digest = hashlib.sha256(f"{seed}\0{salt}\0{url}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def variant(url: str, seed: int, rate: float) -> str | None:
+    """One spelling of ``url`` that real crawls meet, for a seeded share ``rate`` of URLs;
+    ``None`` for the others. Depends only on ``url`` and ``seed``."""
+    if _draw(seed, url, "pick") / 2**64 >= rate:
+        return None
+    parts = urlsplit(url)
+    host, path, query = parts.hostname or "", parts.path or "/", parts.query
+    kinds: list[str] = ["www", "utm"]
+    if path.endswith("/index.html"):
+        kinds.append("drop-index")
+    elif path.endswith("/"):
+        kinds.append("add-index")
+        if path != "/":
+            kinds.append("drop-slash")
+    elif path.endswith(".html"):
+        kinds.append("drop-html")
+    segments = [i for i, s in enumerate(path.split("/")) if any(c.isalpha() for c in s)]
+    if segments:
+        kinds.append("case")
+    kind = kinds[_draw(seed, url, "kind") % len(kinds)]
+    if kind == "www":
+        host = host[4:] if host.startswith("www.") else f"www.{host}"
+    elif kind == "utm":
+        query = f"{query}&utm_source=bench" if query else "utm_source=bench"
+    elif kind == "drop-index":
+        path = path[: -len("index.html")]
+    elif kind == "add-index":
+        path += "index.html"
+    elif kind == "drop-slash":
+        path = path.rstrip("/")
+    elif kind == "drop-html":
+        path = path[: -len(".html")]
+    else:  # case: capitalize (or lower) one path segment
+        pieces = path.split("/")
+        index = segments[_draw(seed, url, "segment") % len(segments)]
+        piece = pieces[index]
+        pieces[index] = piece.lower() if piece[:1].isupper() else piece[:1].upper() + piece[1:]
+        path = "/".join(pieces)
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, netloc, path, query, ""))
+
+
+# -- the spider -------------------------------------------------------------------------------
+
+
+class RealServerSpider(scrapy.Spider):
+    """Follows every ``<a href>`` on the site's hosts and a seeded variant of some of them;
+    one item per 200 response with the SHA-1 of its body."""
+
+    name = "real-servers"
+
+    def __init__(self, site: str = "", seed: int = 0, rate: float = 0.4, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = [f"http://{site}/"]
+        self.allowed_domains = [site]  # and its subdomains: the www twin
+        self.seed = int(seed)
+        self.rate = float(rate)
+
+    def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
+        content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1").lower()
+        html = content_type.startswith("text/html")
+        if response.status == 200:
+            yield {
+                "url": response.url,
+                "doc": hashlib.sha1(response.body).hexdigest(),
+                "html": html,
+                "file": (response.headers.get(b"X-Doc") or b"").decode("latin-1"),
+                "redirects": len(response.meta.get("redirect_urls", [])),
+            }
+        if not html or not isinstance(response, scrapy.http.TextResponse):
+            return
+        for href in response.css("a::attr(href)").getall():
+            url = response.urljoin(href.strip()).split("#", 1)[0]
+            if not url.startswith("http://"):
+                continue
+            yield scrapy.Request(url, callback=self.parse)
+            other = variant(url, self.seed, self.rate)
+            if other is not None:
+                yield scrapy.Request(other, callback=self.parse)
+
+
+# -- one crawl --------------------------------------------------------------------------------
+
+
+@dataclass
+class Crawl:
+    server: str
+    order: str
+    mode: str
+    stats: dict[str, Any]
+    items: list[dict[str, Any]]
+    seconds: float
+    fetched: list[str] = field(default_factory=list)  # the URL of each response, in order
+    report: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def requests(self) -> int:
+        return int(self.stats.get("downloader/request_count", 0))
+
+    @property
+    def downloads(self) -> int:
+        return int(self.stats.get("downloader/response_count", 0))
+
+    @property
+    def finish_reason(self) -> str:
+        return str(self.stats.get("finish_reason"))
+
+    @property
+    def html_items(self) -> list[dict[str, Any]]:
+        return [item for item in self.items if item["html"]]
+
+    @property
+    def docs(self) -> set[str]:
+        return {item["doc"] for item in self.html_items}
+
+    @property
+    def files(self) -> set[str]:
+        """Distinct non-HTML files (200 responses that are not pages)."""
+        return {item["doc"] for item in self.items if not item["html"]}
+
+    @property
+    def refetched(self) -> dict[str, int]:
+        """URLs downloaded more than once (stock Scrapy never does: its filter drops exact repeats)."""
+        return {url: n for url, n in Counter(self.fetched).items() if n > 1}
+
+    @property
+    def redundancy(self) -> float:
+        pages = self.html_items
+        return 1 - len(self.docs) / len(pages) if pages else 0.0
+
+    @property
+    def redirects(self) -> int:
+        return sum(v for k, v in self.stats.items() if re.fullmatch(r"downloader/response_status_count/3\d\d", k))
+
+    def learned(self) -> list[str]:
+        """``host: kind (direction)`` per active learned rule, from the add-on's JSON report."""
+        out = []
+        for host, rules in sorted(self.report.get("rules", {}).items()):
+            for rule in rules:
+                if rule.get("active"):
+                    direction = f" ({rule['direction']})" if rule.get("direction") else ""
+                    out.append(f"{host}: {rule['kind']}{direction}")
+        return out
+
+    def revoked(self) -> list[str]:
+        return [
+            f"{host}: {rule['kind']}"
+            for host, rules in sorted(self.report.get("rules", {}).items())
+            for rule in rules
+            if rule.get("revoked")
+        ]
+
+
+def unavoidable_redirects(stock: Crawl) -> int:
+    """Redirects no crawl can avoid: for each document (and non-HTML file) stock collected,
+    the shortest redirect chain among the responses that delivered it (0 if some link
+    reached it directly)."""
+    shortest: dict[str, int] = {}
+    for item in stock.items:
+        shortest[item["doc"]] = min(shortest.get(item["doc"], 99), item["redirects"])
+    return sum(shortest.values())
+
+
+def necessary(stock: Crawl) -> int:
+    """The fewest requests that collect what stock collected: one per document, one per
+    distinct non-HTML file (stock follows links to them too), plus unavoidable redirects."""
+    return len(stock.docs) + len(stock.files) + unavoidable_redirects(stock)
+
+
+async def crawl(server: servers.Server, order: str, mode: str, args: argparse.Namespace, workdir: Path) -> Crawl:
+    from scrapy.crawler import CrawlerRunner
+
+    report_file = workdir / f"{server.kind}-{order}-{mode}.json"
+    settings = {
+        **BASE_SETTINGS,
+        **ORDERS[order].settings(None),
+        "LOG_LEVEL": "INFO" if args.verbose else "WARNING",
+        "DEMOWEB_PROXY": server.proxy,
+        "DOWNLOADER_MIDDLEWARES": {PROXY_MIDDLEWARE: 740},
+        "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD,
+        **MODES[mode],
+    }
+    if mode != "stock":
+        settings["URLNORM_REPORT_FILE"] = str(report_file)
+        if args.keep_logs:  # the add-on's crawl log: one JSON line per response
+            settings["URLNORM_CRAWL_LOG"] = str(args.keep_logs / f"{server.kind}-{order}-{mode}.crawl.jsonl")
+    runner = CrawlerRunner(settings)
+    crawler = runner.create_crawler(RealServerSpider)
+    items: list[dict[str, Any]] = []
+
+    def on_item(item: Any) -> None:
+        items.append(dict(item))
+
+    fetched: list[str] = []
+
+    def on_response(response: scrapy.http.Response, request: scrapy.Request, spider: Any = None) -> None:
+        fetched.append(request.url)
+
+    crawler.signals.connect(on_item, signal=scrapy.signals.item_scraped)
+    crawler.signals.connect(on_response, signal=scrapy.signals.response_received)
+    started = time.perf_counter()
+    await runner.crawl(crawler, site=server.host, seed=args.seed, rate=args.rate)
+    seconds = time.perf_counter() - started
+    report = json.loads(report_file.read_text()) if report_file.exists() else {}
+    if args.keep_logs and report_file.exists():
+        (args.keep_logs / report_file.name).write_text(report_file.read_text())
+    return Crawl(server.kind, order, mode, dict(crawler.stats.get_stats()), items, seconds, fetched, report)
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def duplicates(crawl: Crawl) -> list[list[str]]:
+    """The URLs of each document downloaded more than once (200 HTML responses), most first."""
+    urls: dict[str, list[str]] = {}
+    for item in crawl.html_items:
+        urls.setdefault(item["doc"], []).append(item["url"])
+    return sorted((sorted(group) for group in urls.values() if len(group) > 1), key=lambda g: (-len(g), g))
+
+
+def summarize(crawl: Crawl, stock: Crawl) -> dict[str, Any]:
+    lost = sorted(stock.docs - crawl.docs)
+    lost_urls = sorted({item["url"] for item in stock.html_items if item["doc"] in lost})
+    return {
+        "requests": crawl.requests,
+        "downloads": crawl.downloads,
+        "redirects": crawl.redirects,
+        "html_200": len(crawl.html_items),
+        "documents": len(crawl.docs),
+        "files": len(crawl.files),
+        "lost": len(lost),
+        "lost_urls": lost_urls,
+        "files_lost": len(stock.files - crawl.files),
+        "refetched": crawl.refetched,
+        "redundancy": round(crawl.redundancy, 4),
+        "requests_per_necessary": round(crawl.requests / necessary(stock), 3),
+        "finish_reason": crawl.finish_reason,
+        "seconds": round(crawl.seconds, 2),
+        "filtered": int(crawl.stats.get("dupefilter/filtered", 0)),
+        "released": {k.split("/", 2)[2]: v for k, v in crawl.stats.items() if k.startswith("urlnorm/released/")},
+        "unsettled_at_close": crawl.stats.get("urlnorm/unsettled_at_close"),
+        "learned": crawl.learned(),
+        "revoked": crawl.revoked(),
+        "duplicates": duplicates(crawl),
+        "learned_by_kind": {k.split("/", 2)[2]: v for k, v in crawl.stats.items() if k.startswith("urlnorm/learned/")},
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = (
+        f"{'server':<7} {'order':<9} {'mode':<14} {'requests':>8} {'downloads':>9} {'docs':>5} {'lost':>5}"
+        f" {'refetch':>7} {'redund.':>8} {'req/nec.':>8} {'finish':<10} learned rules"
+    )
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        s = row["summary"]
+        lost = f"{s['lost']}" + (" !!" if s["lost"] else "")
+        lines.append(
+            f"{row['server']:<7} {row['order']:<9} {row['mode']:<14} {s['requests']:>8} {s['downloads']:>9}"
+            f" {s['documents']:>5} {lost:>5} {sum(s['refetched'].values()) - len(s['refetched']):>7}"
+            f" {s['redundancy']:>8.3f} {s['requests_per_necessary']:>8.2f}"
+            f" {s['finish_reason']:<10} {'; '.join(s['learned']) or '-'}"
+        )
+    return "\n".join(lines)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    necessary_by: dict[str, dict[str, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
+        workdir = Path(tmp)
+        for kind in args.servers:
+            start = servers.apache if kind == "apache" else servers.nginx
+            with start() as server:
+                for order in args.orders:
+                    stock: Crawl | None = None
+                    for mode in MODES:
+                        result = await crawl(server, order, mode, args, workdir)
+                        if stock is None:
+                            stock = result
+                            necessary_by[f"{kind}/{order}"] = {
+                                "documents": len(stock.docs),
+                                "files": len(stock.files),
+                                "unavoidable_redirects": unavoidable_redirects(stock),
+                            }
+                        summary = summarize(result, stock)
+                        rows.append({"server": kind, "order": order, "mode": mode, "summary": summary})
+                        print(
+                            f"{kind:<7} {order:<9} {mode:<14} {summary['requests']:>5} requests"
+                            f" {summary['documents']:>4} docs {summary['lost']} lost"
+                            f" {summary['seconds']:>6.1f}s {summary['finish_reason']}",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+                if args.keep_logs:
+                    for name in ("access", "error"):
+                        (args.keep_logs / f"{kind}-{name}.log").write_text(server.log(name))
+    problems = [
+        f"{r['server']} {r['order']} {r['mode']}: lost {r['summary']['lost']} document(s) stock collected:"
+        f" {r['summary']['lost_urls'][:10]}"
+        for r in rows
+        if r["summary"]["lost"]
+    ] + [
+        f"{r['server']} {r['order']} {r['mode']}: finish_reason={r['summary']['finish_reason']}"
+        for r in rows
+        if r["summary"]["finish_reason"] != "finished"
+    ]
+    return {
+        "seed": args.seed,
+        "variant_rate": args.rate,
+        "trees": servers.TREES,
+        "necessary": necessary_by,
+        "rows": rows,
+        "problems": problems,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--servers", nargs="+", choices=["apache", "nginx"], default=["apache", "nginx"])
+    parser.add_argument("--orders", nargs="+", choices=list(ORDERS), default=list(ORDERS))
+    parser.add_argument("--seed", type=int, default=0, help="which links get a variant, and which (default 0)")
+    parser.add_argument("--rate", type=float, default=0.4, help="share of link URLs given a variant (default 0.4)")
+    parser.add_argument("--json", type=Path, help="write the summary as JSON here")
+    parser.add_argument(
+        "--keep-logs",
+        type=Path,
+        help="keep the servers' access and error logs, the add-on's reports and crawl logs here",
+    )
+    parser.add_argument("--verbose", action="store_true", help="Scrapy's INFO log")
+    args = parser.parse_args(argv)
+    if missing := servers.missing():
+        print(f"missing {missing}: run benchmarks/real_servers/setup.sh (as root) first", file=sys.stderr)
+        return 2
+    if args.keep_logs:
+        args.keep_logs.mkdir(parents=True, exist_ok=True)
+
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    from twisted.internet import defer, reactor
+    from twisted.python import failure
+
+    outcome: dict[str, Any] = {}
+
+    def done(result: Any) -> None:
+        outcome["result"] = result
+        reactor.stop()  # type: ignore[attr-defined,misc]
+
+    reactor.callWhenRunning(  # type: ignore[attr-defined]
+        lambda: defer.ensureDeferred(run(args)).addBoth(done)
+    )
+    reactor.run()  # type: ignore[attr-defined,misc]
+    result = outcome.get("result")
+    if not isinstance(result, dict):
+        if isinstance(result, failure.Failure):
+            result.printTraceback()
+        return 3
+    print(table(result["rows"]))
+    for key, figures in result["necessary"].items():
+        print(f"necessary requests {key}: {figures}")
+    counts = Counter(r["summary"]["lost"] > 0 for r in result["rows"] if r["mode"] != "stock")
+    print(f"add-on crawls that lost documents: {counts[True]} of {counts[True] + counts[False]}")
+    for row in result["rows"]:
+        if refetched := row["summary"]["refetched"]:
+            print(
+                f"note: {row['server']} {row['order']} {row['mode']} downloaded {len(refetched)} URL(s) more than once:"
+            )
+            for url, times in sorted(refetched.items())[:5]:
+                print(f"note:   {times} x {url}")
+    if result["problems"]:
+        print("\n!!! PROBLEMS !!!")
+        for problem in result["problems"]:
+            print(f"!!! {problem}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return 1 if result["problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Real-server benchmark set-up: private Apache and nginx instances (see servers.py)."""

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
+# Debian's Apache 2.4 and nginx and three documentation packages with HTML trees. Run as
+# root; idempotent (installs only what is missing).
+#
+# It never starts, stops or reconfigures the system's services: the package scripts are
+# told not to start them (policy-rc.d answers 101 for the duration of the install, and
+# RUNLEVEL=1), and the benchmark runs its own instances from the templates next to this
+# file on free 127.0.0.1 ports, with pid and log files in a temporary directory.
+set -eu
+
+PACKAGES="apache2 nginx doxygen-doc debian-reference-en python-requests-doc"
+
+missing=""
+for package in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "real-servers set-up: already installed ($PACKAGES)"
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "real-servers set-up: run as root to install:$missing" >&2
+    exit 1
+fi
+
+# Keep the packages' maintainer scripts from starting apache2/nginx on port 80.
+policy=/usr/sbin/policy-rc.d
+created_policy=""
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy"
+    chmod 755 "$policy"
+    created_policy=1
+fi
+cleanup() {
+    if [ -n "$created_policy" ]; then rm -f "$policy"; fi
+}
+trap cleanup EXIT
+
+export DEBIAN_FRONTEND=noninteractive RUNLEVEL=1
+if ! apt-get install -y --no-install-recommends $missing; then
+    apt-get update
+    apt-get install -y --no-install-recommends $missing
+fi
+echo "real-servers set-up: installed$missing"

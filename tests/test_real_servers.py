@@ -1,0 +1,54 @@
+"""On real Apache and nginx servers, the add-on loses no document stock Scrapy collects.
+
+Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurrent
+requests) in a child process: each server crawled with stock Scrapy, the add-on and the
+add-on with ``URLNORM_LEARN=False``. Skipped unless ``URLNORM_REAL_SERVERS=1`` and
+``benchmarks/real_servers/setup.sh`` has installed the servers and documentation trees.
+No timing assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from real_servers import servers  # noqa: E402
+
+pytestmark = [
+    pytest.mark.skipif(os.environ.get("URLNORM_REAL_SERVERS") != "1", reason="set URLNORM_REAL_SERVERS=1"),
+    pytest.mark.skipif(bool(servers.missing()), reason="run benchmarks/real_servers/setup.sh first"),
+]
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("real-servers") / "bench.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_real_servers.py"), "--orders", "lifo-c16"]
+    completed = subprocess.run([*command, "--json", str(out)], capture_output=True, text=True, timeout=900, check=False)
+    assert out.exists(), f"benchmark wrote no summary:\n{completed.stdout}\n{completed.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(out.read_text())
+    result["output"] = completed.stdout
+    return result
+
+
+@pytest.mark.parametrize("server", ["apache", "nginx"])
+def test_no_document_lost_vs_stock(bench: dict[str, Any], server: str) -> None:
+    rows = {row["mode"]: row["summary"] for row in bench["rows"] if row["server"] == server}
+    assert set(rows) == {"stock", "addon", "addon-nolearn"}, bench["output"]
+    stock = rows["stock"]
+    assert stock["finish_reason"] == "finished"
+    assert stock["documents"] > 100, "stock Scrapy should collect the documentation trees"
+    for mode in ("addon", "addon-nolearn"):
+        summary = rows[mode]
+        assert summary["finish_reason"] == "finished", (mode, bench["output"])
+        assert summary["lost"] == 0, (mode, summary["lost_urls"])
+        assert summary["documents"] >= stock["documents"], (mode, bench["output"])
