@@ -33,7 +33,10 @@ def test_scrapy_crawl_demo_collects_every_document(tmp_path: Path) -> None:
     assert "Demo crawl collected 28 of the demo web's 28 documents" in log
     assert "scrapy-urlnorm redundancy report" in log
     learned = re.search(r"rules learned\s+(\d+)\s+revoked (\d+)", log)
-    assert learned is not None and int(learned.group(2)) == 0
+    # Some crawl orders meet a trap pair only after the rule it contradicts was learned:
+    # then the rule is revoked (and what it dropped released), which is learning working.
+    assert learned is not None and int(learned.group(1)) >= 4
+    assert re.search(r"drops unsettled at close\s+0\b", log)
     assert "trap.test" not in log.split("scrapy-urlnorm redundancy report")[1].split("Dumping Scrapy stats")[0]
     assert "'urlnorm/requests_seen'" in log  # the urlnorm stats are in Scrapy's stats dump
 
