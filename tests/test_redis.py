@@ -166,7 +166,8 @@ def race(server: RedisServer, tmp_path: Path, batches: tuple[int, int]) -> None:
     a, b = (set(out.read_text().split()) for out in outs)
     assert len(a) + len(b) == count  # together: each URL new exactly once
     assert not a & b
-    assert a and b  # a real race: both won some
+    # Not asserted: that both won some. Under load one racer can finish before the other
+    # starts; the invariant above is what a race must keep, whoever wins it.
 
 
 # -- outages and wipes, one store --------------------------------------------------------
