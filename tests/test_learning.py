@@ -410,17 +410,18 @@ def test_the_redirect_of_a_shortcut_goes_through_the_filter() -> None:
     from scrapy_urlnorm import meta as M
     from scrapy_urlnorm.middlewares import RedirectLearningMiddleware
 
-    crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}})
+    crawler = get_crawler(scrapy.Spider, settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}})
+    spider = crawler._create_spider("s")  # Scrapy < 2.14 wants the spider argument
     learning, redirect = RedirectLearningMiddleware.from_crawler(crawler), RedirectMiddleware.from_crawler(crawler)
     shortcut = scrapy.Request("http://www.h.test/news/", dont_filter=True, meta={M.SHORTCUT_OF: "http://h.test/news/"})
     response = Response(shortcut.url, status=308, headers={"Location": "/news"}, request=shortcut)
-    followed = redirect.process_response(shortcut, learning.process_response(shortcut, response))
+    followed = redirect.process_response(shortcut, learning.process_response(shortcut, response), spider)
     assert isinstance(followed, scrapy.Request) and followed.url == "http://www.h.test/news"
     assert not followed.dont_filter
     # A user's own dont_filter request keeps its flag through redirects, as in stock Scrapy.
     own = scrapy.Request("http://www.h.test/a/", dont_filter=True)
     response = Response(own.url, status=308, headers={"Location": "/a"}, request=own)
-    assert redirect.process_response(own, learning.process_response(own, response)).dont_filter
+    assert redirect.process_response(own, learning.process_response(own, response), spider).dont_filter
 
 
 def test_multiviews_teaches_an_extension_alias() -> None:
