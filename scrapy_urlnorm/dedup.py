@@ -71,6 +71,9 @@ PUBLISH_EVERY = 1024
 class Deduplicator:
     """Fingerprints requests, decides which are duplicates, and keeps every drop's promise."""
 
+    #: The ``spider_idle`` receiver ``wiring`` connects (signals hold receivers weakly).
+    idle_handler: Callable[..., None] | None = None
+
     def __init__(
         self,
         policy: Policy,

@@ -35,7 +35,7 @@ def canonical_link(response: Response) -> str | None:
         match = _HEADER_CANONICAL.search(header.decode("latin-1"))
         if match:
             return response.urljoin(match.group(1))
-    content_type = response.headers.get("Content-Type", b"")
+    content_type = response.headers.get("Content-Type") or b""
     if b"html" not in content_type.lower():
         return None
     tag = _LINK_CANONICAL.search(response.body[:_HEAD_BYTES])
@@ -164,7 +164,7 @@ class NormalizeMiddleware:
             return request.replace(url=original, dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})
         audit = request.meta.get(M.AUDIT)
         if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
-            target = response.urljoin(response.headers[b"Location"].decode("latin-1"))
+            target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
             if not self.dedup.audits.redirected(request, target):
                 # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
                 meta = {k: v for k, v in request.meta.items() if k not in (M.AUDIT, "dont_redirect")}
@@ -177,7 +177,7 @@ class NormalizeMiddleware:
                     response.url,
                     xxhash.xxh3_64_intdigest(response.body),
                     length=len(response.body),
-                    server=response.headers.get("Server", b"").decode("latin-1"),
+                    server=(response.headers.get("Server") or b"").decode("latin-1"),
                     canonical=canonical_link(response),
                 )
             if 200 <= status < 300:
@@ -258,7 +258,7 @@ class RedirectLearningMiddleware:
                 # must go through the filter as the link's own redirect would.
                 request.dont_filter = False
             try:
-                location = response.headers[b"Location"].decode("latin-1")
+                location = (response.headers.get(b"Location") or b"").decode("latin-1")
                 self.dedup.observe_redirect(request.url, response.urljoin(location))
             except Exception:  # learning must never cost the response
                 logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
