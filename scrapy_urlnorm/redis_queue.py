@@ -30,6 +30,7 @@ import logging
 import os
 import struct
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
-from .stores import RedisStore
+from .stores import RedisStore, without_retries
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -67,6 +68,18 @@ redis.call('SREM', KEYS[4], ARGV[1])
 return n
 """
 
+# Move entries of this worker's processing list back to the queue (next to be popped).
+_RECOVER = """
+local n = 0
+for _, v in ipairs(ARGV) do
+  if redis.call('LREM', KEYS[2], 1, v) == 1 then
+    redis.call('RPUSH', KEYS[1], v)
+    n = n + 1
+  end
+end
+return n
+"""
+
 
 def _count(spider: Spider | None, name: str, value: int = 1) -> None:
     stats = getattr(getattr(spider, "crawler", None), "stats", None)
@@ -84,7 +97,7 @@ class ReliableQueue(Base):
     """
 
     def __init__(self, server: Any, spider: Spider, key: str, serializer: Any = None) -> None:
-        super().__init__(server, spider, key, serializer)
+        super().__init__(without_retries(server), spider, key, serializer)
         settings = spider.crawler.settings
         self.lease = settings.getfloat("URLNORM_REDIS_LEASE", 30.0)
         self.worker = os.urandom(6).hex()
@@ -94,7 +107,8 @@ class ReliableQueue(Base):
         self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
         self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
         self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
-        self._reclaim = server.register_script(_RECLAIM)
+        self._reclaim = self.server.register_script(_RECLAIM)
+        self._recover = self.server.register_script(_RECOVER)
         self.stopped = False
         self._beat()
         self._heartbeat = task.LoopingCall(self._tick)
@@ -154,6 +168,22 @@ class ReliableQueue(Base):
             pipe.llen(f"{self.key}:processing:{worker}")
         return sum(int(n) for n in pipe.execute()) if others else 0
 
+    def recover_own(self) -> int:
+        """Move back into the queue the entries of this worker's processing list
+        it does not hold: popped by a command whose reply never came (the entry
+        moved, the request never reached this worker). How many requests."""
+        held = Counter(self.server.lrange(self.processing, 0, -1))
+        held.subtract(self.inflight.values())
+        held.subtract(self._unacked)
+        stranded = [entry for entry, n in held.items() for _ in range(n)]
+        if not stranded:
+            return 0
+        moved = int(self._recover(keys=[self.key, self.processing], args=stranded))
+        if moved:
+            logger.warning("%d request(s) popped without an answer from Redis are queued again", moved)
+            _count(self.spider, "urlnorm/redis/recovered", moved)
+        return moved
+
     def expect(self, lease: str, count: int) -> None:
         """The response of ``lease`` yielded ``count`` requests and items: it is
         done when each is queued (or filtered) or through the pipelines."""
@@ -209,9 +239,14 @@ class ReliableQueue(Base):
         if entry is None:
             return None
         body = entry.lstrip(b"!")  # "!": reclaimed from a worker that died
-        lease = body[:_ID].decode()
+        try:
+            lease = body[:_ID].decode()
+            request = self._decode_request(body[_ID:])
+        except Exception as exc:  # not ours, or damaged: never popped again
+            logger.error("Dropped an entry of %s that is not a request (%s): %r", self.key, exc, entry[:80])
+            self.server.lrem(self.processing, 1, entry)
+            return None
         self.inflight[lease] = entry
-        request = self._decode_request(body[_ID:])
         request.meta[LEASE] = lease
         if len(body) < len(entry):
             request.meta[RECLAIMED] = True
@@ -241,6 +276,8 @@ class ReliableQueue(Base):
             if not finished:
                 while self.server.lmove(self.processing, self.key, "LEFT", "RIGHT") is not None:
                     pass
+            else:
+                self.recover_own()  # nothing is in flight: anything left there was never received
             pipe = self.server.pipeline(transaction=True)
             pipe.delete(self.processing, self.alive)
             pipe.srem(self.workers, self.worker)
@@ -408,7 +445,13 @@ class RedisScheduler(Scheduler):
             # RedisBatchMiddleware claimed it with its page's other links).
             claims, reads = request_keys(self.df.dedup, [request])
             self.store.prefetch(claims, reads)
-            if self.df.request_seen(request):
+            # Its own key is nobody else's: it is not dropped against another worker's page.
+            self.store.shield = bool(claims) and all(self.store.claimable(f) for f, _ in claims)
+            try:
+                seen = self.df.request_seen(request)
+            finally:
+                self.store.shield = False
+            if seen:
                 for fingerprint, _ in claims:
                     self.store.release(fingerprint)  # claimed for the batch, then dropped: not seen
                 self.df.log(request, self.spider)
@@ -461,6 +504,8 @@ class RedisScheduler(Scheduler):
             return True
         try:
             if len(self.queue) > 0:
+                return True
+            if isinstance(self.queue, ReliableQueue) and self.queue.recover_own() > 0:
                 return True
             # Another worker's leases: done soon, or reclaimed once its heartbeat stops.
             return isinstance(self.queue, ReliableQueue) and self.queue.others_pending() > 0

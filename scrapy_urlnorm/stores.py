@@ -94,32 +94,56 @@ class MemoryStore:
 #: Claims, in one atomic step each: KEYS = [epoch, bucket...]; ARGV = [token,
 #: n, field, rank, field, rank...]. The first n pairs only set ranks (of
 #: fields this worker claimed earlier, before it knew their rank; rank ``d``
-#: deletes a claim this worker gives back); for each
-#: other pair the answer is the stored rank, or -1 if the field was absent and
-#: is now stored with the given rank (claimed by the caller; a rank ``r``
-#: only reads). ``nil`` if the
-#: epoch token is not the caller's: the crawl's state was wiped (or cleared);
-#: then nothing is written.
+#: gives back a claim: the field keeps the tombstone ``x``, read as absent);
+#: for each other pair the answer is the stored rank, or -1 if the field was
+#: absent and is now stored with the given rank (claimed by the caller; a
+#: rank ``r`` only reads). ``nil`` if the epoch token is not the caller's:
+#: the crawl's state was wiped (or cleared); then nothing is written.
+#:
+#: A bucket is a chain of small hashes, ``<bucket>``, ``<bucket>:1``, ... (one
+#: hash tag, so one Redis Cluster slot), each holding up to the epoch's ``cap``
+#: fields (the server's ``hash-max-listpack-entries``): a bucket never turns
+#: into a hash table, whatever the crawl's size. Links fill in order and never
+#: shrink, so the first link below ``cap`` is the last one. ``cap`` 0: one hash.
 _CLAIM = """
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return false end
+local epoch = redis.call('HMGET', KEYS[1], 'token', 'cap')
+if epoch[1] ~= ARGV[1] then return false end
+local cap = tonumber(epoch[2]) or 0
+-- (link, value) if a link holds field, else (nil, the link a new field goes to)
+local function find(bucket, field)
+  local link, i = bucket, 0
+  while true do
+    local v = redis.call('HGET', link, field)
+    if v then return link, v end
+    if cap == 0 or redis.call('HLEN', link) < cap then return nil, link end
+    i = i + 1
+    link = bucket .. ':' .. i
+  end
+end
 local updates = tonumber(ARGV[2])
 local out, new = {}, 0
 for i = 2, updates + 1 do
-  if ARGV[2 * i] == 'd' then
-    new = new - redis.call('HDEL', KEYS[i], ARGV[2 * i - 1])
+  local field, rank = ARGV[2 * i - 1], ARGV[2 * i]
+  local link, v = find(KEYS[i], field)
+  if rank == 'd' then
+    if link and v ~= 'x' then
+      redis.call('HSET', link, field, 'x')
+      new = new - 1
+    end
   else
-    redis.call('HSET', KEYS[i], ARGV[2 * i - 1], ARGV[2 * i])
+    if not link or v == 'x' then new = new + 1 end
+    redis.call('HSET', link or v, field, rank)
   end
 end
 for i = updates + 2, #KEYS do
   local field, rank = ARGV[2 * i - 1], ARGV[2 * i]
-  local old = redis.call('HGET', KEYS[i], field)
-  if old then
-    out[i - updates - 1] = tonumber(old)
+  local link, v = find(KEYS[i], field)
+  if link and v ~= 'x' then
+    out[i - updates - 1] = tonumber(v)
   elseif rank == 'r' then
     out[i - updates - 1] = -1
   else
-    redis.call('HSET', KEYS[i], field, rank)
+    redis.call('HSET', link or v, field, rank)
     out[i - updates - 1] = -1
     new = new + 1
   end
@@ -128,14 +152,39 @@ if new ~= 0 then redis.call('HINCRBY', KEYS[1], 'count', new) end
 return out
 """
 
-#: Buckets: 2**17 small hashes. Redis keeps a hash of up to 128 entries
-#: (``hash-max-listpack-entries``) as one listpack, a few bytes per entry;
-#: 2**17 buckets stay under that up to ~12 million fingerprints.
+#: Buckets: 2**17 chains of small hashes. Redis keeps a hash of up to 128
+#: entries (``hash-max-listpack-entries``) as one listpack, a few bytes per
+#: entry; past that a bucket grows a second link. Each bucket costs ~100 bytes
+#: of its own: fewer buckets cost less memory, more buckets shorter chains.
 DEFAULT_BUCKET_BITS = 17
 
 
 class RedisUnavailable(RuntimeError):
     """Redis could not be reached when the crawl started."""
+
+
+def without_retries(client: Any) -> Any:
+    """A client of the same server with the same parameters that sends each
+    command once. redis-py retries a command whose connection failed (ten times
+    by default since redis-py 6), also after Redis ran it and only the reply was
+    lost: a claim sent again reads the worker's own claim as another worker's
+    (and the request is dropped with nobody to fetch it); a pop sent again
+    strands the first entry it moved. Failures are handled where they happen
+    (the local spill, :meth:`RedisStore._failed`), so a command is sent once."""
+    pool = getattr(client, "connection_pool", None)
+    if pool is None:
+        return client
+    try:
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        kwargs = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0), "retry_on_error": []}
+        kwargs.pop("retry_on_timeout", None)
+        once = type(pool)(connection_class=pool.connection_class, max_connections=pool.max_connections, **kwargs)
+        return type(client)(connection_pool=once)
+    except Exception as exc:  # an unusual client: keep it as it is
+        logger.debug("Could not turn redis-py retries off (%s): using the client as configured", exc)
+        return client
 
 
 class RedisStore:
@@ -145,9 +194,12 @@ class RedisStore:
     ``<key>:{<bucket>}`` (the braces are a Redis Cluster hash tag: buckets
     spread over the cluster's slots), its remaining bits are the field, as
     short binary (6 bytes for a 64-bit fingerprint), the rank byte the value.
-    Buckets stay small, so Redis stores each as a listpack: ~20 bytes per
-    fingerprint instead of ~90 for a set of hex strings. ``<key>:epoch`` holds
-    the crawl's token, the bucket layout and the count of fingerprints.
+    A bucket that reaches the server's ``hash-max-listpack-entries`` goes on
+    in ``<key>:{<bucket>}:1``, ``:2``... (same hash tag), so every hash stays
+    small and Redis stores each as a listpack: ~11 bytes per fingerprint plus
+    ~100 per bucket, against ~90 per fingerprint for a set of hex strings.
+    ``<key>:epoch`` holds the crawl's token, the bucket layout (``bucket_bits``,
+    ``cap``) and the count of fingerprints.
 
     **Claims.** A request's fate is the answer of one atomic check-and-add (a
     Lua script): :meth:`prefetch` claims the exact keys of every request a page
@@ -181,7 +233,7 @@ class RedisStore:
         bucket_bits: int = DEFAULT_BUCKET_BITS,
         on_lost: Callable[[str], None] | None = None,
     ) -> None:
-        self.client = client
+        self.client = without_retries(client)
         self.key = key
         self.url = url
         self.bits = bits
@@ -190,17 +242,21 @@ class RedisStore:
         #: Called before fingerprints kept during an outage are written: False holds them back.
         self.gate: Callable[[], bool] = lambda: True
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
+        self._theirs = FingerprintSet(bits)  # of those, claimed by another worker (Redis answered a rank)
+        self._also_mine = FingerprintSet(bits)  # of those, represented here too (taken while shielded)
+        #: While True, :meth:`get` answers keys only other workers hold as absent (see :meth:`shielded`).
+        self.shield = False
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._pending: list[tuple[int, int]] = []  # added while Redis was away
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
-        self._claim_script = client.register_script(_CLAIM)
+        self._claim_script = self.client.register_script(_CLAIM)
         self._ranks: list[tuple[int, int | str]] = []  # ranks of earlier claims, sent with the next one
         self._retry_at = 0.0
         self._backoff = 0.5
         self.lost = False
         self.epoch_key = key + ":epoch"
         try:
-            client.ping()
+            self.client.ping()
             self._open_epoch(bucket_bits)
         except ValueError:
             raise
@@ -212,10 +268,12 @@ class RedisStore:
     def _open_epoch(self, bucket_bits: int) -> None:
         """Join the crawl's epoch, or start one: the first worker's layout wins."""
         token = os.urandom(8).hex()
+        cap = self._listpack_entries()
         pipe = self.client.pipeline(transaction=True)
         pipe.hsetnx(self.epoch_key, "token", token)
         pipe.hsetnx(self.epoch_key, "bucket_bits", bucket_bits)
         pipe.hsetnx(self.epoch_key, "bits", self.bits)
+        pipe.hsetnx(self.epoch_key, "cap", cap)
         pipe.hgetall(self.epoch_key)
         epoch = {k.decode(): v.decode() for k, v in pipe.execute()[-1].items()}
         if int(epoch["bits"]) != self.bits:
@@ -225,6 +283,17 @@ class RedisStore:
             )
         self.token = epoch["token"]
         self._set_layout(int(epoch["bucket_bits"]))
+
+    def _listpack_entries(self) -> int:
+        """The server's ``hash-max-listpack-entries`` (128 where ``CONFIG`` is not allowed)."""
+        for name in ("hash-max-listpack-entries", "hash-max-ziplist-entries"):
+            try:
+                value = self.client.config_get(name).get(name)
+            except Exception:
+                break
+            if value is not None:
+                return max(int(value), 1)
+        return 128
 
     def _set_layout(self, bucket_bits: int) -> None:
         self.bucket_bits = bucket_bits
@@ -392,7 +461,7 @@ class RedisStore:
             self._absent.clear()
         for (fingerprint, rank), stored in zip(batch, answer, strict=True):
             if stored >= 0:
-                self._known.add(fingerprint, stored)
+                self._theirs_add(fingerprint, stored)
             elif rank == "r":
                 self._absent.add(fingerprint)
             else:
@@ -403,11 +472,34 @@ class RedisStore:
     def _unknown(self, fingerprint: int) -> bool:
         return fingerprint not in self._mine and self._known.get(fingerprint) is None
 
+    def _theirs_add(self, fingerprint: int, stored: int) -> None:
+        """Redis answered ``stored``: another worker (or an earlier run) holds ``fingerprint``."""
+        if self._known.add(fingerprint, stored) is None:
+            self._theirs.add(fingerprint)
+
+    def claimable(self, fingerprint: int) -> bool:
+        """Not taken by anyone as far as this worker knows (claimed by it, or unknown)."""
+        return self._known.get(fingerprint) is None
+
+    def _shielded(self, fingerprint: int) -> bool:
+        return self.shield and self._theirs.get(fingerprint) is not None and self._also_mine.get(fingerprint) is None
+
     def get(self, fingerprint: int) -> int | None:
         """The stored rank (``None``: absent). A read: only :meth:`prefetch`
         and :meth:`add` claim, so a key looked at and then not taken (a learned
-        key of a request dropped for another reason) never reads as seen."""
+        key of a request dropped for another reason) never reads as seen.
+
+        While :attr:`shield` is on (the scheduler sets it while its filter
+        judges a request whose own key nobody else holds), a key only another
+        worker represents reads as absent: the request is not dropped against
+        another worker's page. That page may fail (an error, a redirect the
+        other worker drops), and its drop ledger cannot release a drop made
+        here; the request's own key, held by this worker, would then keep
+        every worker from fetching it. At-least-once: two workers may fetch
+        pages that only a learned rule says are the same."""
         known = self._known.get(fingerprint)
+        if known is not None and self._shielded(fingerprint):
+            return None
         if known is not None or fingerprint in self._mine:
             return known
         if fingerprint in self._absent:
@@ -418,12 +510,14 @@ class RedisStore:
         answer = self._claim([(fingerprint, "r")])
         if not answer or answer[0] < 0:
             return None
-        self._known.add(fingerprint, answer[0])
-        return answer[0]
+        self._theirs_add(fingerprint, answer[0])
+        return None if self._shielded(fingerprint) else answer[0]
 
     def add(self, fingerprint: int, rank: int) -> int | None:
         known = self._known.get(fingerprint)
         if known is not None:
+            if self._shielded(fingerprint):
+                self._also_mine.add(fingerprint)  # this worker's own representative from now on
             return known
         claimed = self._mine.pop(fingerprint, None)
         self._known.add(fingerprint, rank)
@@ -437,7 +531,7 @@ class RedisStore:
             answer = self._claim([(fingerprint, rank)])
             if answer:
                 if answer[0] >= 0:
-                    self._known.add(fingerprint, answer[0])
+                    self._theirs_add(fingerprint, answer[0])
                     return answer[0]
                 return None
         if not self.lost:
@@ -468,11 +562,13 @@ class RedisStore:
     def clear(self) -> None:
         """Forget every fingerprint, in Redis too; other workers' epochs end with it."""
         self._known.clear()
+        self._theirs.clear()
+        self._also_mine.clear()
         self._mine.clear()
         self._absent.clear()
         self._pending.clear()
         try:
-            buckets = list(self.client.scan_iter(match=f"{self.key}:{{*}}", count=10_000))
+            buckets = list(self.client.scan_iter(match=f"{self.key}:{{*", count=10_000))
             for start in range(0, len(buckets), 1000):
                 self.client.delete(*buckets[start : start + 1000])
             self.client.delete(self.epoch_key)
@@ -501,7 +597,7 @@ class RedisRules:
     """
 
     def __init__(self, client: Any, key: str, *, interval: float = 2.0) -> None:
-        self.client = client
+        self.client = without_retries(client)
         self.key = key
         self.interval = interval
         self._version = -1

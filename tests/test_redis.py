@@ -108,6 +108,28 @@ def test_compact_layout_small_hashes_with_hash_tags(server: RedisServer) -> None
         RedisStore(client(server), "t:seen", bits=128)
 
 
+def test_a_full_bucket_grows_a_second_small_hash_instead_of_a_hash_table(server: RedisServer) -> None:
+    raw = client(server)
+    raw.config_set("hash-max-listpack-entries", 4)
+    store = RedisStore(client(server), "t:seen", bucket_bits=8)
+    keys = [(0xAB << 56) | n for n in range(1, 11)]  # one bucket, ten fingerprints
+    assert store.prefetch([(k, 1) for k in keys]) == 10
+    assert [raw.hlen(k) for k in ("t:seen:{ab}", "t:seen:{ab}:1", "t:seen:{ab}:2")] == [4, 4, 2]
+    assert {raw.object("encoding", k) for k in raw.keys("t:seen:{ab}*")} == {b"listpack"}
+    other = RedisStore(client(server), "t:seen")
+    assert other.prefetch([(k, 2) for k in keys]) == 0 and other.get(keys[9]) == 1  # found in any link
+    store.release(keys[9])  # not confirmed: given back, a tombstone keeps the chain in order
+    store.release(keys[0])
+    assert len(store) == 8
+    assert RedisStore(client(server), "t:seen").get(keys[0]) is None
+    third = RedisStore(client(server), "t:seen")
+    assert third.prefetch([(keys[0], 3), (keys[9], 3), ((0xAB << 56) | 99, 3)]) == 3
+    assert [raw.hlen(k) for k in ("t:seen:{ab}", "t:seen:{ab}:1", "t:seen:{ab}:2")] == [4, 4, 3]
+    assert len(third) == 11
+    third.clear()
+    assert raw.keys("t:seen:*") == [b"t:seen:epoch"]  # every link gone; a new epoch
+
+
 RACE = r"""
 import sys, redis
 from scrapy import Request
@@ -194,7 +216,7 @@ def test_outage_keeps_going_and_writes_after_the_gate(server: RedisServer, caplo
     assert errors["urlnorm/redis_errors"] >= 1
     assert "is unreachable" in caplog.text
     server.start()
-    time.sleep(0.6)  # past the first backoff
+    store._retry_at = time.monotonic()  # its backoff is over (however long the loop above took)
     assert store.get(99) is None and store.add(99, 0) is None
     assert "is back" in caplog.text
     assert len(store) == 2 + 10  # the ten kept meanwhile wait for the gate (their requests' queue entries)
@@ -229,8 +251,11 @@ def test_key_deletion_and_restart_without_persistence_are_detected(tmp_path: Pat
         assert store.check_epoch()
         volatile.stop()
         volatile.start()  # no persistence: everything is gone
-        time.sleep(0.05)
-        assert not store.check_epoch() and store.lost
+        for _ in range(100):  # the first command after the restart may meet the old connection
+            if not store.check_epoch():
+                break
+            store._retry_at = 0.0  # no backoff to wait out
+        assert store.lost
         store = RedisStore(client(volatile), "t:seen", url=volatile.url)
         client(volatile).delete("t:seen:epoch")
         assert not store.check_epoch()
@@ -241,7 +266,7 @@ def test_key_deletion_and_restart_without_persistence_are_detected(tmp_path: Pat
 # -- the reliable queue ------------------------------------------------------------------
 
 
-def fake_spider(lease: float = 0.3) -> Any:
+def fake_spider(lease: float = 30.0) -> Any:
     settings = Settings({"URLNORM_REDIS_LEASE": lease})
     return SimpleNamespace(name="q", crawler=SimpleNamespace(settings=settings, stats=None))
 
@@ -265,8 +290,10 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     assert alive.inflight == {} and len(alive) == 2
     # The dying worker stops beating (kill -9): after its lease, its request is queued again.
     dying._heartbeat.stop()
-    assert alive.reclaim() == 0  # its lease has not run out yet
-    time.sleep(0.4)
+    assert alive.reclaim() == 0  # its lease (30 s) has not run out yet
+    client(server).pexpire(dying.alive, 1)  # it has now (no sleeping on a clock: the key's TTL ends it)
+    while client(server).exists(dying.alive):
+        time.sleep(0.01)
     assert alive.reclaim() == 1
     assert alive.others_pending() == 0
     urls = sorted(alive.pop().url for _ in range(3))
@@ -274,6 +301,61 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     assert alive.pop() is None
     alive.close(finished=False)  # a stop that is not a finish: what it held goes back
     assert len(alive) == 3
+
+
+def test_an_entry_popped_without_an_answer_is_queued_again(server: RedisServer) -> None:
+    """A pop whose reply never came (a timeout, a dropped connection) moved an entry
+    into this worker's processing list that the worker never received: at a normal
+    finish that list is deleted, so the request was lost. Now, whenever the shared
+    queue looks empty (and at close), what the worker holds without knowing it goes back."""
+    spider = fake_spider()
+    queue = ReliableQueue(client(server), spider, "q:requests")
+    for n in range(3):
+        queue.push(Request(f"http://h/{n}"))
+    received = queue.pop()
+    client(server).lmove("q:requests", queue.processing, "RIGHT", "LEFT")  # what the lost reply did
+    assert len(queue) == 1 and client(server).llen(queue.processing) == 2
+    assert queue.recover_own() == 1  # the one it holds (received) stays
+    assert len(queue) == 2 and client(server).llen(queue.processing) == 1
+    assert queue.pop().url == "http://h/1"  # next to be popped, as it was
+    queue.ack(received.meta[LEASE])
+    client(server).lmove("q:requests", queue.processing, "RIGHT", "LEFT")
+    queue.close(finished=True)  # a finish pushes it back too, instead of deleting it
+    assert len(queue) == 1
+
+
+def test_commands_are_sent_once(server: RedisServer) -> None:
+    """redis-py retries a command on a failed connection, even one Redis already ran:
+    a claim retried after its reply was lost answered "seen" for the worker's own claim."""
+    settings = Settings({"REDIS_URL": server.url})
+    made = redis_client(settings, server.url)
+    store = RedisStore(made, "t:seen")
+    queue = ReliableQueue(made, fake_spider(), "q:requests")
+    for once in (store.client, queue.server):
+        assert once is not made  # scrapy-redis' own client keeps its settings
+        assert once.connection_pool.connection_kwargs["retry"]._retries == 0
+        assert once.connection_pool.connection_kwargs["port"] == server.port
+
+
+def test_a_request_is_not_dropped_against_a_page_only_another_worker_holds(server: RedisServer) -> None:
+    """Worker B represents a learned key; worker A's request has a new key of its own
+    that matches it. Dropped, A's request would rely on B's page, which may fail
+    (B's drop ledger does not know A's drop), while A's own key keeps every worker
+    from fetching it: the demo web lost blog:hello that way, 1 run in 10 under load.
+    Shielded, A keeps it; what only A represents is still a duplicate for A."""
+    a, b = RedisStore(client(server), "t:seen"), RedisStore(client(server), "t:seen")
+    learned, own, other = 1 << 60, 2 << 60, 3 << 60
+    assert b.add(learned, 160) is None  # B's representative of the learned key
+    a.prefetch([(own, 0)], [learned])
+    assert a.claimable(own) and not a.claimable(learned)
+    assert a.get(learned) == 160  # unshielded: a duplicate of B's page
+    a.shield = True
+    assert a.get(own) is None and a.get(learned) is None  # shielded: not against B's page
+    assert a.add(own, 0) is None and a.add(learned, 160) == 160  # A represents it too now
+    assert a.get(learned) == 160  # so it is A's own page from now on (A's ledger covers drops)
+    assert a.add(other, 3) is None
+    a.shield = False
+    assert b.get(own) == 0  # A's claims are every worker's
 
 
 def test_connection_settings_of_scrapy_redis_apply(server: RedisServer) -> None:
@@ -417,8 +499,9 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(shared: RedisServe
     # what it dropped against it when it goes idle.
     released = sum(stat(log, "urlnorm/released") for log in logs)
     assert pages <= static_pages + released, (pages, static_pages, released)
-    # A rule learned by one worker was applied by the other.
-    assert any("learned by another worker" in log for log in logs)
+    # Rules were shared through Redis (whether the other worker adopted one before it
+    # learned it itself depends on timing: test_rules_learned_by_one_worker_apply_to_the_other).
+    assert client(shared).hlen("links:urlnorm:rules") > 0
     # The last worker to close reports totals over both.
     totals = {int(m) for log in logs for m in re.findall(r"'urlnorm/all_workers/requests_seen': (\d+)", log)}
     own = [int(m) for log in logs for m in re.findall(r"'urlnorm/requests_seen': (\d+)", log)]
