@@ -441,7 +441,7 @@ class Deduplicator:
         canonical: str | None = None,
     ) -> None:
         """A 200 response: count it, settle an audit or remember its digest, feed the learner."""
-        self.meter.page(digest)
+        self.meter.page(digest, host_of(url).lower())
         if M.AUDIT in request.meta:
             self.audits.settle(request, digest)
         else:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from .seen import FingerprintSet
 
+#: Hosts whose duplicate downloads are counted apart (the report names the
+#: first ones); later hosts count only in the total.
+MAX_HOSTS = 10_000
+
 
 class RedundancyMeter:
     """Counts 200 downloads and those whose body was already downloaded, in 9 bytes per page."""
@@ -12,12 +16,17 @@ class RedundancyMeter:
         self.page_digests = FingerprintSet(64)
         self.downloads = 0
         self.duplicate_downloads = 0
+        #: Duplicate downloads per host: what de-duplication (and learning) missed there.
+        self.duplicates_by_host: dict[str, int] = {}
 
-    def page(self, digest: int) -> bool:
+    def page(self, digest: int, host: str = "") -> bool:
         """Count a downloaded page; whether its body was downloaded before."""
         self.downloads += 1
         if self.page_digests.add(digest) is not None:
             self.duplicate_downloads += 1
+            by_host = self.duplicates_by_host
+            if host in by_host or len(by_host) < MAX_HOSTS:
+                by_host[host] = by_host.get(host, 0) + 1
             return True
         return False
 

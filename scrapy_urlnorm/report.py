@@ -22,7 +22,10 @@ JSON report schema (``"schema": 2``)::
       "released_by_reason": {why: int},         # drops released: their representative did not deliver
       "unsettled_at_close": int,                # drops still waiting on a representative (0 after a normal finish)
       "learned_rules": int, "revoked_rules": int, "learned_by_kind": {kind: int},
-      "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives", "sources"}]},
+      "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives",
+                        "sources": {via: int},   # evidence by kind: redirect, content, canonical, audit, ...
+                        "scope": [host]}]},      # the hosts the rule applies to (both www twins once aliased)
+      "duplicates_by_host": {host: int},        # duplicate downloads per host, most first (top 50)
       "memory": {structure: int}   # how full each bounded structure is (urlnorm/memory/*)
     }
 """
@@ -161,6 +164,7 @@ def build_report(
                     "pairs": rule.positives,
                     "negatives": rule.negatives,
                     "sources": dict(rule.sources),
+                    "scope": list(dedup.learned.site_hosts(rule.host)) if dedup.learned else [rule.host],
                 }
             )
             if rule.active:
@@ -196,6 +200,7 @@ def build_report(
         "revoked_rules": revoked,
         "learned_by_kind": dict(learned_by_kind),
         "rules": dict(sorted(rules.items())),
+        "duplicates_by_host": dict(Counter(dedup.meter.duplicates_by_host).most_common(50)),
         "memory": figures.memory_figures(dedup),
     }
 
@@ -243,16 +248,29 @@ def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
     lines.append(f"rules learned            {report['learned_rules']:>8}  revoked {report['revoked_rules']}")
     for kind, count in sorted(report["learned_by_kind"].items()):
         lines.append(f"  {kind:<31}{count:>8}")
-    hosts = sorted(report["rules"].items(), key=lambda kv: -sum(r["active"] for r in kv[1]))[:top_hosts]
-    for host, rules in hosts:
-        described = ", ".join(
-            rule["kind"]
-            + (f" ({rule['direction']})" if rule["direction"] else "")
-            + ("" if rule["active"] else " [revoked]")
-            for rule in rules
-        )
-        lines.append(f"  {host}: {described}")
+    duplicates = report.get("duplicates_by_host", {})
+    hosts = sorted(
+        set(report["rules"]) | set(duplicates),
+        key=lambda host: (-sum(r["active"] for r in report["rules"].get(host, [])), -duplicates.get(host, 0), host),
+    )
+    if hosts:
+        lines.append("per host: rules (scope; evidence), duplicate downloads")
+    for host in hosts[:top_hosts]:
+        lines.append(f"  {host}: {duplicates.get(host, 0)} duplicate download(s)")
+        lines.extend(f"    {_describe_rule(host, rule)}" for rule in report["rules"].get(host, []))
+    if len(hosts) > top_hosts:
+        lines.append(f"  ... and {len(hosts) - top_hosts} more host(s) (URLNORM_REPORT_FILE has them all)")
     return "\n".join(lines)
+
+
+def _describe_rule(host: str, rule: dict[str, Any]) -> str:
+    """One rule: what it is, where it applies, what taught it (and what revoked it)."""
+    name = rule["kind"] + (f" ({rule['direction']})" if rule["direction"] else "")
+    scope = [h for h in rule.get("scope", [host]) if h != host]
+    where = f" [also {', '.join(scope)}]" if scope else ""
+    evidence = ", ".join(f"{via} {count}" for via, count in sorted(rule["sources"].items())) or "none"
+    state = "active" if rule["active"] else f"revoked ({rule['negatives']} against)"
+    return f"{name}{where}: {state}; {rule['pairs']} pair(s), evidence {evidence}"
 
 
 def _share(filtered: int, seen: int, queued: int, late: int) -> str:

@@ -156,10 +156,18 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     assert f"filtered as duplicates   {report['filtered']:>8} ({share:.1%} of requests seen)" in block
     assert "drops unsettled at close        0" in block
     assert "duplicate content             9  redundancy rate 0.243" in block
-    apache = next(line for line in block.splitlines() if "apache.test:" in line)  # rules in the order learned
-    assert {"www_alias (strip)", "trailing_slash (add)", "default_page:index.html"} == {
-        rule.strip() for rule in apache.split("apache.test:")[1].split(",")
+    # Per host: its duplicate downloads, then each rule with its scope and evidence.
+    lines = block.splitlines()
+    start = lines.index("  apache.test: 2 duplicate download(s)")
+    apache = [line.strip() for line in lines[start + 1 :] if line.startswith("    ")][:3]
+    assert {line.partition(" [")[0].partition(":")[0] for line in apache} >= {
+        "www_alias (strip)",
+        "trailing_slash (add)",
     }
+    assert any(line.startswith("default_page:index.html") for line in apache)
+    assert all("[also www.apache.test]: active; 2 pair(s), evidence " in line for line in apache), apache
+    assert report["duplicates_by_host"]["apache.test"] == 2
+    assert "    case_insensitive_path: active; 2 pair(s), evidence content 4" in lines
 
     # The crawl log has one line per response, and analyze reads it.
     records = [json.loads(line) for line in crawl_log.read_text().splitlines()]
