@@ -181,7 +181,6 @@ class ReliableQueue(Base):
         moved = int(self._recover(keys=[self.key, self.processing], args=stranded))
         if moved:
             logger.warning("%d request(s) popped without an answer from Redis are queued again", moved)
-            _count(self.spider, "urlnorm/redis/recovered", moved)
         return moved
 
     def expect(self, lease: str, count: int) -> None:
@@ -445,13 +444,7 @@ class RedisScheduler(Scheduler):
             # RedisBatchMiddleware claimed it with its page's other links).
             claims, reads = request_keys(self.df.dedup, [request])
             self.store.prefetch(claims, reads)
-            # Its own key is nobody else's: it is not dropped against another worker's page.
-            self.store.shield = bool(claims) and all(self.store.claimable(f) for f, _ in claims)
-            try:
-                seen = self.df.request_seen(request)
-            finally:
-                self.store.shield = False
-            if seen:
+            if self.df.request_seen(request):
                 for fingerprint, _ in claims:
                     self.store.release(fingerprint)  # claimed for the batch, then dropped: not seen
                 self.df.log(request, self.spider)

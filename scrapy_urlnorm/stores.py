@@ -242,10 +242,8 @@ class RedisStore:
         #: Called before fingerprints kept during an outage are written: False holds them back.
         self.gate: Callable[[], bool] = lambda: True
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
-        self._theirs = FingerprintSet(bits)  # of those, claimed by another worker (Redis answered a rank)
-        self._also_mine = FingerprintSet(bits)  # of those, represented here too (taken while shielded)
-        #: While True, :meth:`get` answers keys only other workers hold as absent (see :meth:`shielded`).
-        self.shield = False
+        self._theirs = FingerprintSet(bits)  # of those, found by a read: another worker's page (see get())
+        self._trusted = FingerprintSet(bits)  # of those, found by a claim too, or represented here as well
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._pending: list[tuple[int, int]] = []  # added while Redis was away
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
@@ -445,8 +443,8 @@ class RedisStore:
         and :meth:`add` then answer from it. Returns how many claims were new."""
         wanted: dict[int, int | str] = {}
         for fingerprint, rank in claims:
-            if fingerprint not in wanted and self._unknown(fingerprint):
-                wanted[fingerprint] = rank
+            if fingerprint not in wanted and (self._unknown(fingerprint) or self._shielded(fingerprint)):
+                wanted[fingerprint] = rank  # a key only read so far is claimed: its own URL is a duplicate
         for fingerprint in reads:
             if fingerprint not in wanted and fingerprint not in self._absent and self._unknown(fingerprint):
                 wanted[fingerprint] = "r"
@@ -461,7 +459,10 @@ class RedisStore:
             self._absent.clear()
         for (fingerprint, rank), stored in zip(batch, answer, strict=True):
             if stored >= 0:
-                self._theirs_add(fingerprint, stored)
+                if rank == "r":
+                    self._theirs_add(fingerprint, stored)
+                else:
+                    self._claimed_by_other(fingerprint, stored)
             elif rank == "r":
                 self._absent.add(fingerprint)
             else:
@@ -473,30 +474,33 @@ class RedisStore:
         return fingerprint not in self._mine and self._known.get(fingerprint) is None
 
     def _theirs_add(self, fingerprint: int, stored: int) -> None:
-        """Redis answered ``stored``: another worker (or an earlier run) holds ``fingerprint``."""
+        """A read found ``fingerprint`` stored by another worker (or an earlier run)."""
         if self._known.add(fingerprint, stored) is None:
             self._theirs.add(fingerprint)
 
-    def claimable(self, fingerprint: int) -> bool:
-        """Not taken by anyone as far as this worker knows (claimed by it, or unknown)."""
-        return self._known.get(fingerprint) is None
+    def _claimed_by_other(self, fingerprint: int, stored: int) -> None:
+        """A claim found ``fingerprint`` stored: the request is a duplicate of that one."""
+        self._known.add(fingerprint, stored)
+        if self._theirs.get(fingerprint) is not None:
+            self._trusted.add(fingerprint)
 
     def _shielded(self, fingerprint: int) -> bool:
-        return self.shield and self._theirs.get(fingerprint) is not None and self._also_mine.get(fingerprint) is None
+        return self._theirs.get(fingerprint) is not None and self._trusted.get(fingerprint) is None
 
     def get(self, fingerprint: int) -> int | None:
         """The stored rank (``None``: absent). A read: only :meth:`prefetch`
         and :meth:`add` claim, so a key looked at and then not taken (a learned
         key of a request dropped for another reason) never reads as seen.
 
-        While :attr:`shield` is on (the scheduler sets it while its filter
-        judges a request whose own key nobody else holds), a key only another
-        worker represents reads as absent: the request is not dropped against
-        another worker's page. That page may fail (an error, a redirect the
-        other worker drops), and its drop ledger cannot release a drop made
-        here; the request's own key, held by this worker, would then keep
-        every worker from fetching it. At-least-once: two workers may fetch
-        pages that only a learned rule says are the same."""
+        A key only another worker represents, found by a read (a learned key,
+        at check time or at download time), reads as absent: a request is not
+        dropped against another worker's page *by a learned rule*. That page
+        may fail (an error, a redirect the other worker drops) and that
+        worker's drop ledger cannot release a drop made here, while this
+        request's own key, held here, keeps every worker from fetching it.
+        At-least-once: two workers may fetch pages that only a learned rule
+        says are the same. A key found by a claim (a request's own key) is a
+        duplicate of the other worker's request, the same URL: dropped."""
         known = self._known.get(fingerprint)
         if known is not None and self._shielded(fingerprint):
             return None
@@ -517,7 +521,7 @@ class RedisStore:
         known = self._known.get(fingerprint)
         if known is not None:
             if self._shielded(fingerprint):
-                self._also_mine.add(fingerprint)  # this worker's own representative from now on
+                self._trusted.add(fingerprint)  # this worker's own representative too from now on
             return known
         claimed = self._mine.pop(fingerprint, None)
         self._known.add(fingerprint, rank)
@@ -531,7 +535,7 @@ class RedisStore:
             answer = self._claim([(fingerprint, rank)])
             if answer:
                 if answer[0] >= 0:
-                    self._theirs_add(fingerprint, answer[0])
+                    self._claimed_by_other(fingerprint, answer[0])
                     return answer[0]
                 return None
         if not self.lost:
@@ -563,7 +567,7 @@ class RedisStore:
         """Forget every fingerprint, in Redis too; other workers' epochs end with it."""
         self._known.clear()
         self._theirs.clear()
-        self._also_mine.clear()
+        self._trusted.clear()
         self._mine.clear()
         self._absent.clear()
         self._pending.clear()

@@ -75,7 +75,8 @@ def test_two_workers_share_one_atomic_seen_set(server: RedisServer) -> None:
     assert second.prefetch([(1 << 63, 9)]) == 0 and second.get(1 << 63) == 5  # ...every other one its rank
     assert first.get(1 << 63) is None  # new to its own filter until the filter takes it
     assert first.add(1 << 63, 5) is None and first.get(1 << 63) == 5
-    assert second.add(7, 9) is None and first.get(7) == 9  # add claims too
+    assert second.add(7, 9) is None  # add claims too:
+    assert first.prefetch([(7, 1)]) == 0 and first.get(7) == 9  # the same URL elsewhere is a duplicate
     assert len(first) == 2
     first.clear()
     assert len(second) == 0
@@ -103,7 +104,7 @@ def test_compact_layout_small_hashes_with_hash_tags(server: RedisServer) -> None
     assert raw.object("encoding", "t:seen:{abc}") == b"listpack"
     # The first worker's layout wins: a second worker asking for another one follows it.
     other = RedisStore(client(server), "t:seen", bucket_bits=20)
-    assert other.bucket_bits == 12 and other.get(fingerprint) == 3
+    assert other.bucket_bits == 12 and other.prefetch([(fingerprint, 0)]) == 0 and other.get(fingerprint) == 3
     with pytest.raises(ValueError, match="URLNORM_FINGERPRINT_BITS"):
         RedisStore(client(server), "t:seen", bits=128)
 
@@ -224,7 +225,7 @@ def test_outage_keeps_going_and_writes_after_the_gate(server: RedisServer, caplo
     assert store.flush_pending()
     other = RedisStore(client(server), "t:seen")
     assert len(other) == 12  # 1, the ten kept meanwhile, and 99: each once
-    assert other.get(5) == 1
+    assert other.prefetch([(5, 0)]) == 0 and other.get(5) == 1
 
 
 def test_wiped_state_is_detected_loudly_and_nothing_is_written(
@@ -337,25 +338,25 @@ def test_commands_are_sent_once(server: RedisServer) -> None:
         assert once.connection_pool.connection_kwargs["port"] == server.port
 
 
-def test_a_request_is_not_dropped_against_a_page_only_another_worker_holds(server: RedisServer) -> None:
-    """Worker B represents a learned key; worker A's request has a new key of its own
-    that matches it. Dropped, A's request would rely on B's page, which may fail
+def test_a_learned_duplicate_is_not_dropped_against_another_workers_page(server: RedisServer) -> None:
+    """Worker B represents a key; worker A looks it up as the learned key of a request
+    whose own key A holds. Dropped, A's request would rely on B's page, which may fail
     (B's drop ledger does not know A's drop), while A's own key keeps every worker
     from fetching it: the demo web lost blog:hello that way, 1 run in 10 under load.
-    Shielded, A keeps it; what only A represents is still a duplicate for A."""
+    The key reads as absent to A until A represents it too; a request whose *own*
+    key B holds (the same URL) is still B's duplicate."""
     a, b = RedisStore(client(server), "t:seen"), RedisStore(client(server), "t:seen")
-    learned, own, other = 1 << 60, 2 << 60, 3 << 60
-    assert b.add(learned, 160) is None  # B's representative of the learned key
-    a.prefetch([(own, 0)], [learned])
-    assert a.claimable(own) and not a.claimable(learned)
-    assert a.get(learned) == 160  # unshielded: a duplicate of B's page
-    a.shield = True
-    assert a.get(own) is None and a.get(learned) is None  # shielded: not against B's page
+    learned, own, same_url, late = 1 << 60, 2 << 60, 3 << 60, 4 << 60
+    for key in (learned, same_url, late):
+        assert b.add(key, 160) is None  # B's representatives
+    assert a.prefetch([(own, 0), (same_url, 0)], [learned]) == 1
+    assert a.get(same_url) == 160  # found by a claim: a duplicate of B's request
+    assert a.get(own) is None and a.get(learned) is None  # found by a read: not against B's page
+    assert a.get(late) is None  # a read at download time (a rule learned since it was queued) too
     assert a.add(own, 0) is None and a.add(learned, 160) == 160  # A represents it too now
-    assert a.get(learned) == 160  # so it is A's own page from now on (A's ledger covers drops)
-    assert a.add(other, 3) is None
-    a.shield = False
-    assert b.get(own) == 0  # A's claims are every worker's
+    assert a.get(learned) == 160  # A's own page from now on (A's ledger covers drops against it)
+    assert a.prefetch([(late, 0)]) == 0 and a.get(late) == 160  # later claimed as a URL of its own: a duplicate
+    assert b.prefetch([(own, 5)]) == 0 and b.get(own) == 0  # A's claims are every worker's
 
 
 def test_connection_settings_of_scrapy_redis_apply(server: RedisServer) -> None:
