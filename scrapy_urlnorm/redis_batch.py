@@ -150,6 +150,17 @@ class RedisBatchMiddleware:
         if lease is not None and queue is not None:
             queue.ack(lease)
 
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        """A start request is checked at download time (it skips the scheduler's
+        filter): its own key is looked up first, so a start URL another worker
+        fetched reads as a duplicate of it (see RedisStore.get on learned keys)."""
+        if request.dont_filter and request.meta.get("is_start_request"):
+            try:
+                fingerprint = self.dedup.fingerprint(request)
+            except Exception:  # the filter itself reports what it cannot key
+                return
+            self.store.look_up_own_key(fingerprint.value)
+
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         """A download error no other middleware turned into a retry: the request is done."""
         self._done(request)

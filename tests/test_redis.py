@@ -357,6 +357,15 @@ def test_a_learned_duplicate_is_not_dropped_against_another_workers_page(server:
     assert a.get(learned) == 160  # A's own page from now on (A's ledger covers drops against it)
     assert a.prefetch([(late, 0)]) == 0 and a.get(late) == 160  # later claimed as a URL of its own: a duplicate
     assert b.prefetch([(own, 5)]) == 0 and b.get(own) == 0  # A's claims are every worker's
+    # A start request (checked at download time, never claimed by the scheduler) is looked
+    # up as a URL of its own first (RedisBatchMiddleware): B fetched it, so A skips it.
+    start, looked = 5 << 60, 6 << 60
+    assert b.add(start, 0) is None and b.add(looked, 0) is None
+    a.look_up_own_key(start)
+    assert a.get(start) == 0
+    assert a.get(looked) is None  # read as a learned key first...
+    a.look_up_own_key(looked)
+    assert a.get(looked) == 0  # ...then as a start URL: a duplicate
 
 
 def test_connection_settings_of_scrapy_redis_apply(server: RedisServer) -> None:
@@ -489,17 +498,21 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(shared: RedisServe
         logs = [worker.communicate(timeout=120)[1] for worker in workers]
         assert [worker.returncode for worker in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
         pages = sum(1 for hit in web.hits if hit.status == 200)
+        urls = Counter((hit.host, hit.target) for hit in web.hits if hit.status == 200)
     ids = doc_ids(tmp_path / "w0.jsonl", tmp_path / "w1.jsonl")
     assert len(set(ids)) == sum(DOCUMENTS.values())  # every document, across the two workers
     assert all("scrapy-urlnorm shares its seen set" in log for log in logs)
     assert pages == len(ids)
-    # Together they download no more than one worker without learned rules (a
-    # rule's savings may be spent while it travels between them, at most 0.2 s
-    # here), plus the drops released and fetched after all: a representative
+    # Together they download no more distinct URLs than one worker without learned
+    # rules (a rule's savings may be spent while it travels between them, at most
+    # 0.2 s here), plus the drops released and fetched after all: a representative
     # one worker queued may be downloaded by the other, and the first releases
-    # what it dropped against it when it goes idle.
+    # what it dropped against it when it goes idle. A page both fetch is one that
+    # a learned rule alone says is another worker's (each sends its links' taught
+    # form): never a start URL, never the same link.
     released = sum(stat(log, "urlnorm/released") for log in logs)
-    assert pages <= static_pages + released, (pages, static_pages, released)
+    assert len(urls) <= static_pages + released, (len(urls), pages, static_pages, released)
+    assert not [url for url in START_URLS if urls[url.split("/")[2], "/"] > 1], urls
     # Rules were shared through Redis (whether the other worker adopted one before it
     # learned it itself depends on timing: test_rules_learned_by_one_worker_apply_to_the_other).
     assert client(shared).hlen("links:urlnorm:rules") > 0
