@@ -457,9 +457,15 @@ class Deduplicator:
         """The form of ``url`` its host's redirects taught (see ``LearnedPolicies.canonical_url``)."""
         return self.learned.canonical_url(url) if self.learned else None
 
-    def shortcut_failed(self, original: str, sent: str) -> None:
+    def shortcut_fell_back(self, original: str) -> None:
+        """``original``'s taught form failed: it is fetched as written, no longer parked."""
         if self.learner is not None:
-            self.rule_keeper.shortcut_failed(original, sent)
+            self.rule_keeper.shortcut_fell_back(original)
+
+    def shortcut_contradicted(self, original: str, sent: str, final: str) -> None:
+        """``original`` delivered (at ``final``) where its taught form ``sent`` failed: a rewriting rule is wrong."""
+        if self.learner is not None:
+            self.rule_keeper.shortcut_contradicted(original, sent, final)
 
     def park_shortcut_original(self, request: Request, canonical: str) -> None:
         """A link sent in its taught form is parked as written: a revoked rule fetches it after all."""

@@ -163,6 +163,23 @@ class LearnedPolicies:
                 new = replace_field(replace_field(new, SCHEME, rule.direction), PORT, "")
         return None if new is u else unsplit_url(new)
 
+    @staticmethod
+    def shortcut_held(rule: Rule, sent: str, final: str) -> bool:
+        """Whether the aspect of the URL ``rule`` rewrote in the shortcut ``sent``
+        is what the site delivered at ``final`` (the link as written, after its
+        redirects): host for ``www_alias``, the trailing slash, the scheme."""
+        try:
+            a, b = split_url(sent), split_url(final)
+        except ValueError:
+            return False
+        if rule.family is RuleKind.WWW_ALIAS:
+            return host_key(a.host) == host_key(b.host)
+        if rule.family is RuleKind.TRAILING_SLASH:
+            return a.path.endswith("/") == b.path.endswith("/")
+        if rule.family is RuleKind.HTTPS_ALIAS:
+            return a.scheme.lower() == b.scheme.lower()
+        return False
+
     def clear(self) -> None:
         self.by_host.clear()
         self._shortcuts.clear()

@@ -22,6 +22,10 @@ SHORTCUT_OF = "_urlnorm_shortcut_of"
 REWRITTEN_FROM = "_urlnorm_rewritten_from"
 #: On a request that must be sent as written.
 NO_SHORTCUT = "_urlnorm_no_shortcut"
+#: On a link fetched as written because its taught form answered an error:
+#: ``[link, taught form]``. Only if it then delivers a page is the rule wrong
+#: (a link broken in both forms says nothing against it). Redirects keep it.
+SHORTCUT_FELL_BACK = "_urlnorm_shortcut_fell_back"
 
 
 def scrub(meta: dict[str, Any]) -> bool:

@@ -157,11 +157,16 @@ class NormalizeMiddleware:
         original = request.meta.get(M.SHORTCUT_OF)
         if original is not None and status >= 400:
             # The taught form does not exist for this URL: fetch the link as
-            # written after all, and tell the learner the rule does not hold.
+            # written after all. Whether the rule holds is known from that
+            # fetch: a page means it does not; an error means the link is broken.
             self.dedup.count("urlnorm/shortcut_fallbacks")
-            self.dedup.shortcut_failed(original, request.url)
+            self.dedup.shortcut_fell_back(original)
             meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
-            return request.replace(url=original, dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})
+            meta |= {M.NO_SHORTCUT: True, M.SHORTCUT_FELL_BACK: [original, request.url]}
+            return request.replace(url=original, dont_filter=True, meta=meta)
+        fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
+        if fell_back is not None and status < 300:
+            self.dedup.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
         audit = request.meta.get(M.AUDIT)
         if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))

@@ -69,15 +69,27 @@ class RuleKeeper:
             if rule.family.value == family:
                 self.learner.contradict(rule.host, rule.kind, request.url, "?")
 
-    def shortcut_failed(self, original: str, sent: str) -> None:
-        """A URL sent in its taught form answered an error: the rules that rewrote it do not hold."""
-        host = self.dedup.normalize(original)[0]
-        if host is None:
+    def shortcut_fell_back(self, original: str) -> None:
+        """A URL sent in its taught form answered an error; the link as written
+        is fetched now, so it leaves the ledger where it was parked."""
+        url = self.dedup.normalize(original)[0]
+        if url is None:
             return
-        host = host_of(host)
+        host = host_of(url)
         self.dedup.ledger.forget_request(host, original)
         self.dedup.ledger.forget_request(host.removeprefix("www."), original)
-        for rule in self.learned.shortcut_rules(host):
+
+    def shortcut_contradicted(self, original: str, sent: str, final: str) -> None:
+        """A link delivered as written (at ``final``, after its redirects) where its
+        taught form ``sent`` failed: a rule that rewrote it does not hold. Those
+        whose part of the rewrite the site confirmed (``/x`` -> ``www.h/x``, where
+        the shortcut also added a slash) stand; if none can be told apart, none do."""
+        url = self.dedup.normalize(original)[0]
+        if url is None:
+            return
+        rules = self.learned.shortcut_rules(host_of(url))
+        wrong = [rule for rule in rules if not self.learned.shortcut_held(rule, sent, final)] or rules
+        for rule in wrong:
             self.learner.contradict(rule.host, rule.kind, original, sent, via="shortcut")
 
     # -- rule changes -------------------------------------------------------------------

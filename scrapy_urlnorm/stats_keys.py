@@ -112,7 +112,7 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/shortcut_fallbacks", "redirects", "live",
-        "shortcut links whose taught form failed, fetched as written after all",
+        "shortcut links whose taught form failed, fetched as written after all (a page there revokes the rule)",
     ),
     # -- learning
     StatKey("urlnorm/learned_rules", "learning", "live", "learned rules active now"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -340,6 +341,34 @@ async def test_redirects_are_shortcut_and_a_missing_taught_form_falls_back() -> 
     assert stats["urlnorm/duplicate_downloads"] == 0
 
 
+def broken_link_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache-like directories, and a link to /missing that is broken in every form."""
+    if path in ("/a", "/b", "/c", "/d"):
+        return Reply.redirect(path + "/")
+    pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/missing", "/d"], "/c/": [], "/d/": []}
+    if path in pages:
+        return Reply.page(f"broken:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_link_broken_in_both_forms_does_not_revoke_the_rule() -> None:
+    """Differential seed 0: a broken link sent in its taught form answered 404, and
+    the rule (``www_alias``, ``trailing_slash``) was revoked for the whole host; the
+    link as written answers 404 too, so the rule was right. Only a page delivered
+    as written, where the taught form failed, contradicts it."""
+    with VirtualWeb({"broken.test": FunctionSite(broken_link_site)}) as web:
+        result = await crawl(web, ["http://broken.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+        fetched = web.fetched()
+    assert sorted(set(result.doc_ids)) == sorted(f"broken:{p}" for p in ("/", "/a/", "/b/", "/c/", "/d/"))
+    assert fetched.count("/missing/") == fetched.count("/missing") == 1
+    assert "/c" not in fetched and "/d" not in fetched  # both shortcut, before and after the broken link
+    stats = result.stats
+    assert stats["urlnorm/shortcut_fallbacks"] == 1
+    assert stats.get("urlnorm/revoked_rules", 0) == 0 and stats["urlnorm/learned_rules"] == 1
+    assert stats["urlnorm/unsettled_at_close"] == 0
+
+
 @pytest_twisted.ensureDeferred
 async def test_learned_rules_persist_in_jobdir(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     jobdir = str(tmp_path / "job")
@@ -411,17 +440,19 @@ def test_the_redirect_of_a_shortcut_goes_through_the_filter() -> None:
     from scrapy_urlnorm.middlewares import RedirectLearningMiddleware
 
     crawler = get_crawler(scrapy.Spider, settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}})
-    spider = crawler._create_spider("s")  # Scrapy < 2.14 wants the spider argument
+    # Scrapy < 2.14 wants the spider argument; later versions deprecate it.
+    wants_spider = inspect.signature(RedirectMiddleware.process_response).parameters["spider"].default is inspect._empty
+    spider = (crawler._create_spider("s"),) if wants_spider else ()
     learning, redirect = RedirectLearningMiddleware.from_crawler(crawler), RedirectMiddleware.from_crawler(crawler)
     shortcut = scrapy.Request("http://www.h.test/news/", dont_filter=True, meta={M.SHORTCUT_OF: "http://h.test/news/"})
     response = Response(shortcut.url, status=308, headers={"Location": "/news"}, request=shortcut)
-    followed = redirect.process_response(shortcut, learning.process_response(shortcut, response), spider)
+    followed = redirect.process_response(shortcut, learning.process_response(shortcut, response), *spider)
     assert isinstance(followed, scrapy.Request) and followed.url == "http://www.h.test/news"
     assert not followed.dont_filter
     # A user's own dont_filter request keeps its flag through redirects, as in stock Scrapy.
     own = scrapy.Request("http://www.h.test/a/", dont_filter=True)
     response = Response(own.url, status=308, headers={"Location": "/a"}, request=own)
-    assert redirect.process_response(own, learning.process_response(own, response), spider).dont_filter
+    assert redirect.process_response(own, learning.process_response(own, response), *spider).dont_filter
 
 
 def test_multiviews_teaches_an_extension_alias() -> None:
