@@ -495,3 +495,21 @@ def test_a_page_and_a_directory_under_one_name_are_not_merged() -> None:
     assert normalize_url("http://mv.test/status", learned[0]) != normalize_url("http://mv.test/status/", learned[0])
     assert normalize_url("http://mv.test/status.html", learned[0]) == normalize_url("http://mv.test/status", learned[0])
     assert policies.canonical_url("http://mv.test/status") is None  # no shortcut to /status/ either
+
+
+def test_a_failed_shortcut_blames_only_the_rule_the_site_contradicted() -> None:
+    """``/press`` was sent as ``www.h.test/press/`` (``www_alias`` add, ``trailing_slash``
+    add) and failed; as written it redirected to ``www.h.test/press`` and delivered
+    (a MultiViews file): the site confirmed the www twin and contradicted the slash."""
+    from scrapy_urlnorm.hostrules import LearnedPolicies
+    from scrapy_urlnorm.learning import Rule
+
+    www = Rule(host="h.test", kind="www_alias", direction="add")
+    slash = Rule(host="www.h.test", kind="trailing_slash", direction="add")
+    https = Rule(host="www.h.test", kind="https_alias", direction="https")
+    held = LearnedPolicies.shortcut_held
+    assert held(www, "http://www.h.test/press/", "http://www.h.test/press")
+    assert not held(slash, "http://www.h.test/press/", "http://www.h.test/press")
+    assert held(https, "https://www.h.test/press/", "https://www.h.test/press")
+    assert not held(https, "https://www.h.test/press/", "http://www.h.test/press")
+    assert not held(www, "http://www.h.test/press/", "http://h.test/press/")
