@@ -4,8 +4,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 
 MIN_VENV ?= .venv-min
+NEWEST_VENV ?= .venv-newest
+# The oldest and newest Python to test on (CI passes the ones the machine has).
+MIN_PYTHON ?= $(PYTHON)
+NEWEST_PYTHON ?= $(PYTHON)
 
-.PHONY: demo compare explain test test-min test-compiled lint bench docs plots clean
+.PHONY: demo compare explain test test-min test-newest test-compiled lint bench docs plots clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,14 +35,21 @@ test: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
-## test-min: lint and the whole suite with every dependency at the floor pyproject.toml declares
+## test-min: lint and the whole suite with every dependency at the floor pyproject.toml declares (on MIN_PYTHON)
 test-min:
-	$(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(PYTHON) .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
 	$(MIN_VENV)/bin/python -m pip install --quiet -c $(MIN_VENV)/constraints.txt -e '.[test]'
 	$(MIN_VENV)/bin/python -m ruff check .
 	URLNORM_DIFFERENTIAL=quick $(MIN_VENV)/bin/python -m pytest -p no:cacheprovider
+
+## test-newest: the whole suite on NEWEST_PYTHON with the newest releases of every dependency
+test-newest:
+	$(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(NEWEST_VENV)/bin/python -m pip install --quiet --upgrade -e '.[test]'
+	URLNORM_DIFFERENTIAL=quick $(NEWEST_VENV)/bin/python -m pytest -p no:cacheprovider
 
 ## docs: build the docs site into site/, warnings as errors (what CI runs)
 docs: $(VENV)/.docs-installed
@@ -72,4 +83,4 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_crawl.py
 
 clean:
-	rm -rf $(VENV) $(MIN_VENV) site build dist *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(MIN_VENV) $(NEWEST_VENV) site build dist *.egg-info .pytest_cache .hypothesis
