@@ -25,7 +25,8 @@ JSON report schema (``"schema": 2``)::
       "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives",
                         "sources": {via: int},   # evidence by kind: redirect, content, canonical, audit, ...
                         "scope": [host]}]},      # the hosts the rule applies to (both www twins once aliased)
-      "duplicates_by_host": {host: int},        # duplicate downloads per host, most first (top 50)
+      "duplicates_by_host": {host: int},        # duplicate downloads per host (www twins with their
+                                                # bare host once aliased), most first (top 50)
       "memory": {structure: int}   # how full each bounded structure is (urlnorm/memory/*)
     }
 """
@@ -200,9 +201,18 @@ def build_report(
         "revoked_rules": revoked,
         "learned_by_kind": dict(learned_by_kind),
         "rules": dict(sorted(rules.items())),
-        "duplicates_by_host": dict(Counter(dedup.meter.duplicates_by_host).most_common(50)),
+        "duplicates_by_host": _duplicates_by_site(dedup),
         "memory": figures.memory_figures(dedup),
     }
+
+
+def _duplicates_by_site(dedup: Deduplicator, top: int = 50) -> dict[str, int]:
+    """Duplicate downloads per host, the www twin counted with its bare host once they are one site."""
+    by_site: Counter[str] = Counter()
+    for host, count in dedup.meter.duplicates_by_host.items():
+        site = dedup.learned.site_hosts(host)[0] if dedup.learned is not None else host
+        by_site[site] += count
+    return dict(by_site.most_common(top))
 
 
 def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
