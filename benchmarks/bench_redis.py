@@ -6,7 +6,10 @@ Starts its own redis-server (no persistence) on a free loopback port.
    over the count): scrapy-urlnorm's bucketed small hashes (claimed in
    batches, as a crawl claims them) against scrapy-redis' one set of 40-hex
    SHA-1 fingerprints (``SADD``), at ``--fingerprints`` (1M by default; add
-   ``--ten-million`` for 10M too).
+   ``--ten-million`` for 10M too), with ``--bucket-bits`` buckets (the
+   default layout, 2**17, unless given) and the server's
+   ``hash-max-listpack-entries`` (``--listpack-entries``: 128 upstream, 512
+   in some distributions' builds; a bucket past it grows a second hash).
 2. **Requests checked per second per worker on link-heavy pages**: each
    worker (its own process, 1, 2 and 4 at once on one Redis) checks
    ``--pages`` pages of ``--links`` links (a fifth new to the crawl, the rest
@@ -15,7 +18,8 @@ Starts its own redis-server (no persistence) on a free loopback port.
    answers from the batch); scrapy-redis' ``RFPDupeFilter.request_seen`` makes
    one ``SADD`` per link.
 
-    python benchmarks/bench_redis.py [--fingerprints 1000000] [--ten-million] [--pages 400] [--links 50]
+    python benchmarks/bench_redis.py [--fingerprints 1000000] [--ten-million] [--bucket-bits 15]
+                                     [--listpack-entries 128] [--memory-only] [--pages 400] [--links 50]
 """
 
 from __future__ import annotations
@@ -44,23 +48,35 @@ def used_memory(client: redis.Redis) -> int:
     return int(client.info("memory")["used_memory"])
 
 
-def bytes_per_fingerprint(directory: Path, count: int) -> dict[str, float]:
+def bytes_per_fingerprint(
+    directory: Path,
+    count: int,
+    bucket_bits: int | None = None,
+    kinds: tuple[str, ...] = ("scrapy-urlnorm", "scrapy-redis"),
+    listpack_entries: int | None = None,
+) -> dict[str, float]:
     """Each filter into a fresh redis-server (no FLUSHALL of millions of keys between them)."""
     rng = random.Random(1)
     results = {}
-    for kind in ("scrapy-urlnorm", "scrapy-redis"):
+    for kind in kinds:
         server = RedisServer(directory, aof=False).start()
         try:
             client = redis.Redis.from_url(server.url)
+            if listpack_entries is not None:  # the server's default differs between builds (128 upstream)
+                client.config_set("hash-max-listpack-entries", listpack_entries)
             before = used_memory(client)
             if kind == "scrapy-urlnorm":
-                store = RedisStore(redis.Redis.from_url(server.url), "bench:urlnorm:seen", url=server.url)
+                layout = {} if bucket_bits is None else {"bucket_bits": bucket_bits}
+                store = RedisStore(redis.Redis.from_url(server.url), "bench:urlnorm:seen", url=server.url, **layout)
                 for start in range(0, count, 2000):
                     batch = [(rng.getrandbits(64), rng.randrange(4)) for _ in range(min(2000, count - start))]
                     store._claim(batch)  # what prefetch sends, without this process keeping its answers
-                buckets = rng.sample(range(1 << store.bucket_bits), 200)
-                sample = [f"bench:urlnorm:seen:{{{bucket:x}}}" for bucket in buckets]
-                encodings = {client.object("encoding", key) for key in sample if client.exists(key)}
+                sample = []  # buckets and the further links of their chains
+                for key in client.scan_iter(match="bench:urlnorm:seen:{*", count=1000):
+                    sample.append(key)
+                    if len(sample) >= 2000:
+                        break
+                encodings = {client.object("encoding", key) for key in sample}
                 results["listpack"] = float(encodings == {b"listpack"})
             else:
                 for start in range(0, count, 2000):
@@ -140,13 +156,23 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=400)
     parser.add_argument("--links", type=int, default=50)
     parser.add_argument("--memory-only", action="store_true", help="skip the throughput runs")
+    parser.add_argument("--bucket-bits", type=int, default=None, help="URLNORM_REDIS_BUCKET_BITS for the memory runs")
+    parser.add_argument(
+        "--listpack-entries",
+        type=int,
+        default=None,
+        help="the server's hash-max-listpack-entries (its own if not given)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         sizes = [args.fingerprints] + ([10_000_000] if args.ten_million else [])
-        print("Bytes per fingerprint inside Redis (INFO memory used_memory delta / count)")
+        bits = "default" if args.bucket_bits is None else str(args.bucket_bits)
+        print(f"Bytes per fingerprint inside Redis (INFO memory used_memory delta / count), bucket bits: {bits}")
         print(f"{'fingerprints':>14}{'scrapy-urlnorm':>16}{'scrapy-redis':>14}{'ratio':>8}  buckets")
         for size in sizes:
-            found = bytes_per_fingerprint(Path(directory), size)
+            found = bytes_per_fingerprint(
+                Path(directory), size, args.bucket_bits, listpack_entries=args.listpack_entries
+            )
             ours, theirs = found["scrapy-urlnorm"], found["scrapy-redis"]
             kept = "listpack" if found["listpack"] else "NOT all listpack"
             print(f"{size:>14,}{ours:>16.1f}{theirs:>14.1f}{theirs / ours:>7.1f}x  {kept}", flush=True)
