@@ -495,6 +495,10 @@ class RedisScheduler(Scheduler):
         if self.store is not None and not self.store.check_epoch():
             self._state_lost()
             return True
+        if self.store is not None and not self.store.available:
+            # Redis failed and has not answered the store since: its state is unknown (a
+            # restart without persistence empties the queue too), so the crawl is not over.
+            return True
         try:
             if len(self.queue) > 0:
                 return True
