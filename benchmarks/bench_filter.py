@@ -65,16 +65,23 @@ CONTENDERS: dict[str, Callable[[], Any]] = {
 }
 
 
-def streams(total: int) -> dict[str, list[str]]:
-    rng = random.Random(2)
+STREAMS = ("links in page order", "distinct URLs", "50% duplicates")
+
+
+def stream(name: str, total: int) -> list[str]:
+    """One of the three streams of ``total`` real links (``count_instructions.py`` takes them too)."""
+    if name == "links in page order":
+        return make_urls(total, seed=2)
+    if name == "distinct URLs":
+        return distinct_urls(total, seed=2)
     half = distinct_urls(total // 2, seed=3)
     doubled = half + half
-    rng.shuffle(doubled)
-    return {
-        "links in page order": make_urls(total, seed=2),
-        "distinct URLs": distinct_urls(total, seed=2),
-        "50% duplicates": doubled,
-    }
+    random.Random(2).shuffle(doubled)
+    return doubled
+
+
+def streams(total: int) -> dict[str, list[str]]:
+    return {name: stream(name, total) for name in STREAMS}
 
 
 def throughput(urls: list[str], rounds: int) -> dict[str, tuple[float, int]]:

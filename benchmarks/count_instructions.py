@@ -11,8 +11,11 @@ checkout, and compiled with mypyc when ``--compiled-python`` names the
 interpreter of a virtualenv where the compiled wheel is installed, see
 ``docs/performance.md``), w3lib's ``canonicalize_url`` and, when installed
 (``pip install -e '.[bench]'``), ada_url, yarl, url-normalize and urlcanon;
-``request_seen`` of ``UrlNormDupeFilter`` (learning on) and of Scrapy's
-``RFPDupeFilter`` over the corpus' links in page order.
+``request_seen`` of ``UrlNormDupeFilter`` (learning on, a Scrapy
+``MemoryStatsCollector`` attached as in a crawl) and of Scrapy's
+``RFPDupeFilter`` over the three streams of ``bench_filter.py``: the corpus'
+links in page order (``filter:...``), distinct URLs (``filter:...:distinct``)
+and 50% duplicates (``filter:...:dup50``).
 
     python benchmarks/count_instructions.py [--urls 2000] [--compiled-python PATH] [--only NAME ...]
 """
@@ -37,13 +40,22 @@ urls = make_urls(total)  # the same corpus in both runs: only the work differs
 if which.startswith("filter:"):
     from scrapy import Request
     from scrapy.utils.request import RequestFingerprinter
-    if which == "filter:scrapy":
+    _, who, stream = (which + ":").split(":")[:3]
+    if stream:
+        from bench_filter import stream as make_stream
+        urls = make_stream({{"distinct": "distinct URLs", "dup50": "50% duplicates"}}[stream], total)
+    if who == "scrapy":
         from scrapy.dupefilters import RFPDupeFilter
         dupefilter = RFPDupeFilter(fingerprinter=RequestFingerprinter())
     else:
+        from scrapy.statscollectors import MemoryStatsCollector
+        from scrapy.utils.test import get_crawler
         from scrapy_urlnorm import Policy, UrlNormDupeFilter
         from scrapy_urlnorm.dedup import Deduplicator
-        dedup = Deduplicator(Policy.preset("default"), learn=True, fallback=RequestFingerprinter().fingerprint)
+        stats = MemoryStatsCollector(get_crawler())  # attached as in a crawl
+        dedup = Deduplicator(
+            Policy.preset("default"), learn=True, stats=stats, fallback=RequestFingerprinter().fingerprint
+        )
         dupefilter = UrlNormDupeFilter(dedup)
     requests = [Request(url) for url in urls]  # built in both runs alike: only the checks differ
     for request in requests[: 2000 + n]:
@@ -70,7 +82,7 @@ for url in urls[:2000] + urls[2000 : 2000 + n]:
 """
 
 NORMALIZERS = ["w3lib", "ours:default", "ours:aggressive", "ours:safe", "ada_url", "yarl", "url-normalize", "urlcanon"]
-FILTERS = ["filter:scrapy", "filter:ours"]
+FILTERS = [f"filter:{who}{stream}" for stream in ("", ":distinct", ":dup50") for who in ("scrapy", "ours")]
 
 
 def instructions(python: str, script: Path, which: str, count: int, total: int) -> int:
@@ -98,6 +110,14 @@ def per_url(python: str, script: Path, which: str, n: int) -> float:
     return (instructions(python, script, which, 2 * n, total) - instructions(python, script, which, n, total)) / n
 
 
+def _baseline(name: str) -> str:
+    """The contender ``name`` is compared with: w3lib, or Scrapy's filter on the same stream."""
+    if not name.startswith("filter:"):
+        return "w3lib"
+    stream = name.split(" ")[0].split(":")[2:]
+    return ":".join(["filter", "scrapy", *stream])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--urls", type=int, default=2000)
@@ -117,12 +137,13 @@ def main() -> None:
             rows.append((which, per_url(sys.executable, script, which, n)))
             if args.compiled_python and which.startswith(("ours:", "filter:ours")):
                 rows.append((f"{which} (mypyc)", per_url(args.compiled_python, script, which, n)))
+            print(f"  ({rows[-1][0]}: {rows[-1][1]:,.0f})", file=sys.stderr, flush=True)
     counts = dict(rows)
     print(f"instructions per URL ({n:,} URLs of the real-link corpus, after a 2,000-URL warm-up)")
     for name, count in rows:
-        base = counts.get("filter:scrapy" if name.startswith("filter:") else "w3lib")
+        base = counts.get(_baseline(name))
         ratio = f"{base / count:>6.2f}x" if base else ""
-        print(f"  {name:28} {count:>10,.0f}  {ratio}")
+        print(f"  {name:34} {count:>10,.0f}  {ratio}")
     print("  (ratio: the baseline's instructions / the contender's; w3lib canonicalize_url, Scrapy RFPDupeFilter)")
 
 
