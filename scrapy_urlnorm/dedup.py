@@ -53,9 +53,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Fetched page URLs remembered per host, to store their learned keys when the host's rules change.
-PAGES_PER_HOST = 2000
+#: Fetched page URLs remembered per host, to store their learned keys when the host's rules
+#: change, and in all (the hosts first remembered go first). A page forgotten costs at most
+#: a duplicate fetched under a rule learned later (``urlnorm/pages_for_rekeying_forgotten``).
+PAGES_PER_HOST = 1000
 PAGE_HOSTS = 1000
+PAGES_IN_ALL = 20_000
 
 _ADMIT = None  # what _against returns when it does not drop
 
@@ -67,6 +70,9 @@ def _defragment(url: str) -> str:
 #: Counts gathered before they are added to ``crawler.stats`` (also at close, and
 #: whenever someone reads them through :meth:`Deduplicator.publish_counts`).
 PUBLISH_EVERY = 1024
+#: reason -> its ``urlnorm/filtered/<reason>`` counter name, made once.
+_FILTERED_KEYS: dict[str, str] = {}
+
 
 class Deduplicator:
     """Fingerprints requests, decides which are duplicates, and keeps every drop's promise."""
@@ -102,10 +108,17 @@ class Deduplicator:
         # close: a stats call per request cost about a quarter of the filter's time.
         self._counts: dict[str, int] = {}
         self._unpublished = 0
+        # The two counts every request or drop makes, kept in attributes of their own.
+        self._requests_seen = 0
+        self._filtered = 0
         self.keys = RequestKeys(
             policy, bits=bits, fallback=fallback, custom=custom_fingerprinter, cache_size=cache_size, count=self.count
         )
         self.seen: SeenStore = store if store is not None else MemoryStore(bits, path)
+        # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
+        self._seen_get: Callable[[int], int | None] = (
+            self.seen.table.get if type(self.seen) is MemoryStore else self.seen.get
+        )
         self.failed = FailedKeys(failed_path, bits)
         #: Keys whose representative was replaced before it was sent (a shortcut,
         #: a late drop): no request was fetched as written under them.
@@ -117,6 +130,7 @@ class Deduplicator:
         self.shared_rules = shared_rules
         self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
         self._host_pages: dict[str, list[str]] = {}  # host -> recently delivered URLs
+        self._pages_kept = 0
         self._closed = False
         self.learner: Learner | None = None
         self.learned: LearnedPolicies | None = None
@@ -152,8 +166,14 @@ class Deduplicator:
 
     def fingerprint(self, request: Request) -> Fingerprint:
         static = self.keys.static(request)
-        if self.learned and static.url is not None and not request.meta.get("verbatim_url"):
-            learned = self.learned.get(host_of(static.url))
+        learned_policies = self.learned
+        if (
+            learned_policies is not None
+            and learned_policies.by_host
+            and static.url is not None
+            and not request.meta.get("verbatim_url")
+        ):
+            learned = learned_policies.get(host_of(static.url))
             if learned is not None:
                 return self.keys.learned(request, static, *learned)
         return static
@@ -166,11 +186,13 @@ class Deduplicator:
         if self.shared_rules is not None and self.learner is not None:
             self.rule_keeper.adopt_shared()
         fingerprint = self.fingerprint(request)
-        self.count("urlnorm/requests_seen")
+        self._requests_seen += 1  # counted apart, published with the other counts
+        if self._requests_seen >= PUBLISH_EVERY:
+            self.publish_counts()
         meta = request.meta
         if self.learner is not None:
             meta[M.RULES_VERSION] = fingerprint.namespace
-        source = self._redirect_source(request)
+        source = self._redirect_source(request) if "redirect_urls" in meta else None
         if source is not None and self._is_loop(request):
             self.count("urlnorm/redirect_loops")
             self._fail(source, "loop")
@@ -178,7 +200,7 @@ class Deduplicator:
         return self._judge(request, fingerprint, source)
 
     def _judge(self, request: Request, fingerprint: Fingerprint, source: Claim | None) -> str | None:
-        stored = self.seen.get(fingerprint.value)
+        stored = self._seen_get(fingerprint.value)
         if stored is not None:
             verdict = self._against(request, fingerprint, fingerprint.value, max(fingerprint.rank, stored), source)
             if verdict is not _ADMIT or M.AUDIT in request.meta:
@@ -214,7 +236,7 @@ class Deduplicator:
         learned: bool = False,
     ) -> str | None:
         """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
-        claim = self.ledger.claim_of(key)
+        claim = self.ledger._claims.get(key)
         if claim is not None and claim is source:
             # A redirect to its own chain's key (/pubs -> /pubs/): the server just
             # said the first form is not the page. It takes the claim over.
@@ -245,8 +267,11 @@ class Deduplicator:
     def _dropped(
         self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool, key: int | None = None
     ) -> str:
-        self.count("urlnorm/filtered")
-        self.count(f"urlnorm/filtered/{reason}")
+        self._filtered += 1  # urlnorm/filtered, published with the other counts
+        name = _FILTERED_KEYS.get(reason)
+        if name is None:
+            name = _FILTERED_KEYS[reason] = f"urlnorm/filtered/{reason}"
+        self.count(name)
         if self.debug:
             logger.debug(
                 "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
@@ -481,14 +506,26 @@ class Deduplicator:
     # -- learning (see observer.py) -----------------------------------------------------
 
     def remember_page(self, host: str, url: str) -> None:
-        pages = self._host_pages.get(host)
+        host_pages = self._host_pages
+        pages = host_pages.get(host)
         if pages is None:
-            if len(self._host_pages) >= PAGE_HOSTS:
-                del self._host_pages[next(iter(self._host_pages))]
-            pages = self._host_pages[host] = []
+            if len(host_pages) >= PAGE_HOSTS:
+                self._forget_pages(next(iter(host_pages)))
+            pages = host_pages[host] = []
         pages.append(url)
+        self._pages_kept += 1
         if len(pages) > PAGES_PER_HOST:
-            del pages[: len(pages) - PAGES_PER_HOST]
+            forgotten = len(pages) - PAGES_PER_HOST
+            del pages[:forgotten]
+            self._pages_kept -= forgotten
+            self.count("urlnorm/pages_for_rekeying_forgotten", forgotten)
+        while self._pages_kept > PAGES_IN_ALL and len(host_pages) > 1:
+            self._forget_pages(next(iter(host_pages)))
+
+    def _forget_pages(self, host: str) -> None:
+        forgotten = len(self._host_pages.pop(host))
+        self._pages_kept -= forgotten
+        self.count("urlnorm/pages_for_rekeying_forgotten", forgotten)
 
     def pages_of(self, host: str) -> list[str]:
         return self._host_pages.get(host, [])
@@ -512,11 +549,15 @@ class Deduplicator:
     def publish_counts(self) -> None:
         """Add the counters gathered since the last call to ``crawler.stats``."""
         stats, counts = self.stats, self._counts
+        if self._requests_seen:
+            counts["urlnorm/requests_seen"] = counts.get("urlnorm/requests_seen", 0) + self._requests_seen
+        if self._filtered:
+            counts["urlnorm/filtered"] = counts.get("urlnorm/filtered", 0) + self._filtered
         if stats is not None:
             for key, value in counts.items():
                 stats.inc_value(key, value)
         counts.clear()
-        self._unpublished = 0
+        self._unpublished = self._requests_seen = self._filtered = 0
 
     def close(self, *args: Any, **kwargs: Any) -> None:
         if self._closed:

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_new = tuple.__new__
+
 #: Hosts whose invalid URLs were logged (the rest are only counted).
 INVALID_HOSTS_LOGGED = 10_000
 
@@ -191,22 +193,28 @@ class RequestKeys:
             assert self._fallback is not None
             probe = request if url == request.url else request.replace(url=url)
             return self._hash(b"%sfp\0%s" % (namespace, self._fallback(probe)))
+        method = request.method
         return self._hash(
             b"%s%s\0%s\0%s"
-            % (namespace, request.method.encode("ascii", "replace"), url.encode("utf-8", "surrogatepass"), request.body)
+            % (
+                namespace,
+                b"GET" if method == "GET" else method.encode("ascii", "replace"),
+                url.encode("utf-8", "surrogatepass"),
+                request.body,
+            )
         )
 
     def static(self, request: Request) -> Fingerprint:
         """The request's key under the static policy only."""
-        meta = request.meta
-        if meta.get("verbatim_url"):
+        if request.meta.get("verbatim_url"):
             return Fingerprint(self.hash(request, request.url, b"verbatim\0"), 0, request.url)
         normalized, rank = self.normalize(request.url)
         if normalized is None:
             if self._fallback is not None:
                 return Fingerprint(self._hash(b"scrapy\0" + self._fallback(request)), 0, None)
             return Fingerprint(self._hash(b"scrapy\0" + request.url.encode("utf-8", "surrogatepass")), 0, None)
-        return Fingerprint(self.hash(request, normalized), rank, normalized)
+        # tuple.__new__ with every field: a NamedTuple's own __new__ (defaults) costs more.
+        return _new(Fingerprint, (self.hash(request, normalized), rank, normalized, None, 0, None, -1))  # type: ignore[no-any-return]
 
     def learned(self, request: Request, static: Fingerprint, policy: Policy, namespace: int) -> Fingerprint:
         """``static`` plus the key under a host's learned ``policy``."""

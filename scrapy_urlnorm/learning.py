@@ -19,11 +19,16 @@ canonical), and no negative one; the first negative one revokes it for good.
 Everything here is pure bookkeeping on already-normalized URL strings:
 the Scrapy side lives in :mod:`scrapy_urlnorm.dedup` and the middlewares.
 
-Memory is bounded: at most ``max_buckets`` remembered URL forms (LRU), at
-most ``max_digests`` body digests tracked for catch-all detection (LRU) and
-at most ``max_rules`` rule states (the oldest inactive ones are forgotten;
-when all are active, a new rule gathers no evidence). :meth:`Learner.sizes`
-says how full each is.
+Memory is bounded by what learning can still use: each page registers a
+handful of URL forms (evidence buckets), and a pair is almost always found
+among the recent pages of its own host, so at most ``max_buckets_per_host``
+forms are remembered per host (LRU) and ``max_buckets`` in all (the host
+least recently seen gives up its oldest first); at most ``max_digests`` body
+digests are tracked for catch-all detection (LRU) and at most ``max_rules``
+rule states (the oldest inactive ones are forgotten; when all are active, a
+new rule gathers no evidence). :meth:`Learner.sizes` says how full each is
+and how many entries the caps evicted. A form forgotten costs at most a rule
+learned later (a duplicate fetched), never a page.
 """
 
 from __future__ import annotations
@@ -54,9 +59,12 @@ _MAX_PARAMS = 8
 #: Extensions a server may serve its pages without (Apache MultiViews, nginx
 #: ``try_files $uri $uri.html``): ``/x`` and ``/x.html`` form an ``extension_alias`` pair.
 ALIAS_EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
-#: Default caps (module constants, read when a Learner is made).
-MAX_BUCKETS = 200_000
-MAX_DIGESTS = 100_000
+#: Default caps (module constants, read when a Learner is made). A page registers
+#: about six forms: 1,024 per host are its last ~170 pages; a bucket takes ~450 bytes.
+MAX_BUCKETS = 16_384
+MAX_BUCKETS_PER_HOST = 1_024
+#: Catch-all pages (soft 404s) come back often: the digests of the last 8,192 pages catch them.
+MAX_DIGESTS = 8_192
 MAX_RULES = 100_000
 
 
@@ -251,6 +259,7 @@ class Learner:
         max_buckets: int | None = None,
         max_digests: int | None = None,
         max_rules: int | None = None,
+        max_buckets_per_host: int | None = None,
     ) -> None:
         self.min_evidence = max(1, min_evidence)
         self.on_change = on_change
@@ -259,12 +268,20 @@ class Learner:
         # share(rule, None) tells them a rule not yet active was contradicted.
         self.share = share
         self.max_buckets = MAX_BUCKETS if max_buckets is None else max_buckets
+        self.max_buckets_per_host = MAX_BUCKETS_PER_HOST if max_buckets_per_host is None else max_buckets_per_host
         self.max_digests = MAX_DIGESTS if max_digests is None else max_digests
         self.max_rules = MAX_RULES if max_rules is None else max_rules
         self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
         self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
-        self._buckets: OrderedDict[tuple[Any, ...], list[_Seen]] = OrderedDict()
-        self._digest_urls: OrderedDict[int, set[tuple[str, ...]]] = OrderedDict()
+        # host -> its buckets (least recently used first); hosts least recently used first.
+        self._buckets: OrderedDict[str, OrderedDict[tuple[Any, ...], list[_Seen]]] = OrderedDict()
+        self._bucket_count = 0
+        # digest -> hashes of the merged keys it was served under (up to CATCH_ALL_URLS): a
+        # small tuple of ints, not a set of tuples (~150 bytes a page instead of ~450).
+        self._digest_urls: OrderedDict[int, tuple[int, ...]] = OrderedDict()
+        #: Entries the caps pushed out (``urlnorm/memory/*_evicted``).
+        self.evicted_buckets = 0
+        self.evicted_digests = 0
         self._iis_hosts: set[str] = set()
         self.ignored_catch_all = 0
 
@@ -302,7 +319,7 @@ class Learner:
             self._iis_hosts.add(u.host)
         informative = length >= MIN_BODY and not self._is_catch_all(digest, u)
         for key, form, host in _registrations(u):
-            bucket = self._bucket(key)
+            bucket = self._bucket(key, host)
             for seen in bucket:
                 if seen.url == url or seen.digest is None:
                     continue
@@ -353,24 +370,45 @@ class Learner:
             if not rules:
                 self._active.pop(rule.host, None)
 
-    def _bucket(self, key: tuple[Any, ...]) -> list[_Seen]:
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = []
-            if len(self._buckets) > self.max_buckets:
-                self._buckets.popitem(last=False)
+    def _bucket(self, key: tuple[Any, ...], host: str) -> list[_Seen]:
+        hosts = self._buckets
+        buckets = hosts.get(host)
+        if buckets is None:
+            buckets = hosts[host] = OrderedDict()
         else:
-            self._buckets.move_to_end(key)
+            hosts.move_to_end(host)
+        bucket = buckets.get(key)
+        if bucket is not None:
+            buckets.move_to_end(key)
+            return bucket
+        bucket = buckets[key] = []
+        self._bucket_count += 1
+        if len(buckets) > self.max_buckets_per_host:
+            buckets.popitem(last=False)
+            self._bucket_count -= 1
+            self.evicted_buckets += 1
+        while self._bucket_count > self.max_buckets:
+            oldest_host, oldest = next(iter(hosts.items()))
+            oldest.popitem(last=False)
+            self._bucket_count -= 1
+            self.evicted_buckets += 1
+            if not oldest:
+                del hosts[oldest_host]
         return bucket
 
     def _is_catch_all(self, digest: int, u: SplitURL) -> bool:
-        keys = self._digest_urls.get(digest)
+        digests = self._digest_urls
+        keys = digests.get(digest)
         if keys is None:
-            keys = self._digest_urls[digest] = set()
-            if len(self._digest_urls) > self.max_digests:
-                self._digest_urls.popitem(last=False)
+            digests[digest] = (hash(_merged_key(u)),)
+            if len(digests) > self.max_digests:
+                digests.popitem(last=False)
+                self.evicted_digests += 1
+            return CATCH_ALL_URLS <= 1
         if len(keys) < CATCH_ALL_URLS:
-            keys.add(_merged_key(u))
+            merged = hash(_merged_key(u))
+            if merged not in keys:
+                keys = digests[digest] = (*keys, merged)
         return len(keys) >= CATCH_ALL_URLS
 
     def _rule(self, host: str, kind: str) -> Rule | None:
@@ -389,8 +427,10 @@ class Learner:
     def sizes(self) -> dict[str, int]:
         """How full each bounded structure is (entries, not bytes)."""
         return {
-            "evidence_buckets": len(self._buckets),
+            "evidence_buckets": self._bucket_count,
+            "evidence_buckets_evicted": self.evicted_buckets,
             "catch_all_digests": len(self._digest_urls),
+            "catch_all_digests_evicted": self.evicted_digests,
             "rule_states": len(self.rules),
             "iis_hosts": len(self._iis_hosts),
         }

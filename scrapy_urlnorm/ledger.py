@@ -20,34 +20,144 @@ released before the spider may close (:meth:`DropLedger.release_orphans`).
 The ledger is bounded: when it is full, :meth:`DropLedger.drop` says no and
 the caller fetches the request instead. A duplicate costs one request; a lost
 page costs the user's data.
+
+Parked drops (learned drops whose representative delivered, kept only so
+that a revoked rule can release them) are most of what a long crawl keeps
+here, so they are kept light: a plain ``Request`` is parked as the few fields
+it is rebuilt from (:class:`Parked`, about a third of a ``Request``); anything
+else (a subclass, a body, cookies, other attributes) is kept whole. They are
+bounded per host and in total (:data:`MAX_PARKED_PER_HOST`,
+:data:`MAX_PARKED`): a learned drop that cannot be parked is fetched instead
+(``urlnorm/parked_overflow``), never dropped without its insurance.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from scrapy import Request
+from scrapy import Request
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
 MAX_DROPS = 100_000
-#: Learned drops parked per host for revocation.
-MAX_PARKED_PER_HOST = 2_000
+#: Learned drops parked per host for revocation (a rule's first drops on a host
+#: are audited; a host that keeps more than this many is fetched beyond it).
+MAX_PARKED_PER_HOST = 1_000
+#: Learned drops parked in all (part of ``MAX_DROPS``).
+MAX_PARKED = 20_000
+
+#: The attributes of a plain ``Request`` (Scrapy 2.15+ declares them in ``__slots__``;
+#: before, they are in its ``__dict__``); one with any other is parked whole.
+_REQUEST_ATTRIBUTES = frozenset(
+    {
+        "_url", "method", "_body", "headers", "_headers", "_meta", "_cb_kwargs", "callback", "errback",
+        "priority", "dont_filter", "_encoding", "flags", "_flags", "cookies", "_cookies",
+    }
+)  # fmt: skip
+
+
+def _field(request: Request, name: str) -> Any:
+    """A lazily made field of ``request`` (``cookies``, ``flags``, ``headers``), without making it."""
+    fields = getattr(request, "__dict__", None)
+    if fields is not None:
+        return fields.get(name)
+    return getattr(request, f"_{name}", None)
+
+
+class Parked(tuple[Any, ...]):
+    """A plain GET ``Request`` as its URL and a shared *template* it is rebuilt
+    from: (callback, errback, priority, dont_filter, meta items, header items).
+    The links of one page share their template (the same callback, depth,
+    ``Referer``...), so a parked drop costs its URL and a few pointers."""
+
+    __slots__ = ()
+
+    @property
+    def url(self) -> str:
+        return self[0]  # type: ignore[no-any-return]
+
+    def rebuild(self) -> Request:
+        url, (callback, errback, priority, dont_filter, meta, headers) = self
+        return Request(
+            url,
+            callback=callback,
+            errback=errback,
+            priority=priority,
+            dont_filter=dont_filter,
+            meta=dict(meta) if meta else None,
+            headers={name: list(values) for name, values in headers} if headers else None,
+        )
+
+
+#: Templates of recent parked requests (template -> itself), so equal ones are one object.
+_TEMPLATES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_TEMPLATES_SIZE = 4096
+
+
+def lighten(request: Request) -> Request | Parked:
+    """``request`` as a :class:`Parked` when it is a plain GET ``Request`` that
+    rebuilds to an equal one, else ``request`` itself."""
+    fields = getattr(request, "__dict__", None)
+    if (
+        type(request) is not Request
+        or request.method != "GET"
+        or request._body
+        or _field(request, "cookies")
+        or _field(request, "flags")
+        or request._cb_kwargs
+        or request._encoding != "utf-8"
+        or (fields is not None and not _REQUEST_ATTRIBUTES.issuperset(fields))
+    ):
+        return request
+    meta = request._meta
+    headers = _field(request, "headers")
+    template = (
+        request.callback,
+        request.errback,
+        request.priority,
+        request.dont_filter,
+        tuple(meta.items()) if meta else None,
+        tuple((name, tuple(values)) for name, values in headers.items()) if headers else None,
+    )
+    try:
+        shared = _TEMPLATES.get(template)
+    except TypeError:  # a meta value that cannot be hashed: not shared
+        shared = None
+    else:
+        if shared is None:
+            if len(_TEMPLATES) >= _TEMPLATES_SIZE:
+                _TEMPLATES.clear()
+            shared = _TEMPLATES[template] = template
+    return Parked((request.url, shared if shared is not None else template))
 
 
 class Drop:
     """One request dropped against a claim (or parked under a learned rule)."""
 
-    __slots__ = ("host", "learned", "reason", "request", "settled")
+    __slots__ = ("_request", "host", "learned", "reason", "settled")
 
     def __init__(self, request: Request, reason: str, host: str, learned: bool) -> None:
-        self.request = request
+        self._request: Request | Parked = request
         self.reason = reason
         self.host = host
         self.learned = learned
         #: True once released or discharged for good: never released twice.
         self.settled = False
+
+    @property
+    def request(self) -> Request:
+        """The dropped request (rebuilt, when it was parked light)."""
+        request = self._request
+        return request.rebuild() if type(request) is Parked else request  # type: ignore[union-attr,return-value]
+
+    @property
+    def url(self) -> str:
+        return self._request.url
+
+    def lighten(self) -> None:
+        """Parked for good: keep the request as the fields it is rebuilt from, when it can be."""
+        if type(self._request) is not Parked:
+            self._request = lighten(self._request)  # type: ignore[arg-type]
 
 
 class Claim:
@@ -88,16 +198,19 @@ class DropLedger:
         *,
         max_drops: int | None = None,
         max_parked_per_host: int | None = None,
+        max_parked: int | None = None,
     ) -> None:
         self._reschedule = reschedule
         self._count = count
         self.max_drops = MAX_DROPS if max_drops is None else max_drops
         self.max_parked_per_host = MAX_PARKED_PER_HOST if max_parked_per_host is None else max_parked_per_host
+        self.max_parked = MAX_PARKED if max_parked is None else max_parked
         self._claims: dict[int, Claim] = {}
         self._peak = 0  # the most claims held since the dict was last rebuilt
         # host -> URL hash -> learned drop, for revocation (one per URL: releasing
         # one link of a URL releases its page; its repeats are duplicates of it).
         self._parked: dict[str, dict[int, Drop]] = {}
+        self._parked_entries = 0  # entries of _parked, settled ones included
         self.held = 0  # drops waiting on a claim or parked
         self.released = 0
 
@@ -106,20 +219,26 @@ class DropLedger:
     def claim(self, keys: Iterable[int], holder: str) -> Claim:
         """A representative takes ``keys`` (a key already claimed joins that claim)."""
         claims = self._claims
-        keys = tuple(keys)
+        keys = keys if type(keys) is tuple else tuple(keys)
         claim = Claim(keys, holder)
-        if any(key in claims for key in keys):
-            claim.keys = ()
-            for key in keys:
-                old = claims.get(key)
-                if old is not None and old is not claim:
-                    self.merge(old, claim)
-                else:
-                    claims[key] = claim
-                    claim.keys += (key,)
+        for key in keys:
+            if key in claims:
+                break
         else:
             for key in keys:
                 claims[key] = claim
+            if len(claims) > self._peak:
+                self._peak = len(claims)
+            return claim
+        # A key is claimed already: that claim joins this one.
+        claim.keys = ()
+        for key in keys:
+            old = claims.get(key)
+            if old is not None and old is not claim:
+                self.merge(old, claim)
+            else:
+                claims[key] = claim
+                claim.keys += (key,)
         if len(claims) > self._peak:
             self._peak = len(claims)
         return claim
@@ -190,19 +309,18 @@ class DropLedger:
         only when ``learned``, so a revoked rule can release it). False when a
         drop against a pending claim does not fit: fetch instead.
 
-        A learned drop against a delivered page that does not fit is still a
-        drop: its page was delivered, only the insurance against a later
-        revocation is lost (``urlnorm/parked_overflow``). Fetching it instead
-        would fetch a page the crawl has, whose links repeat the overflow."""
+        A learned drop against a delivered page that cannot be parked (its host's
+        share, or all parked drops, at their cap) is not made: the request is
+        fetched instead (``urlnorm/parked_overflow``). Its page was delivered,
+        but a rule revoked later could not release it."""
         if claim is None and not learned:
             return True  # against a delivered page: nothing to keep
         entry = Drop(request, reason, host, learned)
         if claim is None:
             if self.held >= self.max_drops:
                 self._count("urlnorm/parked_overflow", 1)
-            else:
-                self._park(entry, counted=False)
-            return True
+                return False
+            return self._park(entry, counted=False)
         if self.held >= self.max_drops:
             self._count("urlnorm/ledger_full", 1)
             return False
@@ -214,35 +332,51 @@ class DropLedger:
         return True
 
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
-        """Keep a learned drop whose page was delivered; False if it is not kept
-        (``counted``: it was held, and is settled for good now)."""
-        parked = self._parked.setdefault(drop.host, {})
-        url = hash(drop.request.url)
+        """Keep a learned drop whose page was delivered, light; False if it does not
+        fit (``counted``: it was held already, and is released now: fetched after all)."""
+        parked = self._parked.get(drop.host)
+        if parked is None:
+            parked = self._parked[drop.host] = {}
+        url = hash(drop.url)
         if url in parked and not parked[url].settled:
             if counted:
                 drop.settled = True
                 self.held -= 1
             return True
-        if len(parked) >= self.max_parked_per_host:
-            for key in [key for key, entry in parked.items() if entry.settled]:
-                del parked[key]
-            if len(parked) >= self.max_parked_per_host:
+        if len(parked) >= self.max_parked_per_host or self._parked_entries >= self.max_parked:
+            self._sweep(parked)
+            if len(parked) >= self.max_parked_per_host or self._parked_entries >= self.max_parked:
                 self._count("urlnorm/parked_overflow", 1)
-                if counted:  # already dropped: the rule is trusted for it from here on
-                    drop.settled = True
-                    self.held -= 1
+                if counted:  # dropped already: fetch it after all rather than keep no promise
+                    self._release(drop, "parked_overflow")
                 return False
+        drop.lighten()
+        if url not in parked:
+            self._parked_entries += 1
         parked[url] = drop
         if not counted:
             self.held += 1
         return True
+
+    def _sweep(self, parked: dict[int, Drop]) -> None:
+        """Forget settled entries: of ``parked`` (a host's), and of every host when all are at the cap."""
+        hosts = self._parked.values() if self._parked_entries >= self.max_parked else (parked,)
+        for entries in hosts:
+            for key in [key for key, entry in entries.items() if entry.settled]:
+                del entries[key]
+                self._parked_entries -= 1
+        if self._parked_entries < self.max_parked:
+            for host in [host for host, entries in self._parked.items() if not entries and entries is not parked]:
+                del self._parked[host]
 
     def revoke_host(self, host: str) -> int:
         """A learned rule of ``host`` was revoked: release what learned rules dropped there."""
         # Collect first, release after: a released request goes back through the
         # filter and may be dropped again (under the host's other rules) into the
         # very lists walked here; walking them while they grow never ends.
-        revoked = [drop for drop in self._parked.pop(host, {}).values() if not drop.settled]
+        parked = self._parked.pop(host, {})
+        self._parked_entries -= len(parked)
+        revoked = [drop for drop in parked.values() if not drop.settled]
         for claim in self._distinct_claims():
             if not claim.drops:
                 continue
@@ -270,7 +404,7 @@ class DropLedger:
             self.discharge(drop)
         for claim in self._distinct_claims():
             for drop in claim.drops or ():
-                if drop.request.url == url:
+                if drop.url == url:
                     self.discharge(drop)
 
     def _distinct_claims(self) -> list[Claim]:
@@ -310,4 +444,5 @@ class DropLedger:
     def clear(self) -> None:
         self._claims.clear()
         self._parked.clear()
+        self._parked_entries = 0
         self.held = 0

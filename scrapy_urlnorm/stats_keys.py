@@ -82,7 +82,8 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/released/<why>", "ledger", "live",
         "drops scheduled again because their representative did not deliver (`status`, `redirect`, "
-        "`error`, `ignored`, `loop`, `dropped`, `idle`) or because their rule was revoked (`revoked`)",
+        "`error`, `ignored`, `loop`, `dropped`, `idle`), because their rule was revoked (`revoked`), "
+        "or because the learned drop could not be parked for revocation (`parked_overflow`)",
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
     StatKey(
@@ -95,7 +96,13 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/parked_overflow", "ledger", "live",
-        "learned-rule drops that did not fit their host's share of the ledger (fetched instead)",
+        "learned-rule drops that did not fit their host's share of the parked drops, or all of them "
+        "(fetched instead)",
+    ),
+    StatKey(
+        "urlnorm/pages_for_rekeying_forgotten", "ledger", "live",
+        "fetched URLs no longer kept for re-keying under new rules (caps: 1,000 per host, 1,000 hosts, "
+        "20,000 in all): a rule learned later fetches their variants once",
     ),
     # -- redirects
     StatKey(
@@ -180,7 +187,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/memory/parked_requests", "memory", "close",
-        "learned drops whose representative delivered, kept for revocation (2,000 per host)",
+        "learned drops whose representative delivered, kept for revocation, light (1,000 per host, "
+        "20,000 in all)",
     ),
     StatKey(
         "urlnorm/memory/ledger_drops", "memory", "close",
@@ -196,7 +204,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/memory/hosts_with_pages_for_rekeying", "memory", "close",
-        "hosts whose fetched URLs are kept for re-keying under new rules (cap 1,000 hosts, 2,000 URLs each)",
+        "hosts whose fetched URLs are kept for re-keying under new rules (cap 1,000 hosts, 1,000 URLs "
+        "each, 20,000 in all)",
     ),
     StatKey(
         "urlnorm/memory/invalid_hosts_logged", "memory", "close",
@@ -209,11 +218,19 @@ STATS: tuple[StatKey, ...] = (
     StatKey("urlnorm/memory/audit_scopes", "memory", "close", "rules and steps with an audit budget (cap 10,000)"),
     StatKey(
         "urlnorm/memory/evidence_buckets", "memory", "close",
-        "URL forms remembered as evidence for learning (cap 200,000, LRU)",
+        "URL forms remembered as evidence for learning (cap 1,024 per host, 16,384 in all, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/evidence_buckets_evicted", "memory", "close",
+        "URL forms the evidence caps pushed out (least recently used first)",
     ),
     StatKey(
         "urlnorm/memory/catch_all_digests", "memory", "close",
-        "body digests kept for soft-404 detection (cap 100,000, LRU)",
+        "body digests kept for soft-404 detection (cap 8,192, oldest first)",
+    ),
+    StatKey(
+        "urlnorm/memory/catch_all_digests_evicted", "memory", "close",
+        "body digests the soft-404 cap pushed out (oldest first)",
     ),
     StatKey("urlnorm/memory/rule_states", "memory", "close", "rule states, active or gathering evidence (cap 100,000)"),
     StatKey("urlnorm/memory/iis_hosts", "memory", "close", "hosts seen to be IIS (cap 100,000)"),
