@@ -29,10 +29,11 @@ compare: $(VENV)/.installed
 explain: $(VENV)/.installed
 	$(PY) -m scrapy_urlnorm explain --policy aggressive < examples/urls.txt
 
-## test: lint, then the whole test suite
+## test: lint and type-check, then the whole test suite
 test: $(VENV)/.installed
 	@command -v redis-server >/dev/null || echo "note: redis-server is not installed, so the Redis tests are skipped (apt-get install redis-server)"
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 ## test-min: lint and the whole suite with every dependency at the floor pyproject.toml declares (on MIN_PYTHON)

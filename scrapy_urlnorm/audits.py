@@ -14,6 +14,14 @@ cannot run away:
 - at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
 - never an audit's descendant, a redirect target, or a shortcut;
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
+
+Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
+``https_alias`` with redirect evidence): every drop they make is verified, with
+no budget. Such an audit costs what stock Scrapy pays for the link (one request,
+whose redirect is held: no page is downloaded when the rule holds), and it is
+the only way to find the one URL a consistent host serves as a page of its own
+(nginx removing trailing slashes everywhere but ``/archive/``). Audits of
+agreeing redirects fetch no page, so they cannot feed on themselves.
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ SEMANTIC_REASONS = frozenset(name for rank, name in REASONS.items() if rank >= S
 VERIFY_FIRST = 2
 #: Distinct URLs audited per scope (one learned rule of one host, or one static step).
 AUDITS_PER_SCOPE = 5
+#: Distinct URLs remembered per scope of a redirect-taught rule (all its drops are audited).
+VERIFIED_PER_SCOPE = 50_000
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
@@ -85,7 +95,16 @@ class Auditor:
         if digest is not None:
             self._digests[new_key] = digest
 
-    def should_audit(self, scope: str, url: str, key: int, *, learned: bool = False) -> bool:
+    def should_audit(self, scope: str, url: str, key: int, *, learned: bool = False, every: bool = False) -> bool:
+        """Audit this drop? ``every``: a redirect-taught rule's drop, always verified
+        (once per URL), whether or not audits are on and the page's digest is known."""
+        if every:
+            verified = self._audited.setdefault(scope, set())
+            if url in verified:
+                return False
+            if len(verified) < VERIFIED_PER_SCOPE:
+                verified.add(url)
+            return True
         if not self.rate or key not in self._digests:
             return False
         audited = self._audited.get(scope)
@@ -132,6 +151,16 @@ class AuditDesk:
     def __init__(self, dedup: Deduplicator, auditor: Auditor) -> None:
         self.dedup = dedup
         self.auditor = auditor
+        #: ``URLNORM_VERIFY_REDIRECT_RULES``: verify every drop of a redirect-taught rule.
+        self.verify_taught = True
+
+    def taught_by_redirects(self, host: str, reason: str) -> bool:
+        """Whether ``reason`` names a rule ``host``'s redirects taught (see the module's docstring)."""
+        learned = self.dedup.learned
+        if learned is None or not self.verify_taught or not reason.startswith("learned:"):
+            return False
+        family = reason.removeprefix("learned:")
+        return any(rule.family.value == family for rule in learned.shortcut_rules(host))
 
     def audit_now(self, request: Request, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
@@ -140,7 +169,8 @@ class AuditDesk:
             return False
         learned = reason.startswith("learned:")
         scope = f"{host} {reason}" if learned else reason
-        if not self.auditor.should_audit(scope, request.url, key, learned=learned):
+        every = learned and self.taught_by_redirects(host, reason)
+        if not self.auditor.should_audit(scope, request.url, key, learned=learned, every=every):
             return False
         mark_audit(meta, key, reason, host)
         self.dedup.count("urlnorm/audits_scheduled")
@@ -152,14 +182,15 @@ class AuditDesk:
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
-        return self.auditor.should_audit(f"{host} {reason}", request.url, key, learned=True)
+        every = self.taught_by_redirects(host, reason)
+        return self.auditor.should_audit(f"{host} {reason}", request.url, key, learned=True, every=every)
 
     def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
         """A representative delivered: now its risky drops can be compared with
         its page. A few are fetched again as audits."""
         dedup = self.dedup
         reschedule = dedup.reschedule_request
-        if not self.auditor.rate or reschedule is None:
+        if reschedule is None:
             return
         key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
         for drop in claim.drops or ():
@@ -169,7 +200,8 @@ class AuditDesk:
             if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
             scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
-            if self.auditor.should_audit(scope, request.url, key, learned=drop.learned):
+            every = drop.learned and self.taught_by_redirects(drop.host, drop.reason)
+            if self.auditor.should_audit(scope, request.url, key, learned=drop.learned, every=every):
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)

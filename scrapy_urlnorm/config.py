@@ -361,6 +361,23 @@ SETTINGS: tuple[SettingSpec, ...] = (
         float_check(0.0, 1.0),
     ),
     SettingSpec(
+        "URLNORM_VERIFY_REDIRECT_RULES",
+        True,
+        _B,
+        BOOL_VALUES,
+        "verify every drop of a rule a host's redirects taught (one request each, as stock pays; "
+        "False: sample them like other learned drops, fewer requests, a trap page may be lost)",
+        check_bool,
+    ),
+    SettingSpec(
+        "URLNORM_HOLD_BACK",
+        True,
+        _B,
+        BOOL_VALUES,
+        "while a rule is undecided on a site, fetch its variants one at a time (off with JOBDIR or Redis)",
+        check_bool,
+    ),
+    SettingSpec(
         "URLNORM_SHORTCUT_REDIRECTS",
         True,
         _B,
@@ -410,7 +427,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "URLNORM_REDIS_BUCKET_BITS",
-        17,
+        15,
         "int",
         "a whole number from 8 to 24",
         "2**N small hashes hold the seen set in Redis (the first worker's value wins)",

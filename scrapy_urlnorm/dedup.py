@@ -31,6 +31,7 @@ from scrapy.utils.request import referer_str
 from . import meta as M
 from .audits import SEMANTIC_RANK, AuditDesk, Auditor
 from .figures import memory_figures, summary
+from .holdback import HoldBack
 from .hostrules import LearnedPolicies
 from .keys import Fingerprint, RequestKeys, host_of
 from .learning import Learner
@@ -67,6 +68,8 @@ def _defragment(url: str) -> str:
     return url.partition("#")[0]
 
 
+#: What ``check`` answers for a variant held back (not a duplicate: it is scheduled again later).
+HELD_BACK = "held_back"
 #: Counts gathered before they are added to ``crawler.stats`` (also at close, and
 #: whenever someone reads them through :meth:`Deduplicator.publish_counts`).
 PUBLISH_EVERY = 1024
@@ -134,6 +137,8 @@ class Deduplicator:
         self._closed = False
         self.learner: Learner | None = None
         self.learned: LearnedPolicies | None = None
+        #: Set by ``wiring`` when hold-back applies (learning on, no JOBDIR, no shared store).
+        self.holdback: HoldBack | None = None
         self.rules_file = RulesFile(rules_path)
         if learn:
             self.learner = Learner(
@@ -200,6 +205,7 @@ class Deduplicator:
         return self._judge(request, fingerprint, source)
 
     def _judge(self, request: Request, fingerprint: Fingerprint, source: Claim | None) -> str | None:
+        # (see _hold_back: a variant of an undecided rule may wait instead of being admitted)
         stored = self._seen_get(fingerprint.value)
         if stored is not None:
             verdict = self._against(request, fingerprint, fingerprint.value, max(fingerprint.rank, stored), source)
@@ -212,8 +218,33 @@ class Deduplicator:
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in request.meta:
                     return verdict
+        if self.holdback is not None and source is None and self._hold_back(request, fingerprint):
+            return HELD_BACK
         self._claim(request, fingerprint, source)
         return None
+
+    def _hold_back(self, request: Request, fingerprint: Fingerprint) -> bool:
+        url = fingerprint.url
+        meta = request.meta
+        if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta:
+            return False
+        assert self.holdback is not None
+        return self.holdback.hold(request, url, host_of(url))
+
+    def is_pending_url(self, url: str) -> bool:
+        """Whether the request admitted for normalized ``url`` is still to settle (holds a claim)."""
+        from scrapy import Request
+
+        return self.ledger.is_pending(self.keys.static(Request(url)).value)
+
+    def probe_settled(self, request: Request) -> None:
+        """``request`` settled (or was dropped at download time): if it was a hold-back probe, the next variants go."""
+        if self.holdback is None:
+            return
+        for url in (request.url, request.meta.get(M.SHORTCUT_OF)):
+            normalized = self.normalize(url)[0] if url else None
+            if normalized is not None:
+                self.holdback.settled(normalized)
 
     def _learned_match(self, request: Request, fingerprint: Fingerprint) -> tuple[int, int | None]:
         """The key a request matches under its host's learned rules, and its stored
@@ -429,6 +460,8 @@ class Deduplicator:
         """A final response or error for ``request``: settle the claim it holds."""
         if M.AUDIT in request.meta:
             return
+        if self.holdback is not None:
+            self.probe_settled(request)
         fingerprint = self.fingerprint(request)
         claim = self.ledger.claim_of(fingerprint.value) or self.ledger.claim_of(fingerprint.learned)
         if delivered:
@@ -450,8 +483,12 @@ class Deduplicator:
         self.reschedule_request(request)
 
     def release_orphans(self) -> int:
-        """At ``spider_idle``: release drops whose representative can no longer settle."""
-        return self.ledger.release_orphans()
+        """At ``spider_idle``: release drops whose representative can no longer settle,
+        and the variants hold-back still holds."""
+        released = self.ledger.release_orphans()
+        if self.holdback is not None:
+            released += self.holdback.release_all()
+        return released
 
     # -- responses ----------------------------------------------------------------------
 

@@ -26,6 +26,8 @@ NO_SHORTCUT = "_urlnorm_no_shortcut"
 #: ``[link, taught form]``. Only if it then delivers a page is the rule wrong
 #: (a link broken in both forms says nothing against it). Redirects keep it.
 SHORTCUT_FELL_BACK = "_urlnorm_shortcut_fell_back"
+#: On a variant released by hold-back at idle: never held again (see ``holdback``).
+NO_HOLD = "_urlnorm_no_hold"
 
 
 def scrub(meta: dict[str, Any]) -> bool:

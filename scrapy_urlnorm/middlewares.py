@@ -195,6 +195,7 @@ class NormalizeMiddleware:
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         if isinstance(exception, LateDuplicate):
+            self.dedup.probe_settled(request)
             return
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:

@@ -121,6 +121,14 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/shortcut_fallbacks", "redirects", "live",
         "shortcut links whose taught form failed, fetched as written after all (a page there revokes the rule)",
     ),
+    StatKey(
+        "urlnorm/held_back", "learning", "live",
+        "variants of a rule still undecided on their site, held while another variant tests it (URLNORM_HOLD_BACK)",
+    ),
+    StatKey(
+        "urlnorm/held_back_released", "learning", "live",
+        "held variants scheduled again: the rule was decided, the next probe, or the crawl went idle",
+    ),
     # -- learning
     StatKey("urlnorm/learned_rules", "learning", "live", "learned rules active now"),
     StatKey("urlnorm/learned/<kind>", "learning", "live", f"active rules by kind: {_LEARNED_KINDS}"),

@@ -12,6 +12,7 @@ from scrapy.utils.job import job_dir
 
 from .audits import check_rate
 from .config import validate_settings
+from .holdback import HoldBack
 from .keys import is_default_fingerprinter
 from .persistence import FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
@@ -58,7 +59,7 @@ def redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisR
         bits=bits,
         count=count,
         url=url,
-        bucket_bits=settings.getint("URLNORM_REDIS_BUCKET_BITS", 17),
+        bucket_bits=settings.getint("URLNORM_REDIS_BUCKET_BITS", 15),
     )
     logger.info("scrapy-urlnorm shares its seen set and learned rules through Redis at %s (key %s)", url, key)
     interval = settings.getfloat("URLNORM_REDIS_SYNC_INTERVAL", 2.0)
@@ -105,6 +106,14 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         shared_rules=shared_rules,
     )
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
+    dedup.audits.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
+    if (
+        dedup.learner is not None
+        and settings.getbool("URLNORM_HOLD_BACK", True)
+        and not jobdir  # a held request is in no journal: kill -9 would lose it
+        and store is None  # other workers share the seen set and the rules
+    ):
+        dedup.holdback = HoldBack(dedup.learner, reschedule, dedup.count, dedup.is_pending_url)
 
     def release_at_idle(spider: Spider | None = None) -> None:
         # Nothing is in flight: a representative still pending can no longer
