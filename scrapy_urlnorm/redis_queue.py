@@ -545,6 +545,6 @@ def close_spider(crawler: Crawler, reason: str) -> None:
     if closer is not None:
         from scrapy.utils.defer import deferred_from_coro
 
-        reactor.callLater(0, lambda: deferred_from_coro(closer(reason=reason)))  # type: ignore[attr-defined]
+        reactor.callLater(0, lambda: deferred_from_coro(closer(reason=reason)))  # type: ignore[attr-defined,arg-type]
     else:
-        reactor.callLater(0, engine.close_spider, engine.spider, reason)  # type: ignore[attr-defined]
+        reactor.callLater(0, engine.close_spider, engine.spider, reason)  # type: ignore[attr-defined,arg-type]

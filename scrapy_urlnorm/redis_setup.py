@@ -54,7 +54,8 @@ def install(settings: BaseSettings, redis_url: str | None) -> None:
     if redis_url is None:
         return
     for components in ("SPIDER_MIDDLEWARES", "DOWNLOADER_MIDDLEWARES"):
-        settings.setdefault_in_component_priority_dict(components, BATCH_MIDDLEWARE, BATCH_PRIORITY)
+        # Scrapy's stubs want a class; an import path works (and is what settings hold).
+        settings.setdefault_in_component_priority_dict(components, BATCH_MIDDLEWARE, BATCH_PRIORITY)  # type: ignore[arg-type]
     scheduler = settings.get("SCHEDULER")
     name = scheduler if isinstance(scheduler, str) else f"{scheduler.__module__}.{scheduler.__qualname__}"
     if name == STOCK_SCHEDULER and settings.getbool("URLNORM_REDIS_SCHEDULER", True):

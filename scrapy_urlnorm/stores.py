@@ -156,7 +156,7 @@ return out
 #: entries (``hash-max-listpack-entries``) as one listpack, a few bytes per
 #: entry; past that a bucket grows a second link. Each bucket costs ~100 bytes
 #: of its own: fewer buckets cost less memory, more buckets shorter chains.
-DEFAULT_BUCKET_BITS = 17
+DEFAULT_BUCKET_BITS = 15
 
 
 class RedisUnavailable(RuntimeError):
@@ -457,16 +457,16 @@ class RedisStore:
         new = 0
         if len(self._absent) > 100_000:
             self._absent.clear()
-        for (fingerprint, rank), stored in zip(batch, answer, strict=True):
+        for (fingerprint, mark), stored in zip(batch, answer, strict=True):  # mark: a rank, or "r" (a read)
             if stored >= 0:
-                if rank == "r":
+                if mark == "r":
                     self._theirs_add(fingerprint, stored)
                 else:
                     self._claimed_by_other(fingerprint, stored)
-            elif rank == "r":
+            elif mark == "r":
                 self._absent.add(fingerprint)
             else:
-                self._mine[fingerprint] = int(rank)
+                self._mine[fingerprint] = int(mark)
                 new += 1
         return new
 
