@@ -39,7 +39,7 @@ def test_readme_links_point_at_files_that_exist() -> None:
 
 def test_readme_settings_are_real_settings() -> None:
     names = set(re.findall(r"^\| `(URLNORM_[A-Z_]+)` \|", README, re.MULTILINE))
-    assert len(names) == 5, names
+    assert 5 <= len(names) <= 7, names  # a few screens: the settings people change, not all
     assert names <= set(SETTINGS_BY_NAME), names - set(SETTINGS_BY_NAME)
 
 
