@@ -51,8 +51,9 @@ SEMANTIC_REASONS = frozenset(name for rank, name in REASONS.items() if rank >= S
 VERIFY_FIRST = 2
 #: Distinct URLs audited per scope (one learned rule of one host, or one static step).
 AUDITS_PER_SCOPE = 5
-#: Distinct URLs remembered per scope of a redirect-taught rule (all its drops are audited).
-VERIFIED_PER_SCOPE = 50_000
+#: Distinct URLs remembered per scope of a redirect-taught rule (all its drops are audited;
+#: past this, a URL linked again is verified again rather than dropped unverified).
+VERIFIED_PER_SCOPE = 20_000
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
@@ -77,6 +78,7 @@ class Auditor:
         self.rate = check_rate(rate)
         self._credit = 0.0
         self._audited: dict[str, set[str]] = {}  # scope -> URLs audited
+        self._verified: dict[str, set[int]] = {}  # scope of a redirect-taught rule -> hash() of URLs verified
         self._digests: OrderedDict[int, int] = OrderedDict()  # key -> digest of its delivered page
         self.audits = self.mismatches = 0
 
@@ -99,11 +101,11 @@ class Auditor:
         """Audit this drop? ``every``: a redirect-taught rule's drop, always verified
         (once per URL), whether or not audits are on and the page's digest is known."""
         if every:
-            verified = self._audited.setdefault(scope, set())
-            if url in verified:
+            verified = self._verified.setdefault(scope, set())
+            if hash(url) in verified:
                 return False
             if len(verified) < VERIFIED_PER_SCOPE:
-                verified.add(url)
+                verified.add(hash(url))
             return True
         if not self.rate or key not in self._digests:
             return False
@@ -135,7 +137,11 @@ class Auditor:
         return False
 
     def sizes(self) -> dict[str, int]:
-        return {"page_digests_for_audits": len(self._digests), "audit_scopes": len(self._audited)}
+        return {
+            "page_digests_for_audits": len(self._digests),
+            "audit_scopes": len(self._audited),
+            "verified_urls": sum(len(urls) for urls in self._verified.values()),
+        }
 
 
 def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:

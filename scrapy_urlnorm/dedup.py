@@ -529,8 +529,9 @@ class Deduplicator:
         if self.learner is not None:
             self.rule_keeper.shortcut_contradicted(original, sent, final)
 
-    def park_shortcut_original(self, request: Request, canonical: str) -> None:
-        """A link sent in its taught form is parked as written: a revoked rule fetches it after all."""
+    def park_shortcut_original(self, request: Request, canonical: str) -> bool:
+        """A link sent in its taught form is parked as written: a revoked rule fetches
+        it after all. ``False`` when the ledger has no room: then it is sent as written."""
         fingerprint = self.fingerprint(request)
         rules = self.learned.shortcut_rules(host_of(fingerprint.url or "")) if self.learned else ()
         reason = f"learned:{rules[0].family.value}" if rules else "learned:shortcut"
@@ -538,7 +539,7 @@ class Deduplicator:
         # Under its own claim: when the taught form delivers, the link as
         # written is the drop an audit compares with it.
         claim = self.ledger.claim_of(fingerprint.value) or self.ledger.claim_of(fingerprint.learned)
-        self.ledger.drop(request, reason, host, learned=True, claim=claim)
+        return self.ledger.drop(request, reason, host, learned=True, claim=claim)
 
     # -- learning (see observer.py) -----------------------------------------------------
 

@@ -140,7 +140,9 @@ class NormalizeMiddleware:
                     # The host redirects this form to that one: skip the round
                     # trip. The link as written is parked, to be fetched after
                     # all if the rule is ever revoked.
-                    self.dedup.park_shortcut_original(request.replace(meta={**meta, M.NO_SHORTCUT: True}), canonical)
+                    parked = request.replace(meta={**meta, M.NO_SHORTCUT: True})
+                    if not self.dedup.park_shortcut_original(parked, canonical):
+                        return None  # no room to keep its promise: sent as written
                     self.dedup.count("urlnorm/redirects_shortcut")
                     return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url})
         if self.rewrite and not meta.get("verbatim_url"):

@@ -225,6 +225,10 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/memory/audit_scopes", "memory", "close", "rules and steps with an audit budget (cap 10,000)"),
     StatKey(
+        "urlnorm/memory/verified_urls", "memory", "close",
+        "URLs verified for redirect-taught rules, kept so each is verified once (cap 20,000 per rule and host)",
+    ),
+    StatKey(
         "urlnorm/memory/evidence_buckets", "memory", "close",
         "URL forms remembered as evidence for learning (cap 1,024 per host, 16,384 in all, LRU)",
     ),
