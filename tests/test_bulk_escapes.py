@@ -5,8 +5,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+# The whole-array path exists only with NumPy (the ``numpy`` extra); without it
+# the per-escape code runs, which tests/test_without_numpy.py checks.
+pytest.importorskip("numpy")
 
 from scrapy_urlnorm import InvalidURL, Policy, bulk_escapes, normalize_url, steps
 from scrapy_urlnorm.steps import (
