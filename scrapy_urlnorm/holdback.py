@@ -25,21 +25,18 @@ Hold-back is off with ``JOBDIR`` (a held request is in no journal, so a
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .learning import ALIAS_EXTENSIONS, Learner, _pair_kind, _registrations
+from .learning import ALIAS_EXTENSIONS, Learner, one_step_pairs
 from .params import DEFAULT_PAGES
 from .urlparts import split_url
 
 if TYPE_CHECKING:
     from scrapy import Request
-
-logger = logging.getLogger(__name__)
 
 #: Rule families worth holding variants for (a parameter or scheme variant is fetched).
 _GATED = ("trailing_slash", "www_alias", "case_insensitive_path", "default_page", "extension_alias")
@@ -74,16 +71,7 @@ def variant_kinds(a: str, b: str) -> list[str]:
         ua, ub = split_url(a), split_url(b)
     except ValueError:
         return []
-    forms = {key: form for key, form, _host in _registrations(ub)}
-    kinds = []
-    for key, form, _host in _registrations(ua):
-        other = forms.get(key)
-        if other is None:
-            continue
-        kind = _pair_kind(key[0], form, other)
-        if kind is not None and kind.partition(":")[0] in _GATED:
-            kinds.append(kind)
-    return kinds
+    return [kind for kind, _direction, _host in one_step_pairs(ua, ub) if kind.partition(":")[0] in _GATED]
 
 
 @dataclass
@@ -148,13 +136,18 @@ class HoldBack:
             self.count("urlnorm/held_back")
             return True
         for key in undecided:  # the probe of every gate that is free
-            gate = self._gates.setdefault(key, _Gate())
+            gate = gates.setdefault(key, _Gate())
             if gate.probe is None:
                 gate.probe = url
                 gate.waiting = {url, first} if self.pending(first) else {url}
                 for waited in gate.waiting:
                     self._probes.setdefault(waited, []).append(key)
         return False
+
+    @property
+    def testing(self) -> bool:
+        """Whether a probe (or its partner) is still to settle."""
+        return bool(self._probes)
 
     def settled(self, url: str) -> None:
         """The request for normalized ``url`` settled; once a probe and its partner

@@ -226,6 +226,19 @@ def _pair_id(a: str, b: str) -> int:
     return xxhash.xxh3_64_intdigest(f"{first}\0{second}".encode("utf-8", "surrogatepass")) >> 2
 
 
+def one_step_pairs(u: SplitURL, v: SplitURL) -> Iterator[tuple[str, str, str]]:
+    """(rule kind, direction from ``u`` to ``v``, rule host) for each aspect in which
+    ``u`` and ``v`` are one step apart: what a redirect from ``u`` to ``v`` teaches."""
+    v_forms = {key: form for key, form, _host in _registrations(v)}
+    for key, form, host in _registrations(u):
+        target = v_forms.get(key)
+        if target is None:
+            continue
+        kind = _pair_kind(key[0], form, target)
+        if kind is not None:
+            yield kind, _direction(key[0], target), host
+
+
 def _merged_key(u: SplitURL) -> tuple[str, ...]:
     """The URL with every learnable aspect erased: URLs with different merged
     keys cannot be equivalent by any rule we learn."""
@@ -295,15 +308,8 @@ class Learner:
             return
         if source == target:
             return
-        v_forms = {key: (form, host) for key, form, host in _registrations(v)}
-        for key, form, host in _registrations(u):
-            match = v_forms.get(key)
-            if match is None:
-                continue
-            kind = _pair_kind(key[0], form, match[0])
-            if kind is not None:
-                direction = _direction(key[0], match[0])
-                self._evidence(host, kind, source, target, positive=True, via=via, direction=direction)
+        for kind, direction, host in one_step_pairs(u, v):
+            self._evidence(host, kind, source, target, positive=True, via=via, direction=direction)
 
     def observe_canonical(self, url: str, canonical: str) -> None:
         """A page names another form of its URL as canonical: like a redirect to it."""
