@@ -161,7 +161,8 @@ class AuditDesk:
         self.verify_taught = True
 
     def taught_by_redirects(self, host: str, reason: str) -> bool:
-        """Whether ``reason`` names a rule ``host``'s redirects taught (see the module's docstring)."""
+        """Whether ``reason`` names a rule ``host``'s redirects taught (see the module's docstring);
+        never a static step's reason."""
         learned = self.dedup.learned
         if learned is None or not self.verify_taught or not reason.startswith("learned:"):
             return False
@@ -175,7 +176,7 @@ class AuditDesk:
             return False
         learned = reason.startswith("learned:")
         scope = f"{host} {reason}" if learned else reason
-        every = learned and self.taught_by_redirects(host, reason)
+        every = self.taught_by_redirects(host, reason)
         if not self.auditor.should_audit(scope, request.url, key, learned=learned, every=every):
             return False
         mark_audit(meta, key, reason, host)
@@ -206,7 +207,7 @@ class AuditDesk:
             if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
             scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
-            every = drop.learned and self.taught_by_redirects(drop.host, drop.reason)
+            every = self.taught_by_redirects(drop.host, drop.reason)
             if self.auditor.should_audit(scope, request.url, key, learned=drop.learned, every=every):
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")

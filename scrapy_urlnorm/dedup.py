@@ -237,14 +237,19 @@ class Deduplicator:
 
         return self.ledger.is_pending(self.keys.static(Request(url)).value)
 
-    def probe_settled(self, request: Request) -> None:
-        """``request`` settled (or was dropped at download time): if it was a hold-back probe, the next variants go."""
-        if self.holdback is None:
+    def probe_settled(self, request: Request, url: str | None = None) -> None:
+        """``request`` (normalized ``url``, if known) settled or was dropped at download
+        time: if it was a hold-back probe, the next variants go. Free when no probe is out."""
+        holdback = self.holdback
+        if holdback is None or not holdback.testing:
             return
-        for url in (request.url, request.meta.get(M.SHORTCUT_OF)):
-            normalized = self.normalize(url)[0] if url else None
+        shortcut_of = request.meta.get(M.SHORTCUT_OF)  # sent in its taught form: the probe was the link
+        for normalized in (
+            url if url is not None else self.normalize(request.url)[0],
+            self.normalize(shortcut_of)[0] if shortcut_of else None,
+        ):
             if normalized is not None:
-                self.holdback.settled(normalized)
+                holdback.settled(normalized)
 
     def _learned_match(self, request: Request, fingerprint: Fingerprint) -> tuple[int, int | None]:
         """The key a request matches under its host's learned rules, and its stored
@@ -460,9 +465,8 @@ class Deduplicator:
         """A final response or error for ``request``: settle the claim it holds."""
         if M.AUDIT in request.meta:
             return
-        if self.holdback is not None:
-            self.probe_settled(request)
         fingerprint = self.fingerprint(request)
+        self.probe_settled(request, fingerprint.url)
         claim = self.ledger.claim_of(fingerprint.value) or self.ledger.claim_of(fingerprint.learned)
         if delivered:
             self.failed.discard(fingerprint.keys)
