@@ -19,7 +19,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,50 +136,47 @@ def _stop(pidfile: Path, seconds: float = 10.0) -> None:
 
 @contextlib.contextmanager
 def apache(host: str = "docs.test", state: Path | None = None) -> Iterator[Server]:
-    with _state(state, "apache") as directory:
-        root = directory / "www"
-        build_root(root, "Apache")
-        port = free_port()
-        conf = render(
-            "apache2.conf.in",
-            directory / "apache2.conf",
-            STATE=str(directory),
-            ROOT=str(root),
-            PORT=str(port),
-            HOST=host,
-            USER_DIRECTIVES=user_directives("apache"),
-        )
-        subprocess.run([APACHE, "-f", str(conf), "-k", "start"], check=True, env=_clean_env())
-        try:
-            wait_for_port(port)
-            yield Server("apache", host, port, directory)
-        finally:
-            _stop(directory / "apache2.pid")
+    with _serve(
+        "apache", "apache2", "Apache", host, state, lambda conf, directory: [APACHE, "-f", str(conf), "-k", "start"]
+    ) as server:
+        yield server
 
 
 @contextlib.contextmanager
 def nginx(host: str = "ref.test", state: Path | None = None) -> Iterator[Server]:
-    with _state(state, "nginx") as directory:
+    # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
+    def command(conf: Path, directory: Path) -> list[str]:
+        return [NGINX, "-c", str(conf), "-p", str(directory), "-e", str(directory / "nginx-error.log")]
+
+    with _serve("nginx", "nginx", "nginx", host, state, command) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def _serve(
+    kind: str, name: str, label: str, host: str, state: Path | None, command: Callable[[Path, Path], list[str]]
+) -> Iterator[Server]:
+    """A private ``kind`` server for ``host``: its site root, ``<name>.conf`` from
+    ``<name>.conf.in``, started with ``command(conf, directory)``, stopped by ``<name>.pid``."""
+    with _state(state, kind) as directory:
         root = directory / "www"
-        build_root(root, "nginx")
+        build_root(root, label)
         port = free_port()
         conf = render(
-            "nginx.conf.in",
-            directory / "nginx.conf",
+            f"{name}.conf.in",
+            directory / f"{name}.conf",
             STATE=str(directory),
             ROOT=str(root),
             PORT=str(port),
             HOST=host,
-            USER_DIRECTIVES=user_directives("nginx"),
+            USER_DIRECTIVES=user_directives(kind),
         )
-        # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
-        command = [NGINX, "-c", str(conf), "-p", str(directory), "-e", str(directory / "nginx-error.log")]
-        subprocess.run(command, check=True, env=_clean_env())
+        subprocess.run(command(conf, directory), check=True, env=_clean_env())
         try:
             wait_for_port(port)
-            yield Server("nginx", host, port, directory)
+            yield Server(kind, host, port, directory)
         finally:
-            _stop(directory / "nginx.pid")
+            _stop(directory / f"{name}.pid")
 
 
 @contextlib.contextmanager
