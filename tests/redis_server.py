@@ -45,19 +45,22 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        # Until it answers or exits: no deadline to miss on a loaded machine (an
+        # AOF replay after a restart can take a while), only a generous guard.
+        for _attempt in range(2400):  # 2,400 x 50 ms = 2 minutes at the very least
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.process.returncode} before answering")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
                     sock.sendall(b"PING\r\n")
                     if sock.recv(16).startswith(b"+PONG"):
                         return self
             except OSError:
                 time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        raise RuntimeError("redis-server did not answer PING")
 
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=120)
             self.process = None
