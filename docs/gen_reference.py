@@ -156,7 +156,9 @@ def params() -> str:
             f"starting with {names(p.TRACKING_PREFIXES)}.",
             f"- **Session ids** (`session_ids`): {names(p.SESSION_PARAMS)} and names starting with "
             f"{names(p.SESSION_PREFIXES)}; {names(p.SESSION_PARAMS_IF_TOKEN)} only when the value looks like a "
-            "token (16+ letters, digits, `_` or `-`); `;jsessionid=` (and `;phpsessid=`, `;sessionid=`, `;sid=`) "
+            "token (16+ letters, digits, `_` or `-`, at least one digit and one letter, and no word such as "
+            "`keynote` between separators: slugs and long numbers stay); `;jsessionid=` (and `;phpsessid=`, "
+            "`;sessionid=`, `;sid=`) "
             "path parameters; ASP.NET cookieless `/(S(...))/` segments.",
             f"- **Default pages** (`default_pages = True`): {', '.join(f'`{v}`' for v in p.DEFAULT_PAGES)} "
             "(matched case-insensitively).",

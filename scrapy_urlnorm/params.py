@@ -30,9 +30,14 @@ SESSION_PARAMS: frozenset[str] = frozenset({"phpsessid", "jsessionid", "cfid", "
 SESSION_PREFIXES: tuple[str, ...] = ("aspsessionid",)
 
 #: Generic names removed only when the value looks like a session token,
-#: because ``sid=3`` is as likely a section id as a session.
+#: because ``sid=3`` is as likely a section id as a session, and
+#: ``session=keynote-day-2`` a conference session's own page.
 SESSION_PARAMS_IF_TOKEN: frozenset[str] = frozenset({"sid", "sessionid", "session_id", "session"})
-SESSION_TOKEN = re.compile(r"[0-9A-Za-z_\-]{16,}")
+#: A token: 16+ letters, digits, ``_`` or ``-``, with at least one digit and one letter...
+SESSION_TOKEN = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])[0-9A-Za-z_\-]{16,}")
+#: ...and no word in it: a run of 3+ letters between separators with a letter no hex
+#: digit has (``keynote``), which random ids (hex, UUIDs, base 32/36) rarely make.
+_WORD = re.compile(r"(?:^|[-_])(?=[A-Za-z]*[G-Zg-z])[A-Za-z]{3,}(?=$|[-_])")
 
 #: Session ids carried as path parameters (``/cart;jsessionid=0A1B...``) and
 #: ASP.NET cookieless session segments (``/(S(lit3py55t21z5v55vlm25s55))/``).
@@ -90,4 +95,11 @@ def is_session_param(name: str, value: str) -> bool:
     """``name`` (lower-cased) with ``value`` is a well-known session id."""
     if name in SESSION_PARAMS or name.startswith(SESSION_PREFIXES):
         return True
-    return name in SESSION_PARAMS_IF_TOKEN and SESSION_TOKEN.fullmatch(value) is not None
+    return name in SESSION_PARAMS_IF_TOKEN and looks_like_token(value)
+
+
+def looks_like_token(value: str) -> bool:
+    """``value`` looks like a random session token, not a number or a slug: when in
+    doubt it does not, and the parameter stays (a duplicate costs a request, a
+    removed parameter that selects a page costs the page)."""
+    return SESSION_TOKEN.fullmatch(value) is not None and _WORD.search(value) is None

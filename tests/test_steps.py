@@ -240,6 +240,22 @@ class TestQuery:
         assert normalize_url("http://h/?sid=12") == "http://h/?sid=12"
         assert normalize_url("http://h/?sid=0123456789abcdef0123") == "http://h/"
 
+    @pytest.mark.parametrize(
+        "value",
+        ["8df13f021b538e13", "D9EFE28B3BCB50B3", "lit3py55t21z5v55vlm25s55", "0f8fad5b-d9cb-469f-a165-70867728950e"],
+    )
+    def test_token_values_of_generic_session_names_go(self, value: str) -> None:
+        assert normalize_url(f"http://h/talks?session={value}") == "http://h/talks"
+
+    @pytest.mark.parametrize(
+        "value",
+        ["opening-keynote-day-1", "python-3-11-release-notes", "1234567890123456789", "deadbeefdeadbeef"],
+    )
+    def test_slugs_and_numbers_in_generic_session_names_stay(self, value: str) -> None:
+        # A conference's ``?session=`` slug or a long numeric id selects a page: removing
+        # it would merge distinct pages, and no later evidence could undo that.
+        assert normalize_url(f"http://h/talks?session={value}") == f"http://h/talks?session={value}"
+
     def test_removing_every_parameter_removes_the_question_mark(self) -> None:
         safe_with_removal = SAFE.replace(tracking_params=True, session_ids=True)
         assert normalize_url("http://h/a?utm_source=x&utm_medium=y", safe_with_removal) == "http://h/a"

@@ -383,8 +383,11 @@ def generate(seed: int, *, hosts: int | None = None, documents: int | None = Non
     total = documents or rng.randint(10, 60)
     budgets = _split(rng, max(total, 2 * n_hosts), n_hosts)
     sites = [_make_site(rng, index, rng.choice(FAMILIES)) for index in range(n_hosts)]
+    # Drawn apart from ``rng``: webs without the trap stay as they were (the salt keeps
+    # the seeds of ``tests/test_differential.py``'s ONCE_LOST regression tests as they were too).
+    slugs = random.Random(f"{seed}:talk-slugs")
     for site, budget in zip(sites, budgets, strict=True):
-        _add_pages(rng, site, budget)
+        _add_pages(rng, site, budget, session_slugs=slugs.random() < 0.15)
     by_host: dict[str, Site] = {}
     for site in sites:
         for host in site.hosts:
@@ -503,8 +506,10 @@ def _make_site(rng: random.Random, index: int, family: str) -> RandomSite:
     return site
 
 
-def _add_pages(rng: random.Random, site: RandomSite, budget: int) -> None:
-    """The site's documents: home, trap pairs, then sections of pages, ``budget`` in all."""
+def _add_pages(rng: random.Random, site: RandomSite, budget: int, *, session_slugs: bool = False) -> None:
+    """The site's documents: home, trap pairs, then sections of pages, ``budget`` in all.
+    ``session_slugs``: also a ``?session=`` trap whose values are long slugs (a
+    conference's talks), pages of their own that no session-id rule may merge."""
 
     def cased(word: str) -> str:
         return word.capitalize() if site.case_insensitive else word
@@ -561,6 +566,11 @@ def _add_pages(rng: random.Random, site: RandomSite, budget: int) -> None:
             doc(f"/{word}/")
             doc(f"/{word}/index.html")
             site.traps.append(f"/{word}/ vs /{word}/index.html")
+    if session_slugs and budget - len(site.pages) >= 3:
+        word = words.pop()
+        for value in ("opening-keynote-day-1", "closing-panel-day-2"):
+            doc(f"/{word}", f"session={value}")
+        site.traps.append(f"/{word}?session=opening-keynote-day-1 vs ?session=closing-panel-day-2")
 
     sections: list[str] = []
     counter = 0
