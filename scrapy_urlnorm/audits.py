@@ -16,8 +16,11 @@ cannot run away:
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 
 Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
-``https_alias`` with redirect evidence): every drop they make is verified, with
-no budget. Such an audit costs what stock Scrapy pays for the link (one request,
+``https_alias`` with redirect evidence) and ``extension_alias``: every drop they
+make is verified, with no budget. ``extension_alias`` because its trap is common
+on the servers that teach it: Apache MultiViews serves ``/x`` as ``/x.html`` only
+when no file ``/x`` exists, so a site may hold both as pages of their own, and
+no sample of other URLs can tell which ones. Such an audit costs what stock Scrapy pays for the link (one request,
 whose redirect is held: no page is downloaded when the rule holds), and it is
 the only way to find the one URL a consistent host serves as a page of its own
 (nginx removing trailing slashes everywhere but ``/archive/``). Audits of
@@ -54,6 +57,8 @@ AUDITS_PER_SCOPE = 5
 #: Distinct URLs remembered per scope of a redirect-taught rule (all its drops are audited;
 #: past this, a URL linked again is verified again rather than dropped unverified).
 VERIFIED_PER_SCOPE = 20_000
+#: Learned rule families whose every drop is verified, however they were taught.
+VERIFIED_FAMILIES = frozenset({"extension_alias"})
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
@@ -160,14 +165,17 @@ class AuditDesk:
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: verify every drop of a redirect-taught rule.
         self.verify_taught = True
 
-    def taught_by_redirects(self, host: str, reason: str) -> bool:
-        """Whether ``reason`` names a rule ``host``'s redirects taught (see the module's docstring);
+    def verifies_every(self, host: str, reason: str) -> bool:
+        """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
+        taught, or a family of :data:`VERIFIED_FAMILIES` (see the module's docstring);
         never a static step's reason."""
         learned = self.dedup.learned
-        if learned is None or not self.verify_taught or not reason.startswith("learned:"):
+        if learned is None or not reason.startswith("learned:"):
             return False
         family = reason.removeprefix("learned:")
-        return any(rule.family.value == family for rule in learned.shortcut_rules(host))
+        if family in VERIFIED_FAMILIES:
+            return True
+        return self.verify_taught and any(rule.family.value == family for rule in learned.shortcut_rules(host))
 
     def audit_now(self, request: Request, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
@@ -176,7 +184,7 @@ class AuditDesk:
             return False
         learned = reason.startswith("learned:")
         scope = f"{host} {reason}" if learned else reason
-        every = self.taught_by_redirects(host, reason)
+        every = self.verifies_every(host, reason)
         if not self.auditor.should_audit(scope, request.url, key, learned=learned, every=every):
             return False
         mark_audit(meta, key, reason, host)
@@ -189,7 +197,7 @@ class AuditDesk:
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
-        every = self.taught_by_redirects(host, reason)
+        every = self.verifies_every(host, reason)
         return self.auditor.should_audit(f"{host} {reason}", request.url, key, learned=True, every=every)
 
     def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
@@ -207,7 +215,7 @@ class AuditDesk:
             if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
             scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
-            every = self.taught_by_redirects(drop.host, drop.reason)
+            every = self.verifies_every(drop.host, drop.reason)
             if self.auditor.should_audit(scope, request.url, key, learned=drop.learned, every=every):
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")

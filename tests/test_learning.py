@@ -550,3 +550,29 @@ async def test_a_page_where_the_hosts_redirects_say_there_is_none_is_collected()
         settings = {**ADDON, "CONCURRENT_REQUESTS": 1, "URLNORM_VERIFY_REDIRECT_RULES": False}
         trusting = await crawl(web, ["http://trap.test/"], settings)
     assert "trap:/archive/" not in trusting.doc_ids
+
+
+def shadowed_page_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews: ``/pN`` serves ``/pN.html``; ``/status`` is a file of its own
+    beside ``/status.html``, so negotiation never runs for it."""
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": [link for p in pairs for link in (p + ".html", p)] + ["/more.html"]}
+    pages |= {p + ".html": [] for p in pairs}
+    pages |= {"/more.html": ["/status.html", "/status"], "/status.html": [], "/status": []}
+    if path in pages:
+        return Reply.page(f"mv:{path}", pages[path])
+    if path + ".html" in pages:
+        return Reply.page(f"mv:{path}.html", pages[path + ".html"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
+    """``extension_alias`` is learned from eight ``/pN`` = ``/pN.html`` pairs; ``/status``
+    and ``/status.html`` are two pages. Every drop of that rule is verified (a sample of
+    other URLs cannot tell which files exist twice), so both are collected."""
+    with VirtualWeb({"mv.test": FunctionSite(shadowed_page_site)}) as web:
+        result = await crawl(web, ["http://mv.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/audit_mismatches"] >= 1  # the pair that contradicted the rule
+    assert result.stats["urlnorm/revoked_rules"] == 1

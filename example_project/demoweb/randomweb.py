@@ -20,7 +20,10 @@ On top of its family, any host may be a catch-all (every unknown path answers
 200 with one "not found" body: a soft 404), carry look-alike trap pairs that
 are different documents (``/API/`` vs ``/api/``, ``/report`` vs ``/report/``,
 ``www.h`` vs ``h``, ``/view?sid=1`` vs ``/view?sid=2``, ``/download`` vs
-``/download.html``, ``/files/`` vs ``/files/index.html``), redirect loops
+``/download.html``, ``/files/`` vs ``/files/index.html``, and on about 15% of
+hosts ``/talks?session=opening-keynote-day-1`` vs ``?session=closing-panel-day-2``;
+on 30% of MultiViews hosts ``/status`` is a page of its own beside
+``/status.html``, where every other ``/x`` serves ``/x.html``), redirect loops
 (self-redirect, A <-> B, 301 with an empty ``Location``, ``/x`` <-> ``/x/``,
 a 302 to itself plus a tracking parameter), moved pages (301 chains to a
 document), a session id style (``;jsessionid=`` or ``PHPSESSID``) and true or
@@ -386,8 +389,10 @@ def generate(seed: int, *, hosts: int | None = None, documents: int | None = Non
     # Drawn apart from ``rng``: webs without the trap stay as they were (the salt keeps
     # the seeds of ``tests/test_differential.py``'s ONCE_LOST regression tests as they were too).
     slugs = random.Random(f"{seed}:talk-slugs")
+    shadows = random.Random(f"{seed}:negotiation-traps")
     for site, budget in zip(sites, budgets, strict=True):
-        _add_pages(rng, site, budget, session_slugs=slugs.random() < 0.15)
+        shadowed = shadows.random() < 0.3 and site.multiviews
+        _add_pages(rng, site, budget, session_slugs=slugs.random() < 0.15, shadowed_page=shadowed)
     by_host: dict[str, Site] = {}
     for site in sites:
         for host in site.hosts:
@@ -506,10 +511,15 @@ def _make_site(rng: random.Random, index: int, family: str) -> RandomSite:
     return site
 
 
-def _add_pages(rng: random.Random, site: RandomSite, budget: int, *, session_slugs: bool = False) -> None:
+def _add_pages(
+    rng: random.Random, site: RandomSite, budget: int, *, session_slugs: bool = False, shadowed_page: bool = False
+) -> None:
     """The site's documents: home, trap pairs, then sections of pages, ``budget`` in all.
     ``session_slugs``: also a ``?session=`` trap whose values are long slugs (a
-    conference's talks), pages of their own that no session-id rule may merge."""
+    conference's talks), pages of their own that no session-id rule may merge.
+    ``shadowed_page`` (MultiViews sites): also ``/x`` and ``/x.html`` as two pages, as
+    when a file ``/x`` exists beside ``x.html`` and negotiation never runs for it, while
+    every other ``/y`` serves ``/y.html``."""
 
     def cased(word: str) -> str:
         return word.capitalize() if site.case_insensitive else word
@@ -571,6 +581,11 @@ def _add_pages(rng: random.Random, site: RandomSite, budget: int, *, session_slu
         for value in ("opening-keynote-day-1", "closing-panel-day-2"):
             doc(f"/{word}", f"session={value}")
         site.traps.append(f"/{word}?session=opening-keynote-day-1 vs ?session=closing-panel-day-2")
+    if shadowed_page and budget - len(site.pages) >= 3:
+        word = words.pop()
+        doc(f"/{word}")
+        doc(f"/{word}.html")
+        site.traps.append(f"/{word} vs /{word}.html")
 
     sections: list[str] = []
     counter = 0
