@@ -576,3 +576,28 @@ async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
     assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
     assert result.stats["urlnorm/audit_mismatches"] >= 1  # the pair that contradicted the rule
     assert result.stats["urlnorm/revoked_rules"] == 1
+
+
+def paged_list_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Articles ignore ``?page=2``; the list it pages through does not."""
+    articles = [f"/a{n}" for n in range(1, 9)]
+    pages = {
+        "/": [link for a in articles for link in (a, a + "?page=2")] + ["/more"],
+        "/more": ["/list", "/list?page=2"],
+    }
+    pages |= {a: [] for a in articles}
+    if path == "/list":
+        return Reply.page("pl:/list" + ("?page=2" if query == "page=2" else ""), [])
+    if path in pages:
+        return Reply.page(f"pl:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_parameter_ignored_by_most_pages_still_selects_the_page_it_selects() -> None:
+    """``ignore_param:page`` is learned from eight articles; on ``/list`` the parameter
+    selects page 2. Every drop of an ``ignore_param`` rule is verified, so it is collected."""
+    with VirtualWeb({"pl.test": FunctionSite(paged_list_site)}) as web:
+        result = await crawl(web, ["http://pl.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert {"pl:/list", "pl:/list?page=2"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/revoked_rules"] == 1
