@@ -16,12 +16,13 @@ cannot run away:
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 
 Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
-``https_alias`` with redirect evidence), ``extension_alias`` and ``ignore_param``:
-every drop they make is verified, with no budget. The last two because their
-traps are common where they hold, and no sample of other URLs can tell where:
-Apache MultiViews serves ``/x`` as ``/x.html`` only when no file ``/x`` exists,
-so a site may hold both as pages of their own; articles ignore ``?page=2``
-where the list it pages through does not. Such an audit costs what stock Scrapy pays for the link (one request,
+``https_alias`` with redirect evidence), ``extension_alias``, ``ignore_param``
+and ``default_page``: every drop they make is verified, with no budget. The
+last three because their traps are common where they hold, and no sample of
+other URLs can tell where: Apache MultiViews serves ``/x`` as ``/x.html`` only
+when no file ``/x`` exists, so a site may hold both as pages of their own;
+articles ignore ``?page=2`` where the list it pages through does not; a
+directory holding ``index.html`` serves it, not its ``index.php``. Such an audit costs what stock Scrapy pays for the link (one request,
 whose redirect is held: no page is downloaded when the rule holds), and it is
 the only way to find the one URL a consistent host serves as a page of its own
 (nginx removing trailing slashes everywhere but ``/archive/``). Audits of
@@ -60,7 +61,7 @@ AUDITS_PER_SCOPE = 5
 VERIFIED_PER_SCOPE = 20_000
 #: Learned rule families whose every drop is verified, however they were taught:
 #: their traps are common where they hold (see the module's docstring).
-VERIFIED_FAMILIES = frozenset({"extension_alias", "ignore_param"})
+VERIFIED_FAMILIES = frozenset({"extension_alias", "ignore_param", "default_page"})
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).

@@ -601,3 +601,28 @@ async def test_a_parameter_ignored_by_most_pages_still_selects_the_page_it_selec
         result = await crawl(web, ["http://pl.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
     assert {"pl:/list", "pl:/list?page=2"} <= set(result.doc_ids)
     assert result.stats["urlnorm/revoked_rules"] == 1
+
+
+def second_index_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/dN/index.php`` is each directory's page, but ``/legacy/`` holds an
+    ``index.html`` (served for ``/legacy/``) and an ``index.php`` of its own."""
+    dirs = [f"/d{n}/" for n in range(1, 9)]
+    pages = {"/": [link for d in dirs for link in (d, d + "index.php")] + ["/more"]}
+    pages |= {"/more": ["/legacy/", "/legacy/index.php"], "/legacy/": []} | {d: [] for d in dirs}
+    if path == "/legacy/index.php":
+        return Reply.page("di:/legacy/index.php", [])
+    if path.endswith("/index.php") and path.removesuffix("index.php") in pages:
+        path = path.removesuffix("index.php")
+    if path in pages:
+        return Reply.page(f"di:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_index_page_that_is_not_its_directorys_page_is_collected() -> None:
+    """``default_page:index.php`` is learned from eight directories; in ``/legacy/``
+    ``index.html`` comes first. Every drop of a ``default_page`` rule is verified."""
+    with VirtualWeb({"di.test": FunctionSite(second_index_site)}) as web:
+        result = await crawl(web, ["http://di.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert {"di:/legacy/", "di:/legacy/index.php"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/revoked_rules"] == 1
