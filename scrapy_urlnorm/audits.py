@@ -22,11 +22,14 @@ last three because their traps are common where they hold, and no sample of
 other URLs can tell where: Apache MultiViews serves ``/x`` as ``/x.html`` only
 when no file ``/x`` exists, so a site may hold both as pages of their own;
 articles ignore ``?page=2`` where the list it pages through does not; a
-directory holding ``index.html`` serves it, not its ``index.php``. Such an audit costs what stock Scrapy pays for the link (one request,
-whose redirect is held: no page is downloaded when the rule holds), and it is
-the only way to find the one URL a consistent host serves as a page of its own
-(nginx removing trailing slashes everywhere but ``/archive/``). Audits of
-agreeing redirects fetch no page, so they cannot feed on themselves.
+directory holding ``index.html`` serves it, not its ``index.php``. Each
+verification costs what stock Scrapy pays for the link (one request; for a
+redirect-taught rule the redirect is held, so no page is downloaded when the
+rule holds), and it is the only way to find the one URL a consistent host
+serves as a page of its own (nginx removing trailing slashes everywhere but
+``/archive/``). A URL is verified once, however it is spelled (the request's
+static key), and audits of agreeing redirects fetch no page, so they cannot
+feed on themselves.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ SEMANTIC_REASONS = frozenset(name for rank, name in REASONS.items() if rank >= S
 VERIFY_FIRST = 2
 #: Distinct URLs audited per scope (one learned rule of one host, or one static step).
 AUDITS_PER_SCOPE = 5
-#: Distinct URLs remembered per scope of a redirect-taught rule (all its drops are audited;
+#: Distinct URLs remembered per scope verified on every drop (a redirect-taught rule, VERIFIED_FAMILIES;
 #: past this, a URL linked again is verified again rather than dropped unverified).
 VERIFIED_PER_SCOPE = 20_000
 #: Learned rule families whose every drop is verified, however they were taught:
@@ -85,8 +88,8 @@ class Auditor:
     def __init__(self, rate: float = 0.0) -> None:
         self.rate = check_rate(rate)
         self._credit = 0.0
-        self._audited: dict[str, set[str]] = {}  # scope -> URLs audited
-        self._verified: dict[str, set[int]] = {}  # scope of a redirect-taught rule -> hash() of URLs verified
+        self._audited: dict[str, set[int]] = {}  # scope -> static keys of the URLs audited
+        self._verified: dict[str, set[int]] = {}  # scope verified on every drop -> static keys of the URLs verified
         self._digests: OrderedDict[int, int] = OrderedDict()  # key -> digest of its delivered page
         self.audits = self.mismatches = 0
 
@@ -105,15 +108,18 @@ class Auditor:
         if digest is not None:
             self._digests[new_key] = digest
 
-    def should_audit(self, scope: str, url: str, key: int, *, learned: bool = False, every: bool = False) -> bool:
-        """Audit this drop? ``every``: a redirect-taught rule's drop, always verified
-        (once per URL), whether or not audits are on and the page's digest is known."""
+    def should_audit(self, scope: str, own: int, key: int, *, learned: bool = False, every: bool = False) -> bool:
+        """Audit this drop of a request whose own static key is ``own``, against
+        ``key``? Once per ``own``: spellings the static policy merges (a fragment,
+        ``:80``) are one URL, audited once. ``every``: a drop verified whatever
+        the budget (see the module's docstring), whether or not audits are on and
+        the page's digest is known."""
         if every:
             verified = self._verified.setdefault(scope, set())
-            if hash(url) in verified:
+            if own in verified:
                 return False
             if len(verified) < VERIFIED_PER_SCOPE:
-                verified.add(hash(url))
+                verified.add(own)
             return True
         if not self.rate or key not in self._digests:
             return False
@@ -122,14 +128,14 @@ class Auditor:
             if len(self._audited) >= MAX_SCOPES:
                 return False
             audited = self._audited[scope] = set()
-        if len(audited) >= AUDITS_PER_SCOPE or url in audited:
+        if len(audited) >= AUDITS_PER_SCOPE or own in audited:
             return False
         if not learned or len(audited) >= VERIFY_FIRST:
             self._credit += self.rate
             if self._credit < 1.0:
                 return False
             self._credit -= 1.0
-        audited.add(url)
+        audited.add(own)
         return True
 
     def settle(self, key: int, digest: int) -> bool | None:
@@ -180,7 +186,7 @@ class AuditDesk:
             return True
         return self.verify_taught and any(rule.family.value == family for rule in learned.shortcut_rules(host))
 
-    def audit_now(self, request: Request, key: int, reason: str, host: str) -> bool:
+    def audit_now(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
@@ -188,20 +194,20 @@ class AuditDesk:
         learned = reason.startswith("learned:")
         scope = f"{host} {reason}" if learned else reason
         every = self.verifies_every(host, reason)
-        if not self.auditor.should_audit(scope, request.url, key, learned=learned, every=every):
+        if not self.auditor.should_audit(scope, own, key, learned=learned, every=every):
             return False
         mark_audit(meta, key, reason, host)
         self.dedup.count("urlnorm/audits_scheduled")
         return True
 
-    def verify_late(self, request: Request, key: int, reason: str, host: str) -> bool:
+    def verify_late(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At download time, against a delivered page: fetch ``request`` rather than drop
         it, because its rule's first drops on this host are to be checked?"""
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
         every = self.verifies_every(host, reason)
-        return self.auditor.should_audit(f"{host} {reason}", request.url, key, learned=True, every=every)
+        return self.auditor.should_audit(f"{host} {reason}", own, key, learned=True, every=every)
 
     def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
         """A representative delivered: now its risky drops can be compared with
@@ -219,7 +225,8 @@ class AuditDesk:
                 continue
             scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
             every = self.verifies_every(drop.host, drop.reason)
-            if self.auditor.should_audit(scope, request.url, key, learned=drop.learned, every=every):
+            own = dedup.keys.static(request).value
+            if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every):
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)

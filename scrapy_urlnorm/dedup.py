@@ -290,7 +290,11 @@ class Deduplicator:
         if claim is None and key in self.failed:
             return _ADMIT  # its representative did not deliver: this one may
         host = host_of(fingerprint.url or "")
-        if claim is None and rank >= SEMANTIC_RANK and self.audits.audit_now(request, key, reason, host):
+        if (
+            claim is None
+            and rank >= SEMANTIC_RANK
+            and self.audits.audit_now(request, fingerprint.value, key, reason, host)
+        ):
             return _ADMIT
         if not self.ledger.drop(request, reason, host, learned=learned, claim=claim):
             # The ledger is full: fetch rather than drop without a promise, as written.
@@ -408,7 +412,7 @@ class Deduplicator:
         so revocable); ``None`` to fetch it: as an audit of a delivered representative
         (the first drops of a rule are checked, as at check time), or when the ledger is full."""
         host = host_of(fingerprint.url or "")
-        if claim is None and self.audits.verify_late(request, key, reason, host):
+        if claim is None and self.audits.verify_late(request, fingerprint.value, key, reason, host):
             # Fetched as written, as an ordinary request: its page goes to the learner,
             # which revokes the rule if it differs from the representative's.
             request.meta[M.NO_SHORTCUT] = True
