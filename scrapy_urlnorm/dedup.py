@@ -489,7 +489,15 @@ class Deduplicator:
     def release_orphans(self) -> int:
         """At ``spider_idle``: release drops whose representative can no longer settle,
         and the variants hold-back still holds."""
-        released = self.ledger.release_orphans()
+        released = 0
+        if self.shared_rules is not None and self.learner is not None:
+            # A rule another worker revoked while this one had nothing to check
+            # (rules are looked up as requests are): its drops are released now,
+            # before this worker may close.
+            before = self.ledger.released
+            self.rule_keeper.adopt_shared(now=True)
+            released += self.ledger.released - before
+        released += self.ledger.release_orphans()
         if self.holdback is not None:
             released += self.holdback.release_all()
         return released
@@ -614,6 +622,8 @@ class Deduplicator:
                 self.stats.set_value(f"urlnorm/memory/{key}", value)
         if self.learner is not None:
             self.rules_file.save(self.learner)
+        if self.shared_rules is not None:
+            self.shared_rules.flush()
         self.seen.close()
         self.failed.close()
         if self.shared_rules is not None and self.stats is not None:

@@ -661,6 +661,27 @@ def test_stock_run_collects_the_whole_web(tmp_path: Path) -> None:
     assert len(set(doc_ids(tmp_path / "stock.jsonl"))) == total
 
 
+def test_a_revocation_is_never_overwritten_and_an_unsent_state_is_sent_again(server: RedisServer) -> None:
+    """Two workers publish one rule at once: one found it contradicted, the other
+    activated it before it heard. Last writer won, so the second never learned
+    that its drops under the rule were wrong; and a state published while Redis
+    was away was never sent at all."""
+    host_rule = {"host": "h", "kind": "trailing_slash", "pairs": [1, 2], "negatives": 0, "sources": {}}
+    revoked = json.dumps({**host_rule, "active": False, "revoked": True, "negatives": 1}, sort_keys=True)
+    active = json.dumps({**host_rule, "active": True, "revoked": False}, sort_keys=True)
+    first, second = (RedisRules(client(server), "t:rules", interval=0) for _ in range(2))
+    first.publish("h|trailing_slash", revoked)
+    second.publish("h|trailing_slash", active)
+    assert json.loads(second.changes()["h|trailing_slash"])["revoked"]
+    url = server.url
+    server.stop()
+    first.publish("k|www_alias", active.replace('"h"', '"k"'))  # Redis away: kept
+    server.start()
+    assert RedisRules(redis.Redis.from_url(url), "t:rules").changes() == {"h|trailing_slash": revoked}
+    assert first.flush()
+    assert set(RedisRules(redis.Redis.from_url(url), "t:rules").changes()) == {"h|trailing_slash", "k|www_alias"}
+
+
 def test_evidence_adds_up_across_workers_and_contradictions_travel(server: RedisServer) -> None:
     def worker(shared: RedisRules) -> Learner:
         def share(rule, pair):  # the Deduplicator's hook, minus the crawler
