@@ -131,6 +131,11 @@ class Deduplicator:
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules
+        #: Other workers share the seen set: this worker's drop ledger dies with it
+        #: (kill -9), and no other worker can release what it holds. A drop whose
+        #: safety rests on a release (a learned one) is made only against a
+        #: representative that delivered here; one still pending is fetched.
+        self.distributed = store is not None and type(store) is not MemoryStore
         self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
         self._host_pages: dict[str, list[str]] = {}  # host -> recently delivered URLs
         self._pages_kept = 0
@@ -281,6 +286,10 @@ class Deduplicator:
             return _ADMIT
         if claim is None and key in self.abandoned:
             return _ADMIT  # its representative was never sent as written
+        if learned and claim is not None and self.distributed:
+            # Its representative is still pending: fetch it (see ``distributed``).
+            self.count("urlnorm/redis/fetched_pending")
+            return _ADMIT
         reason = REASONS.get(rank, "exact")
         if rank == 0:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
@@ -407,6 +416,9 @@ class Deduplicator:
         """Drop ``request`` at download time against ``key``'s representative (learned,
         so revocable); ``None`` to fetch it: as an audit of a delivered representative
         (the first drops of a rule are checked, as at check time), or when the ledger is full."""
+        if claim is not None and self.distributed:
+            self.count("urlnorm/redis/fetched_pending")  # (see ``distributed``)
+            return None
         host = host_of(fingerprint.url or "")
         if claim is None and self.audits.verify_late(request, key, reason, host):
             # Fetched as written, as an ordinary request: its page goes to the learner,

@@ -32,8 +32,11 @@ from demoweb.web import DOCUMENTS, START_URLS, build_sites
 from redis_server import RedisServer
 from scrapy import Request
 from scrapy.settings import Settings
+from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
 
+from scrapy_urlnorm import Policy
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.learning import Learner
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
 from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, SCHEDULER, STOCK_SCHEDULER, redis_client
@@ -416,6 +419,37 @@ def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> 
     assert learned == ["trailing_slash:True"]
     assert [r.direction for r in worker_b.active_rules("h")] == ["add"]
     assert shared_b.changes() == {}  # nothing new since
+
+
+def test_a_learned_drop_is_made_only_against_a_page_that_delivered(server: RedisServer) -> None:
+    """A worker's drop ledger dies with it (kill -9): a learned drop against a
+    representative still pending would not be released if that page then fails
+    where another worker fetches it. So the variant is fetched; once the page has
+    delivered, its variants are dropped."""
+    released: list[str] = []
+    dedup = Deduplicator(
+        Policy.preset("default"),
+        fallback=RequestFingerprinter().fingerprint,
+        learn=True,
+        store=RedisStore(client(server), "t:seen"),
+        reschedule=lambda request: released.append(request.url),
+    )
+    dedup.audits.verify_taught = False  # no audit of the rule's first drops: they are what is looked at
+    dedup.observe_redirect("http://h/a", "http://h/a/")
+    dedup.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
+    assert dedup.check(page) is None
+    assert dedup.check(tracked) == "tracking_params"  # the same URL to the static policy: in the ledger
+    variant = Request("http://h/c")
+    assert dedup.check(variant) is None  # its page is pending: fetched
+    dedup.settle(page, delivered=False, why="status")
+    assert released == []  # the claims merged: the variant holds them now, and is pending
+    dedup.settle(variant, delivered=False, why="status")
+    assert released == [tracked.url]  # neither delivered: released
+    delivered = Request("http://h/d/")
+    assert dedup.check(delivered) is None
+    dedup.settle(delivered, delivered=True)
+    assert dedup.check(Request("http://h/d")) == "learned:trailing_slash"
 
 
 # -- crawls: workers in their own processes --------------------------------------------
