@@ -490,7 +490,7 @@ class Deduplicator:
             self._fail(claim, why)
 
     def _fail(self, claim: Claim, why: str) -> None:
-        self.failed.add(self.ledger.failed(claim, why))
+        self.ledger.failed(claim, why, mark=self.failed.add)
 
     def _reschedule(self, request: Request, why: str) -> None:
         assert self.reschedule_request is not None
@@ -509,7 +509,7 @@ class Deduplicator:
             before = self.ledger.released
             self.rule_keeper.adopt_shared(now=True)
             released += self.ledger.released - before
-        released += self.ledger.release_orphans()
+        released += self.ledger.release_orphans(mark=self.failed.add)
         if self.holdback is not None:
             released += self.holdback.release_all()
         return released

@@ -280,9 +280,18 @@ class DropLedger:
         claim.drops = None
         return keys
 
-    def failed(self, claim: Claim, why: str) -> tuple[int, ...]:
-        """The representative settled without delivering: release its drops; its keys are returned."""
+    def failed(
+        self, claim: Claim, why: str, mark: Callable[[tuple[int, ...]], None] | None = None
+    ) -> tuple[int, ...]:
+        """The representative settled without delivering: release its drops; its keys are returned.
+
+        ``mark`` is given the keys *before* any drop is released: a released request goes
+        back through the filter at once, and must find them failed, not delivered (its
+        representative's claim is closed by then), or it is dropped again against the
+        page that just failed."""
         keys = self._close(claim)
+        if mark is not None:
+            mark(keys)
         drops, claim.drops = claim.drops or (), None
         for drop in drops:
             self._release(drop, why)
@@ -410,13 +419,13 @@ class DropLedger:
     def _distinct_claims(self) -> list[Claim]:
         return list({id(claim): claim for claim in self._claims.values()}.values())
 
-    def release_orphans(self) -> int:
+    def release_orphans(self, mark: Callable[[tuple[int, ...]], None] | None = None) -> int:
         """At ``spider_idle`` nothing is in flight: no pending claim can settle
-        any more. Release what was dropped against them."""
+        any more. Release what was dropped against them (``mark``: see :meth:`failed`)."""
         released = 0
         for claim in self._distinct_claims():
             released += sum(1 for drop in claim.drops or () if not drop.settled)
-            self.failed(claim, "idle")
+            self.failed(claim, "idle", mark)
         return released
 
     def _release(self, drop: Drop, why: str) -> None:
