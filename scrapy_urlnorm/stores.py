@@ -244,6 +244,7 @@ class RedisStore:
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
         self._theirs = FingerprintSet(bits)  # of those, found by a read: another worker's page (see get())
         self._trusted = FingerprintSet(bits)  # of those, found by a claim too, or represented here as well
+        self._own = FingerprintSet(bits)  # added by this worker: it represents them (see represented_here)
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._pending: list[tuple[int, int]] = []  # added while Redis was away
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
@@ -538,9 +539,11 @@ class RedisStore:
         if known is not None:
             if self._shielded(fingerprint):
                 self._trusted.add(fingerprint)  # this worker's own representative too from now on
+            self._own.add(fingerprint, known)
             return known
         claimed = self._mine.pop(fingerprint, None)
         self._known.add(fingerprint, rank)
+        self._own.add(fingerprint, rank)
         if claimed is not None:
             if claimed != rank:
                 self._ranks.append((fingerprint, rank))  # sent with the next claim
@@ -557,6 +560,13 @@ class RedisStore:
         if not self.lost:
             self._pending.append((fingerprint, rank))
         return None
+
+    def represented_here(self, fingerprint: int) -> bool:
+        """Whether this worker represents ``fingerprint`` (claimed or added it), as
+        opposed to a key only another worker holds: a claim found the same URL
+        there, and that request may have been dropped by its own filter (its claim
+        given back only after the read), so nothing says its page is delivered."""
+        return fingerprint in self._mine or self._own.get(fingerprint) is not None
 
     def release(self, fingerprint: int) -> None:
         """This worker claimed ``fingerprint`` for a request its filter then
@@ -584,6 +594,7 @@ class RedisStore:
         self._known.clear()
         self._theirs.clear()
         self._trusted.clear()
+        self._own.clear()
         self._mine.clear()
         self._absent.clear()
         self._pending.clear()

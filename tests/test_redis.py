@@ -38,8 +38,9 @@ from scrapy.utils.test import get_crawler
 from scrapy_urlnorm import Policy
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.learning import Learner
+from scrapy_urlnorm.redis_batch import request_keys
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
-from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, SCHEDULER, STOCK_SCHEDULER, redis_client
+from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, PARENT, SCHEDULER, STOCK_SCHEDULER, redis_client
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 
 HERE = Path(__file__).resolve().parent
@@ -286,6 +287,11 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     held = [dying.pop(), dying.pop()]
     assert [r.url for r in held] == ["http://h/0", "http://h/1"]  # FIFO
     assert alive.others_pending() == 2 and len(alive) == 2
+    dying.hold(held[1].meta[LEASE])  # a drop of its page waits on a representative: idle others may release
+    dying.share_held()
+    assert alive.others_pending() == 1
+    dying.unhold(held[1].meta[LEASE])
+    dying.share_held()
     dying.ack(held[0].meta[LEASE])
     assert alive.others_pending() == 1
     # A redirect or retry of a popped request acknowledges it once it is queued itself.
@@ -305,6 +311,28 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     assert alive.pop() is None
     alive.close(finished=False)  # a stop that is not a finish: what it held goes back
     assert len(alive) == 3
+
+
+def test_a_worker_is_told_when_a_request_it_queued_delivered_elsewhere(server: RedisServer) -> None:
+    """Its claim (and what it dropped against it) settles as delivered, instead of
+    being released when it goes idle and fetched a second time."""
+    released: list[str] = []
+    holds: list[tuple[str, str]] = []
+    dedup = learned_dedup(server, released)
+    dedup.ledger.on_hold = holds.append
+    spider = fake_spider()
+    mine, other = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None
+    assert dedup.check(Request("http://h/c", meta={PARENT: "page-1"})) == "learned:trailing_slash"
+    mine.push(page)
+    popped = other.pop()
+    other.notify_delivered(popped.meta[LEASE], dedup.fingerprint(popped).value)
+    mine.notify_delivered(popped.meta[LEASE], 1)  # its own requests: nothing to tell
+    dedup.delivered_elsewhere(mine.take_delivered())
+    assert dedup.ledger.unsettled() == 0 and dedup.release_orphans() == 0 and released == []
+    assert holds == [("settled", "page-1")]
+    assert mine.take_delivered() == []
 
 
 def test_an_entry_popped_without_an_answer_is_queued_again(server: RedisServer) -> None:
@@ -421,12 +449,8 @@ def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> 
     assert shared_b.changes() == {}  # nothing new since
 
 
-def test_a_learned_drop_is_made_only_against_a_page_that_delivered(server: RedisServer) -> None:
-    """A worker's drop ledger dies with it (kill -9): a learned drop against a
-    representative still pending would not be released if that page then fails
-    where another worker fetches it. So the variant is fetched; once the page has
-    delivered, its variants are dropped."""
-    released: list[str] = []
+def learned_dedup(server: RedisServer, released: list[str]) -> Deduplicator:
+    """A worker's deduplicator on ``server`` with trailing_slash (add) learned on host h."""
     dedup = Deduplicator(
         Policy.preset("default"),
         fallback=RequestFingerprinter().fingerprint,
@@ -436,7 +460,17 @@ def test_a_learned_drop_is_made_only_against_a_page_that_delivered(server: Redis
     )
     dedup.audits.verify_taught = False  # no audit of the rule's first drops: they are what is looked at
     dedup.observe_redirect("http://h/a", "http://h/a/")
-    dedup.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    dedup.observe_redirect("http://h/b", "http://h/b/")
+    return dedup
+
+
+def test_a_learned_drop_without_a_lease_to_hold_waits_for_a_page_that_delivered(server: RedisServer) -> None:
+    """A worker's drop ledger dies with it (kill -9): a learned drop against a
+    representative still pending would not be released if that page then fails
+    where another worker fetches it. With no queue lease to hold (next test), the
+    variant is fetched; once the page has delivered, its variants are dropped."""
+    released: list[str] = []
+    dedup = learned_dedup(server, released)
     page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
     assert dedup.check(page) is None
     assert dedup.check(tracked) == "tracking_params"  # the same URL to the static policy: in the ledger
@@ -450,6 +484,45 @@ def test_a_learned_drop_is_made_only_against_a_page_that_delivered(server: Redis
     assert dedup.check(delivered) is None
     dedup.settle(delivered, delivered=True)
     assert dedup.check(Request("http://h/d")) == "learned:trailing_slash"
+
+
+def test_a_learned_drop_is_not_made_against_a_url_only_another_worker_claimed(server: RedisServer) -> None:
+    """Worker B claims a page's links in one batch, then its filter drops one of them
+    (``/c/``) and gives the claim back; worker A, in between, claimed ``/c/`` too and was
+    told "seen". A then took ``/c/`` for a page B fetches, and dropped ``/c`` (the same
+    page under A's learned rule) against it: nobody fetched either."""
+    dedup = learned_dedup(server, [])
+    other = RedisStore(client(server), "t:seen")
+    target = Request("http://h/c/")
+    assert other.prefetch([(dedup.fingerprint(target).value, 0)]) == 1  # B's batch claim
+    variant = Request("http://h/c")
+    for batch in ([variant], [target]):  # A's pages: its batch claims (and reads learned keys)
+        dedup.seen.prefetch(*request_keys(dedup, batch))  # type: ignore[attr-defined]
+    assert dedup.check(target) == "exact"  # the same URL as B's request: stock drops it too
+    assert dedup.check(variant) is None  # but a learned drop would rest on B's request: fetched
+    assert dedup.stats is None and dedup._counts["urlnorm/redis/learned_fetched"] == 1
+
+
+def test_a_drop_against_a_pending_page_holds_the_lease_of_the_page_that_linked_it(server: RedisServer) -> None:
+    """Killed before the representative settles, the worker leaves that lease to be
+    reclaimed: the linking page is fetched again and its links with it."""
+    released: list[str] = []
+    holds: list[tuple[str, str]] = []
+    dedup = learned_dedup(server, released)
+    dedup.ledger.on_hold = holds.append  # what RedisScheduler gives back to its queue
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None
+    variant, redirected = (
+        Request("http://h/c", meta={PARENT: "page-1"}),
+        Request("http://h/c/?utm_source=x", meta={LEASE: "source-2", PARENT: "page-0"}),
+    )
+    assert dedup.check(variant) == "learned:trailing_slash"
+    assert dedup.check(redirected) == "tracking_params"
+    assert PARENT not in variant.meta and LEASE not in redirected.meta  # the drops hold them now
+    assert holds == []
+    dedup.settle(page, delivered=False, why="status")
+    assert released == [variant.url, redirected.url]  # queued again first...
+    assert holds == [("settled", "page-1"), ("ack", "source-2")]  # ...then the leases go on
 
 
 # -- crawls: workers in their own processes --------------------------------------------
