@@ -575,14 +575,21 @@ class RedisScheduler(Scheduler):
             return False
         if self.stats:
             self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
-        if self.spill and not self.drain():
-            self._spill(request, None)
-            return True
+        # The parent's lease is this worker's business (settled by enqueue_request): not
+        # written into the entry, where the popping worker would settle it as its own.
+        parent = request.meta.pop(PARENT, None)
         try:
-            self.queue.push(request)
-        except Exception as exc:
-            self._spill(request, exc)
-        return True
+            if self.spill and not self.drain():
+                self._spill(request, None)
+                return True
+            try:
+                self.queue.push(request)
+            except Exception as exc:
+                self._spill(request, exc)
+            return True
+        finally:
+            if parent is not None:
+                request.meta[PARENT] = parent
 
     def next_request(self) -> Request | None:
         if self.lost or (self.spill and not self.drain()):
