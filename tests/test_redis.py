@@ -612,12 +612,13 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(shared: RedisServe
     assert pages == len(ids)
     # Together they download no more distinct URLs than one worker without learned
     # rules (a rule's savings may be spent while it travels between them, at most
-    # 0.2 s here), plus the drops released and fetched after all: a representative
+    # 0.2 s here), plus the drops released and fetched after all (a representative
     # one worker queued may be downloaded by the other, and the first releases
-    # what it dropped against it when it goes idle. A page both fetch is one that
-    # a learned rule alone says is another worker's (each sends its links' taught
-    # form): never a start URL, never the same link.
-    released = sum(stat(log, "urlnorm/released") for log in logs)
+    # what it dropped against it when it goes idle, unless told it delivered), plus
+    # the learned drops not made against a page the worker cannot vouch for. A page
+    # both fetch is one that a learned rule alone says is another worker's (each
+    # sends its links' taught form): never a start URL, never the same link.
+    released = sum(stat(log, "urlnorm/released") + stat(log, "urlnorm/redis/learned_fetched") for log in logs)
     assert len(urls) <= static_pages + released, (len(urls), pages, static_pages, released)
     assert not [url for url in START_URLS if urls[url.split("/")[2], "/"] > 1], urls
     # Rules were shared through Redis (whether the other worker adopted one before it
@@ -633,17 +634,13 @@ def test_two_workers_racing_one_killed_and_restarted_lose_nothing(shared: RedisS
     """Two workers on one queue; one is SIGKILLed mid-crawl and started again.
     What it held is reclaimed after its lease; together they collect every document.
 
-    Learning is off here: with learned rules, what the killed worker's drop
-    ledger held dies with it (see ``..._with_learning`` below)."""
+    Learning is off here, to keep it fast; ``..._with_learning`` (heavy) runs it
+    with learned rules, whose drops against pending pages hold the lease of the
+    page that linked them, so a killed worker's drops are recovered with it."""
     killed_and_restarted(shared, tmp_path, {"URLNORM_LEARN": False})
 
 
 @HEAVY
-@pytest.mark.xfail(
-    reason="a killed worker's drop ledger dies with it: learned drops it held against representatives "
-    "that later fail are not released by the other workers (needs a shared ledger, see docs/distributed.md)",
-    strict=False,
-)
 def test_two_workers_racing_one_killed_and_restarted_with_learning(shared: RedisServer, tmp_path: Path) -> None:
     killed_and_restarted(shared, tmp_path, {})
 
@@ -667,16 +664,11 @@ def killed_and_restarted(shared: RedisServer, tmp_path: Path, extra: dict[str, A
 def test_redis_restarted_mid_crawl_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
     """Redis (append-only file on) goes away for a while: new requests wait in each
     worker's spill, are pushed when it is back, and the crawl collects every document.
-    Learning off, as in the kill test (see ``..._with_learning``)."""
+    Learning off, as in the kill test (see ``..._with_learning``, heavy)."""
     restarted_mid_crawl(shared, tmp_path, {"URLNORM_LEARN": False})
 
 
 @HEAVY
-@pytest.mark.xfail(
-    reason="with learned rules, drops a worker makes against a representative another worker holds are "
-    "not released when that representative fails (the ledger is per worker; see docs/distributed.md)",
-    strict=False,
-)
 def test_redis_restarted_mid_crawl_with_learning(shared: RedisServer, tmp_path: Path) -> None:
     restarted_mid_crawl(shared, tmp_path, {})
 
