@@ -39,6 +39,7 @@ from .ledger import Claim, DropLedger
 from .meter import RedundancyMeter
 from .observer import RuleKeeper
 from .persistence import FailedKeys, RulesFile
+from .redis_setup import LEASE, PARENT
 from .steps import LEARNED_RANKS, REASONS
 from .stores import MemoryStore, RedisRules, SeenStore
 
@@ -82,6 +83,9 @@ class Deduplicator:
 
     #: The ``spider_idle`` receiver ``wiring`` connects (signals hold receivers weakly).
     idle_handler: Callable[..., None] | None = None
+    #: Told each request that delivered its page, with its static key (RedisScheduler
+    #: tells the worker that queued it, which may hold drops against it).
+    on_delivered: Callable[[Request, int], None] | None = None
 
     def __init__(
         self,
@@ -131,6 +135,14 @@ class Deduplicator:
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules
+        #: Other workers share the seen set: this worker's drop ledger dies with it
+        #: (kill -9), and no other worker can release what it holds. So a drop
+        #: against a representative still pending holds the queue lease of the
+        #: page that yielded it (or its own) until the representative settles
+        #: (``ledger.on_hold``): killed meanwhile, that page is fetched again by
+        #: another worker and its links with it. A learned drop with no lease
+        #: to hold is not made: the request is fetched.
+        self.distributed = store is not None and type(store) is not MemoryStore
         self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
         self._host_pages: dict[str, list[str]] = {}  # host -> recently delivered URLs
         self._pages_kept = 0
@@ -281,6 +293,12 @@ class Deduplicator:
             return _ADMIT
         if claim is None and key in self.abandoned:
             return _ADMIT  # its representative was never sent as written
+        hold = None
+        if claim is not None and self.distributed and rank > 0:
+            hold = self._hold(request)
+            if hold is None and learned:
+                self.count("urlnorm/redis/learned_fetched")  # (see ``distributed``)
+                return _ADMIT
         reason = REASONS.get(rank, "exact")
         if rank == 0:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
@@ -289,6 +307,9 @@ class Deduplicator:
             return self._dropped(request, fingerprint, reason, learned=learned)
         if claim is None and key in self.failed:
             return _ADMIT  # its representative did not deliver: this one may
+        if learned and claim is None and self._foreign(key):
+            self.count("urlnorm/redis/learned_fetched")  # (see ``_foreign``)
+            return _ADMIT
         host = host_of(fingerprint.url or "")
         if (
             claim is None
@@ -296,10 +317,12 @@ class Deduplicator:
             and self.audits.audit_now(request, fingerprint.value, key, reason, host)
         ):
             return _ADMIT
-        if not self.ledger.drop(request, reason, host, learned=learned, claim=claim):
+        if not self.ledger.drop(request, reason, host, learned=learned, claim=claim, hold=hold):
             # The ledger is full: fetch rather than drop without a promise, as written.
             request.meta[M.NO_SHORTCUT] = True
             return _ADMIT
+        if hold is not None:
+            self._take_hold(request, hold)
         if source is not None:
             self._follow(source, claim, key)
         return self._dropped(request, fingerprint, reason, learned=learned, key=key)
@@ -411,14 +434,25 @@ class Deduplicator:
         """Drop ``request`` at download time against ``key``'s representative (learned,
         so revocable); ``None`` to fetch it: as an audit of a delivered representative
         (the first drops of a rule are checked, as at check time), or when the ledger is full."""
+        hold = None
+        if claim is not None and self.distributed:
+            hold = self._hold(request)
+            if hold is None:
+                self.count("urlnorm/redis/learned_fetched")  # (see ``distributed``)
+                return None
+        elif claim is None and self._foreign(key):
+            self.count("urlnorm/redis/learned_fetched")  # (see ``_foreign``)
+            return None
         host = host_of(fingerprint.url or "")
         if claim is None and self.audits.verify_late(request, fingerprint.value, key, reason, host):
             # Fetched as written, as an ordinary request: its page goes to the learner,
             # which revokes the rule if it differs from the representative's.
             request.meta[M.NO_SHORTCUT] = True
             return None
-        if not self.ledger.drop(request, reason, host, learned=True, claim=claim):
+        if not self.ledger.drop(request, reason, host, learned=True, claim=claim, hold=hold):
             return None
+        if hold is not None:
+            self._take_hold(request, hold)
         self.count("urlnorm/late_filtered")
         if own is not None and own.held_by(request.url):
             # What was dropped against it is checked again, against the learned key now.
@@ -426,6 +460,33 @@ class Deduplicator:
             self.ledger.detach(own, fingerprint.value)
             self._fail(own, "dropped")
         return self._dropped(request, fingerprint, reason, learned=True, key=key)
+
+    def _foreign(self, key: int) -> bool:
+        """``key`` is another worker's only (a distributed crawl): a learned drop against
+        it could rest on a request that worker's filter dropped after claiming its URL,
+        so on a page nobody fetches; and that worker's ledger could not release it."""
+        if not self.distributed:
+            return False
+        represented_here = getattr(self.seen, "represented_here", None)
+        return represented_here is not None and not represented_here(key)
+
+    def _hold(self, request: Request) -> tuple[str, str] | None:
+        """What a drop of ``request`` against a pending representative holds (see
+        ``distributed``): its own queue lease (a popped request, or a redirect, which
+        carries its source's), else the lease of the page that yielded it."""
+        if self.ledger.on_hold is None:
+            return None
+        meta = request.meta
+        lease = meta.get(LEASE)
+        if lease is not None:
+            return ("ack", lease)
+        parent = meta.get(PARENT)
+        return None if parent is None else ("settled", parent)
+
+    @staticmethod
+    def _take_hold(request: Request, hold: tuple[str, str]) -> None:
+        """The drop holds it now: the scheduler and the middlewares must not give it back."""
+        request.meta.pop(LEASE if hold[0] == "ack" else PARENT, None)
 
     def record(self, request: Request) -> None:
         """A request Scrapy never shows the filter (``dont_filter``) is about to be
@@ -478,11 +539,22 @@ class Deduplicator:
             if claim is not None:
                 self.audits.audit_drops(claim, fingerprint, request.url)
                 self.failed.discard(self.ledger.delivered(claim))
+            if self.on_delivered is not None:
+                self.on_delivered(request, fingerprint.value)
         elif claim is not None and claim.held_by(request.url):
             self._fail(claim, why)
 
+    def delivered_elsewhere(self, keys: list[int]) -> None:
+        """Requests this worker queued were fetched by another worker and delivered
+        (static ``keys``): what was dropped against them here is discharged."""
+        for key in keys:
+            claim = self.ledger.claim_of(key)
+            if claim is not None:
+                self.count("urlnorm/redis/delivered_elsewhere")
+                self.failed.discard(self.ledger.delivered(claim))
+
     def _fail(self, claim: Claim, why: str) -> None:
-        self.failed.add(self.ledger.failed(claim, why))
+        self.ledger.failed(claim, why, mark=self.failed.add)
 
     def _reschedule(self, request: Request, why: str) -> None:
         assert self.reschedule_request is not None
@@ -493,7 +565,15 @@ class Deduplicator:
     def release_orphans(self) -> int:
         """At ``spider_idle``: release drops whose representative can no longer settle,
         and the variants hold-back still holds."""
-        released = self.ledger.release_orphans()
+        released = 0
+        if self.shared_rules is not None and self.learner is not None:
+            # A rule another worker revoked while this one had nothing to check
+            # (rules are looked up as requests are): its drops are released now,
+            # before this worker may close.
+            before = self.ledger.released
+            self.rule_keeper.adopt_shared(now=True)
+            released += self.ledger.released - before
+        released += self.ledger.release_orphans(mark=self.failed.add)
         if self.holdback is not None:
             released += self.holdback.release_all()
         return released
@@ -618,6 +698,8 @@ class Deduplicator:
                 self.stats.set_value(f"urlnorm/memory/{key}", value)
         if self.learner is not None:
             self.rules_file.save(self.learner)
+        if self.shared_rules is not None:
+            self.shared_rules.flush()
         self.seen.close()
         self.failed.close()
         if self.shared_rules is not None and self.stats is not None:

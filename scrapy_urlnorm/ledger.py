@@ -21,6 +21,11 @@ The ledger is bounded: when it is full, :meth:`DropLedger.drop` says no and
 the caller fetches the request instead. A duplicate costs one request; a lost
 page costs the user's data.
 
+A drop may *hold* something until it is settled (:attr:`Drop.hold`): in a
+distributed crawl, the queue lease of the page that yielded it, so a worker
+killed before the representative settles leaves that page to be fetched
+again, its links with it (see :attr:`DropLedger.on_hold`).
+
 Parked drops (learned drops whose representative delivered, kept only so
 that a revoked rule can release them) are most of what a long crawl keeps
 here, so they are kept light: a plain ``Request`` is parked as the few fields
@@ -134,15 +139,17 @@ def lighten(request: Request) -> Request | Parked:
 class Drop:
     """One request dropped against a claim (or parked under a learned rule)."""
 
-    __slots__ = ("_request", "host", "learned", "reason", "settled")
+    __slots__ = ("_request", "hold", "host", "learned", "reason", "settled")
 
-    def __init__(self, request: Request, reason: str, host: str, learned: bool) -> None:
+    def __init__(self, request: Request, reason: str, host: str, learned: bool, hold: Any = None) -> None:
         self._request: Request | Parked = request
         self.reason = reason
         self.host = host
         self.learned = learned
         #: True once released or discharged for good: never released twice.
         self.settled = False
+        #: What is given back (``DropLedger.on_hold``) once the drop's fate is known.
+        self.hold = hold
 
     @property
     def request(self) -> Request:
@@ -213,6 +220,10 @@ class DropLedger:
         self._parked_entries = 0  # entries of _parked, settled ones included
         self.held = 0  # drops waiting on a claim or parked
         self.released = 0
+        #: Called with a drop's ``hold`` once its representative delivered or it was released.
+        self.on_hold: Callable[[Any], None] | None = None
+        #: Called with a drop's ``hold`` when the drop takes it.
+        self.on_take: Callable[[Any], None] | None = None
 
     # -- claims ---------------------------------------------------------------------
 
@@ -277,12 +288,20 @@ class DropLedger:
             elif not drop.settled:
                 drop.settled = True
                 self.held -= 1
+            self._unhold(drop)
         claim.drops = None
         return keys
 
-    def failed(self, claim: Claim, why: str) -> tuple[int, ...]:
-        """The representative settled without delivering: release its drops; its keys are returned."""
+    def failed(self, claim: Claim, why: str, mark: Callable[[tuple[int, ...]], None] | None = None) -> tuple[int, ...]:
+        """The representative settled without delivering: release its drops; its keys are returned.
+
+        ``mark`` is given the keys *before* any drop is released: a released request goes
+        back through the filter at once, and must find them failed, not delivered (its
+        representative's claim is closed by then), or it is dropped again against the
+        page that just failed."""
         keys = self._close(claim)
+        if mark is not None:
+            mark(keys)
         drops, claim.drops = claim.drops or (), None
         for drop in drops:
             self._release(drop, why)
@@ -304,7 +323,9 @@ class DropLedger:
 
     # -- drops ---------------------------------------------------------------------
 
-    def drop(self, request: Request, reason: str, host: str, *, learned: bool, claim: Claim | None) -> bool:
+    def drop(
+        self, request: Request, reason: str, host: str, *, learned: bool, claim: Claim | None, hold: Any = None
+    ) -> bool:
         """Write a drop against ``claim`` (``None``: against a delivered page, kept
         only when ``learned``, so a revoked rule can release it). False when a
         drop against a pending claim does not fit: fetch instead.
@@ -325,9 +346,12 @@ class DropLedger:
             self._count("urlnorm/ledger_full", 1)
             return False
         else:
+            entry.hold = hold
             if claim.drops is None:
                 claim.drops = []
             claim.drops.append(entry)
+            if hold is not None and self.on_take is not None:
+                self.on_take(hold)
         self.held += 1
         return True
 
@@ -396,6 +420,7 @@ class DropLedger:
         if not drop.settled:
             drop.settled = True
             self.held -= 1
+        self._unhold(drop)
 
     def forget_request(self, host: str, url: str) -> None:
         """``url`` is being fetched as written after all: do not release it again."""
@@ -410,13 +435,13 @@ class DropLedger:
     def _distinct_claims(self) -> list[Claim]:
         return list({id(claim): claim for claim in self._claims.values()}.values())
 
-    def release_orphans(self) -> int:
+    def release_orphans(self, mark: Callable[[tuple[int, ...]], None] | None = None) -> int:
         """At ``spider_idle`` nothing is in flight: no pending claim can settle
-        any more. Release what was dropped against them."""
+        any more. Release what was dropped against them (``mark``: see :meth:`failed`)."""
         released = 0
         for claim in self._distinct_claims():
             released += sum(1 for drop in claim.drops or () if not drop.settled)
-            self.failed(claim, "idle")
+            self.failed(claim, "idle", mark)
         return released
 
     def _release(self, drop: Drop, why: str) -> None:
@@ -428,6 +453,14 @@ class DropLedger:
         self._count(f"urlnorm/released/{why}", 1)
         if self._reschedule is not None:
             self._reschedule(drop.request, why)
+        self._unhold(drop)  # after: the request is queued again before what held it goes
+
+    def _unhold(self, drop: Drop) -> None:
+        hold = drop.hold
+        if hold is not None:
+            drop.hold = None
+            if self.on_hold is not None:
+                self.on_hold(hold)
 
     # -- figures --------------------------------------------------------------------
 

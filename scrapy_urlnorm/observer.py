@@ -134,10 +134,10 @@ class RuleKeeper:
 
     # -- distributed crawls -------------------------------------------------------------
 
-    def adopt_shared(self) -> None:
+    def adopt_shared(self, *, now: bool = False) -> None:
         shared = self.dedup.shared_rules
         assert shared is not None
-        for state in shared.changes().values():
+        for state in shared.changes(now=now).values():
             self.learner.adopt(json.loads(state))
 
     def share_evidence(self, rule: Rule, pair: int | None) -> int:

@@ -65,6 +65,7 @@ while true do
   n = n + 1
 end
 redis.call('SREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[5])
 return n
 """
 
@@ -92,8 +93,11 @@ class ReliableQueue(Base):
 
     Keys: ``<key>`` the shared list; ``<key>:processing:<worker>`` what each
     worker holds; ``<key>:alive:<worker>`` its heartbeat (expires after the
-    lease); ``<key>:workers`` the set of workers. Request priorities are
-    ignored, as in scrapy-redis' ``FifoQueue``.
+    lease); ``<key>:held:<worker>`` how many of its leases only wait on a
+    drop's representative (see :meth:`hold`); ``<key>:delivered:<worker>``
+    the requests it queued that another worker fetched and that delivered (see
+    :meth:`notify_delivered`); ``<key>:workers`` the set of workers. Request
+    priorities are ignored, as in scrapy-redis' ``FifoQueue``.
     """
 
     def __init__(self, server: Any, spider: Spider, key: str, serializer: Any = None) -> None:
@@ -103,6 +107,10 @@ class ReliableQueue(Base):
         self.worker = os.urandom(6).hex()
         self.processing = f"{self.key}:processing:{self.worker}"
         self.alive = f"{self.key}:alive:{self.worker}"
+        self.held = f"{self.key}:held:{self.worker}"
+        self.inbox = f"{self.key}:delivered:{self.worker}"
+        self.holding: Counter[str] = Counter()  # lease id -> drops holding it
+        self._held_shared = 0  # the count last written to self.held
         self.workers = f"{self.key}:workers"
         self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
         self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
@@ -117,10 +125,66 @@ class ReliableQueue(Base):
     # -- leases -------------------------------------------------------------------
 
     def _beat(self) -> None:
+        held = self._held_count()
         pipe = self.server.pipeline(transaction=False)
         pipe.sadd(self.workers, self.worker)
         pipe.set(self.alive, b"1", px=max(int(self.lease * 1000), 100))
+        pipe.set(self.held, held, px=max(int(self.lease * 1000), 100))
         pipe.execute()
+        self._held_shared = held
+
+    # A drop against a representative still pending holds the lease of the page
+    # that yielded it until the representative settles: killed meanwhile, the
+    # worker leaves that page to be fetched again, its links with it. Such a
+    # lease waits on this worker going idle at worst (what is still pending then
+    # is released), so it must not keep other workers from going idle
+    # themselves: each would wait for the other. They count it out.
+
+    def hold(self, lease: str) -> None:
+        self.holding[lease] += 1
+
+    def unhold(self, lease: str) -> None:
+        left = self.holding[lease] - 1
+        if left > 0:
+            self.holding[lease] = left
+        else:
+            del self.holding[lease]
+
+    # A worker that queued a request holds its claim, and what it dropped against
+    # it waits on its page; another worker may pop and fetch it. Told that the page
+    # delivered, the first worker settles that claim as delivered; not told, it
+    # releases those drops when it goes idle (fetched after all: a duplicate).
+
+    def notify_delivered(self, lease: str, key: int) -> None:
+        """The request of ``lease`` delivered its page (static key ``key``): tell the worker that queued it."""
+        origin = lease[:_WORKER]
+        if origin == self.worker:
+            return
+        inbox = f"{self.key}:delivered:{origin}"
+        try:
+            pipe = self.server.pipeline(transaction=False)
+            pipe.rpush(inbox, f"{key:x}")
+            pipe.expire(inbox, max(int(self.lease * 20), 60))  # a dead worker's inbox goes
+            pipe.execute()
+        except Exception as exc:  # not told: it releases at idle (a duplicate, no loss)
+            logger.debug("Could not tell worker %s a page delivered: %s", origin, exc)
+
+    def take_delivered(self) -> list[int]:
+        """Keys of requests this worker queued that another worker delivered since the last call."""
+        pipe = self.server.pipeline(transaction=True)
+        pipe.lrange(self.inbox, 0, -1)
+        pipe.delete(self.inbox)
+        return [int(entry, 16) for entry in pipe.execute()[0]]
+
+    def _held_count(self) -> int:
+        return sum(1 for lease in self.holding if lease in self.inflight)
+
+    def share_held(self) -> None:
+        """Write how many leases only wait on drops, if it changed (others read it before going idle)."""
+        held = self._held_count()
+        if held != self._held_shared:
+            self.server.set(self.held, held, px=max(int(self.lease * 1000), 100))
+            self._held_shared = held
 
     def _tick(self) -> None:
         try:
@@ -144,7 +208,13 @@ class ReliableQueue(Base):
                 continue
             moved = int(
                 self._reclaim(
-                    keys=[self.key, f"{self.key}:processing:{worker}", f"{self.key}:alive:{worker}", self.workers],
+                    keys=[
+                        self.key,
+                        f"{self.key}:processing:{worker}",
+                        f"{self.key}:alive:{worker}",
+                        self.workers,
+                        f"{self.key}:held:{worker}",
+                    ],
                     args=[worker],
                 )
             )
@@ -160,13 +230,18 @@ class ReliableQueue(Base):
         return total
 
     def others_pending(self) -> int:
-        """Requests other workers hold (alive or not yet reclaimed)."""
+        """Requests other workers hold (alive or not yet reclaimed), but those
+        that only wait on a drop's representative (see :meth:`hold`)."""
         members = [m.decode() for m in self.server.smembers(self.workers)]
-        pipe = self.server.pipeline(transaction=False)
         others = [w for w in members if w != self.worker]
+        if not others:
+            return 0
+        pipe = self.server.pipeline(transaction=False)
         for worker in others:
             pipe.llen(f"{self.key}:processing:{worker}")
-        return sum(int(n) for n in pipe.execute()) if others else 0
+            pipe.get(f"{self.key}:held:{worker}")
+        answers = pipe.execute()
+        return sum(max(int(n) - int(held or 0), 0) for n, held in zip(answers[::2], answers[1::2], strict=True))
 
     def recover_own(self) -> int:
         """Move back into the queue the entries of this worker's processing list
@@ -255,7 +330,13 @@ class ReliableQueue(Base):
 
     def clear(self) -> None:
         members = [m.decode() for m in self.server.smembers(self.workers)]
-        self.server.delete(self.key, self.workers, *(f"{self.key}:processing:{w}" for w in members))
+        self.server.delete(
+            self.key,
+            self.workers,
+            *(f"{self.key}:processing:{w}" for w in members),
+            *(f"{self.key}:held:{w}" for w in members),
+            *(f"{self.key}:delivered:{w}" for w in members),
+        )
         self.inflight.clear()
 
     def stop(self) -> None:
@@ -278,7 +359,7 @@ class ReliableQueue(Base):
             else:
                 self.recover_own()  # nothing is in flight: anything left there was never received
             pipe = self.server.pipeline(transaction=True)
-            pipe.delete(self.processing, self.alive)
+            pipe.delete(self.processing, self.alive, self.held, self.inbox)
             pipe.srem(self.workers, self.worker)
             pipe.execute()
         except Exception as exc:
@@ -357,6 +438,12 @@ class RedisScheduler(Scheduler):
         if isinstance(getattr(dedup, "seen", None), RedisStore):
             self.store = dedup.seen  # type: ignore[union-attr]
             self.store.gate = lambda: not self.spill
+            if isinstance(self.queue, ReliableQueue):
+                # A drop against a pending representative holds a lease until it settles
+                # (see Deduplicator.distributed): given back here.
+                dedup.ledger.on_take = self._take  # type: ignore[union-attr]
+                dedup.ledger.on_hold = self._give_back  # type: ignore[union-attr]
+                dedup.on_delivered = self._delivered  # type: ignore[union-attr]
         if self.spill_file is not None:
             for payload in self.spill_file.load():
                 self.spill.append(self.queue._decode_request(payload))
@@ -366,6 +453,31 @@ class RedisScheduler(Scheduler):
                 )
         self._ticker = task.LoopingCall(self._tick)
         self._ticker.start(0.5, now=False)
+
+    def _delivered(self, request: Request, key: int) -> None:
+        lease = request.meta.get(LEASE)
+        if lease is not None and isinstance(self.queue, ReliableQueue):
+            self.queue.notify_delivered(lease, key)
+
+    def _settle_delivered_elsewhere(self) -> None:
+        """Claims of requests this worker queued and another one delivered: settled as delivered."""
+        dedup = getattr(self.df, "dedup", None)
+        if dedup is not None and isinstance(self.queue, ReliableQueue):
+            keys = self.queue.take_delivered()
+            if keys:
+                dedup.delivered_elsewhere(keys)
+
+    def _take(self, hold: tuple[str, str]) -> None:
+        self.queue.hold(hold[1])
+
+    def _give_back(self, hold: tuple[str, str]) -> None:
+        """A drop that held a lease settled: the lease goes on as if it had not been held."""
+        kind, lease = hold
+        self.queue.unhold(lease)
+        if kind == "ack":
+            self.queue.ack(lease)
+        else:
+            self.queue.settled(lease)
 
     # -- the spill --------------------------------------------------------------------
 
@@ -414,6 +526,11 @@ class RedisScheduler(Scheduler):
     def _tick(self) -> None:
         if self.spill or (self.store is not None and self.store._pending):
             self.drain()
+        if self.store is not None and self.store.available and not self.lost:
+            try:
+                self._settle_delivered_elsewhere()
+            except Exception as exc:
+                logger.debug("Could not read which queued requests delivered elsewhere: %s", exc)
         if self.store is not None and not self.store.check_epoch():
             self._state_lost()
 
@@ -458,14 +575,21 @@ class RedisScheduler(Scheduler):
             return False
         if self.stats:
             self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
-        if self.spill and not self.drain():
-            self._spill(request, None)
-            return True
+        # The parent's lease is this worker's business (settled by enqueue_request): not
+        # written into the entry, where the popping worker would settle it as its own.
+        parent = request.meta.pop(PARENT, None)
         try:
-            self.queue.push(request)
-        except Exception as exc:
-            self._spill(request, exc)
-        return True
+            if self.spill and not self.drain():
+                self._spill(request, None)
+                return True
+            try:
+                self.queue.push(request)
+            except Exception as exc:
+                self._spill(request, exc)
+            return True
+        finally:
+            if parent is not None:
+                request.meta[PARENT] = parent
 
     def next_request(self) -> Request | None:
         if self.lost or (self.spill and not self.drain()):
@@ -504,6 +628,10 @@ class RedisScheduler(Scheduler):
                 return True
             if isinstance(self.queue, ReliableQueue) and self.queue.recover_own() > 0:
                 return True
+            if isinstance(self.queue, ReliableQueue):
+                self.queue.share_held()
+                # Before going idle (which releases what waits on pending claims).
+                self._settle_delivered_elsewhere()
             # Another worker's leases: done soon, or reclaimed once its heartbeat stops.
             return isinstance(self.queue, ReliableQueue) and self.queue.others_pending() > 0
         except Exception:

@@ -267,6 +267,16 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/redis/spilled", "redis", "live", "requests kept in the local spill while Redis was away"),
     StatKey(
+        "urlnorm/redis/delivered_elsewhere", "redis", "live",
+        "pending pages this worker queued that another worker fetched and that delivered: "
+        "what was dropped against them here is settled, not released at idle",
+    ),
+    StatKey(
+        "urlnorm/redis/learned_fetched", "redis", "live",
+        "requests a learned rule would have dropped, fetched instead: their page is another worker's, "
+        "or still pending with no queue lease to hold until it settles",
+    ),
+    StatKey(
         "urlnorm/all_workers/<name>", "redis", "close",
         "every worker's `urlnorm/<name>` counter added up, as of this worker's close: "
         "the last worker to close reports the whole crawl",

@@ -244,6 +244,7 @@ class RedisStore:
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
         self._theirs = FingerprintSet(bits)  # of those, found by a read: another worker's page (see get())
         self._trusted = FingerprintSet(bits)  # of those, found by a claim too, or represented here as well
+        self._own = FingerprintSet(bits)  # added by this worker: it represents them (see represented_here)
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._pending: list[tuple[int, int]] = []  # added while Redis was away
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
@@ -538,9 +539,11 @@ class RedisStore:
         if known is not None:
             if self._shielded(fingerprint):
                 self._trusted.add(fingerprint)  # this worker's own representative too from now on
+            self._own.add(fingerprint, known)
             return known
         claimed = self._mine.pop(fingerprint, None)
         self._known.add(fingerprint, rank)
+        self._own.add(fingerprint, rank)
         if claimed is not None:
             if claimed != rank:
                 self._ranks.append((fingerprint, rank))  # sent with the next claim
@@ -557,6 +560,13 @@ class RedisStore:
         if not self.lost:
             self._pending.append((fingerprint, rank))
         return None
+
+    def represented_here(self, fingerprint: int) -> bool:
+        """Whether this worker represents ``fingerprint`` (claimed or added it), as
+        opposed to a key only another worker holds: a claim found the same URL
+        there, and that request may have been dropped by its own filter (its claim
+        given back only after the read), so nothing says its page is delivered."""
+        return fingerprint in self._mine or self._own.get(fingerprint) is not None
 
     def release(self, fingerprint: int) -> None:
         """This worker claimed ``fingerprint`` for a request its filter then
@@ -584,6 +594,7 @@ class RedisStore:
         self._known.clear()
         self._theirs.clear()
         self._trusted.clear()
+        self._own.clear()
         self._mine.clear()
         self._absent.clear()
         self._pending.clear()
@@ -606,14 +617,31 @@ class RedisStore:
             logger.error("Redis at %s unreachable at close: %d fingerprint(s) not shared", self.url, len(self._pending))
 
 
+#: Publish rule states: KEYS = [rules, version]; ARGV = [field, state, ...]. A
+#: revocation is never overwritten by a state that is not revoked: two workers
+#: publishing one rule at once (one found it contradicted, the other activated
+#: it before it heard) must leave it revoked, or the second worker's drops under
+#: a wrong rule are never released.
+_PUBLISH = """
+for i = 1, #ARGV, 2 do
+  local old = redis.call('HGET', KEYS[1], ARGV[i])
+  if not (old and cjson.decode(old).revoked and not cjson.decode(ARGV[i + 1]).revoked) then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  end
+end
+return redis.call('INCR', KEYS[2])
+"""
+
+
 class RedisRules:
     """Learned rules shared by the workers of a crawl through Redis.
 
     A worker publishes each rule it learns or revokes into a hash (field
     ``host|kind``, value the rule as JSON) and bumps a version counter; every
     worker checks the counter at most every ``interval`` seconds and adopts
-    what changed. Evidence itself stays per worker: a rule learned by any
-    worker applies to all within ``interval`` seconds.
+    what changed: a rule learned by any worker applies to all within
+    ``interval`` seconds. A state Redis does not take (an outage) is sent
+    again, and a revoked rule stays revoked (see ``_PUBLISH``).
     """
 
     def __init__(self, client: Any, key: str, *, interval: float = 2.0) -> None:
@@ -623,7 +651,13 @@ class RedisRules:
         self._version = -1
         self._next = 0.0
         self._published: dict[str, str] = {}
+        # Rule states Redis did not take (it was away): sent again before the next look.
+        # A revocation that never reaches the other workers leaves their drops under a
+        # wrong rule unreleased.
+        self._unsent: dict[str, str] = {}
         self.enabled = True  # False once the crawl's state in Redis is lost: nothing more is written
+        self._publish = self.client.register_script(_PUBLISH)
+        self._failing = False
 
     def disable(self) -> None:
         self.enabled = False
@@ -631,15 +665,27 @@ class RedisRules:
     def publish(self, field: str, state: str) -> None:
         if not self.enabled or self._published.get(field) == state:
             return
+        self._unsent[field] = state
+        self.flush()
+
+    def flush(self) -> bool:
+        """Send the rule states Redis has not taken yet; True if none is left."""
+        if not self._unsent or not self.enabled:
+            return not self._unsent
+        unsent = dict(self._unsent)
         try:
-            pipe = self.client.pipeline(transaction=True)
-            pipe.hset(self.key, field, state)
-            pipe.incr(self.key + ":version")
-            pipe.execute()
+            self._publish(keys=[self.key, self.key + ":version"], args=[x for pair in unsent.items() for x in pair])
         except Exception as exc:
-            logger.warning("Could not share learned rule %s through Redis: %s", field, exc)
-            return
-        self._published[field] = state
+            log = logger.debug if self._failing else logger.warning  # once per outage
+            log("Could not share learned rule(s) %s through Redis yet: %s", ", ".join(unsent), exc)
+            self._failing = True
+            return False
+        self._failing = False
+        for field, state in unsent.items():
+            self._published[field] = state
+            if self._unsent.get(field) == state:
+                del self._unsent[field]
+        return not self._unsent
 
     def add_pair(self, field: str, pair: int) -> int:
         """Record a pair of URLs evidencing rule ``field``; the distinct pairs all workers found."""
@@ -653,12 +699,14 @@ class RedisRules:
         except Exception:
             return 0
 
-    def changes(self) -> dict[str, str]:
-        """Rules (field -> JSON) if others changed any since the last look, else {}."""
-        now = time.monotonic()
-        if now < self._next:
+    def changes(self, *, now: bool = False) -> dict[str, str]:
+        """Rules (field -> JSON) if others changed any since the last look, else {}
+        (``now``: look even if the last look was less than ``interval`` ago)."""
+        clock = time.monotonic()
+        if clock < self._next and not now:
             return {}
-        self._next = now + self.interval
+        self._next = clock + self.interval
+        self.flush()
         try:
             version = int(self.client.get(self.key + ":version") or 0)
             if version == self._version:
@@ -670,6 +718,8 @@ class RedisRules:
         changed = {}
         for field, state in rules.items():
             field, state = field.decode(), state.decode()
+            if field in self._unsent:
+                continue  # this worker's newer state is still to be sent
             if self._published.get(field) != state:
                 self._published[field] = state
                 changed[field] = state
@@ -680,6 +730,7 @@ class RedisRules:
             pairs = list(self.client.scan_iter(match=f"{self.key}:pairs:*", count=1000))
             self.client.delete(self.key, self.key + ":version", *pairs)
         self._published.clear()
+        self._unsent.clear()
 
 
 def aggregate_counters(client: Any, key: str, counters: dict[str, int]) -> dict[str, int]:

@@ -21,7 +21,9 @@ HERE = Path(__file__).resolve().parent
 
 def spawn(settings: Mapping[str, Any], start_urls: Sequence[str], **popen: Any) -> subprocess.Popen:
     """Run this crawl (LinkSpider through the demo web's proxy) in a new process."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
+    # The checkout's own package first: an editable install may point at another checkout (a git worktree).
+    paths = [str(HERE), str(HERE.parent / "example_project"), str(HERE.parent)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     command = [sys.executable, str(HERE / "crawl_process.py"), json.dumps(dict(settings)), *start_urls]
     return subprocess.Popen(command, env=env, **popen)
 

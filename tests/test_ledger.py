@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from scrapy import Request
+from scrapy.utils.request import RequestFingerprinter
 
+from scrapy_urlnorm import Policy
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.ledger import DropLedger
 
 
@@ -42,3 +46,33 @@ def test_a_revocation_releases_parked_drops_of_that_host_only() -> None:
     assert ledger.revoke_host("a.test") == 1
     assert released == ["http://a.test/p/"]
     assert ledger.parked() == 1
+
+
+@pytest.mark.parametrize("how", ["failed", "idle"])
+def test_a_released_request_is_fetched_not_dropped_again_against_the_page_that_failed(how: str) -> None:
+    """A released request goes back through the filter at once (the engine schedules it
+    synchronously). Its representative's claim was closed by then, and its keys were only
+    recorded as failed afterwards: the filter took them for a delivered page and dropped
+    the request again, for good. A distributed crawl lost documents this way (a worker
+    going idle released what it had dropped against a page another worker never fetched)."""
+    verdicts: list[tuple[str, str | None]] = []
+    dedup = Deduplicator(
+        Policy.preset("default"),
+        fallback=RequestFingerprinter().fingerprint,
+        learn=True,
+        reschedule=lambda request: verdicts.append((request.url, dedup.check(request))),
+    )
+    dedup.audits.verify_taught = False
+    dedup.observe_redirect("http://h/a", "http://h/a/")
+    dedup.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    page, learned, tracked = Request("http://h/c/"), Request("http://h/c"), Request("http://h/c/?utm_source=x")
+    assert dedup.check(page) is None
+    assert dedup.check(learned) == "learned:trailing_slash"
+    assert dedup.check(tracked) == "tracking_params"
+    if how == "failed":
+        dedup.settle(page, delivered=False, why="status")
+    else:
+        assert dedup.release_orphans() == 2
+    assert verdicts[0] == (learned.url, None)  # fetched after all
+    # ...and the other now waits on it, a pending page, not on the one that failed.
+    assert verdicts[1] == (tracked.url, "tracking_params") and dedup.ledger.unsettled() == 1

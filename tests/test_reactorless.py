@@ -30,7 +30,9 @@ pytestmark = pytest.mark.skipif(
 
 
 def reactorless_crawl(settings: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent / "example_project")])}
+    # The checkout's own package (an editable install may point at another checkout).
+    paths = [str(HERE), str(HERE.parent / "example_project"), str(HERE.parent)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     result = subprocess.run(
         [sys.executable, str(HERE / "reactorless_crawl.py"), json.dumps(settings)],
         capture_output=True,

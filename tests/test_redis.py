@@ -32,11 +32,15 @@ from demoweb.web import DOCUMENTS, START_URLS, build_sites
 from redis_server import RedisServer
 from scrapy import Request
 from scrapy.settings import Settings
+from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
 
+from scrapy_urlnorm import Policy
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.learning import Learner
+from scrapy_urlnorm.redis_batch import request_keys
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
-from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, SCHEDULER, STOCK_SCHEDULER, redis_client
+from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, PARENT, SCHEDULER, STOCK_SCHEDULER, redis_client
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 
 HERE = Path(__file__).resolve().parent
@@ -283,6 +287,11 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     held = [dying.pop(), dying.pop()]
     assert [r.url for r in held] == ["http://h/0", "http://h/1"]  # FIFO
     assert alive.others_pending() == 2 and len(alive) == 2
+    dying.hold(held[1].meta[LEASE])  # a drop of its page waits on a representative: idle others may release
+    dying.share_held()
+    assert alive.others_pending() == 1
+    dying.unhold(held[1].meta[LEASE])
+    dying.share_held()
     dying.ack(held[0].meta[LEASE])
     assert alive.others_pending() == 1
     # A redirect or retry of a popped request acknowledges it once it is queued itself.
@@ -302,6 +311,28 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     assert alive.pop() is None
     alive.close(finished=False)  # a stop that is not a finish: what it held goes back
     assert len(alive) == 3
+
+
+def test_a_worker_is_told_when_a_request_it_queued_delivered_elsewhere(server: RedisServer) -> None:
+    """Its claim (and what it dropped against it) settles as delivered, instead of
+    being released when it goes idle and fetched a second time."""
+    released: list[str] = []
+    holds: list[tuple[str, str]] = []
+    dedup = learned_dedup(server, released)
+    dedup.ledger.on_hold = holds.append
+    spider = fake_spider()
+    mine, other = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None
+    assert dedup.check(Request("http://h/c", meta={PARENT: "page-1"})) == "learned:trailing_slash"
+    mine.push(page)
+    popped = other.pop()
+    other.notify_delivered(popped.meta[LEASE], dedup.fingerprint(popped).value)
+    mine.notify_delivered(popped.meta[LEASE], 1)  # its own requests: nothing to tell
+    dedup.delivered_elsewhere(mine.take_delivered())
+    assert dedup.ledger.unsettled() == 0 and dedup.release_orphans() == 0 and released == []
+    assert holds == [("settled", "page-1")]
+    assert mine.take_delivered() == []
 
 
 def test_an_entry_popped_without_an_answer_is_queued_again(server: RedisServer) -> None:
@@ -418,6 +449,82 @@ def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> 
     assert shared_b.changes() == {}  # nothing new since
 
 
+def learned_dedup(server: RedisServer, released: list[str]) -> Deduplicator:
+    """A worker's deduplicator on ``server`` with trailing_slash (add) learned on host h."""
+    dedup = Deduplicator(
+        Policy.preset("default"),
+        fallback=RequestFingerprinter().fingerprint,
+        learn=True,
+        store=RedisStore(client(server), "t:seen"),
+        reschedule=lambda request: released.append(request.url),
+    )
+    dedup.audits.verify_taught = False  # no audit of the rule's first drops: they are what is looked at
+    dedup.observe_redirect("http://h/a", "http://h/a/")
+    dedup.observe_redirect("http://h/b", "http://h/b/")
+    return dedup
+
+
+def test_a_learned_drop_without_a_lease_to_hold_waits_for_a_page_that_delivered(server: RedisServer) -> None:
+    """A worker's drop ledger dies with it (kill -9): a learned drop against a
+    representative still pending would not be released if that page then fails
+    where another worker fetches it. With no queue lease to hold (next test), the
+    variant is fetched; once the page has delivered, its variants are dropped."""
+    released: list[str] = []
+    dedup = learned_dedup(server, released)
+    page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
+    assert dedup.check(page) is None
+    assert dedup.check(tracked) == "tracking_params"  # the same URL to the static policy: in the ledger
+    variant = Request("http://h/c")
+    assert dedup.check(variant) is None  # its page is pending: fetched
+    dedup.settle(page, delivered=False, why="status")
+    assert released == []  # the claims merged: the variant holds them now, and is pending
+    dedup.settle(variant, delivered=False, why="status")
+    assert released == [tracked.url]  # neither delivered: released
+    delivered = Request("http://h/d/")
+    assert dedup.check(delivered) is None
+    dedup.settle(delivered, delivered=True)
+    assert dedup.check(Request("http://h/d")) == "learned:trailing_slash"
+
+
+def test_a_learned_drop_is_not_made_against_a_url_only_another_worker_claimed(server: RedisServer) -> None:
+    """Worker B claims a page's links in one batch, then its filter drops one of them
+    (``/c/``) and gives the claim back; worker A, in between, claimed ``/c/`` too and was
+    told "seen". A then took ``/c/`` for a page B fetches, and dropped ``/c`` (the same
+    page under A's learned rule) against it: nobody fetched either."""
+    dedup = learned_dedup(server, [])
+    other = RedisStore(client(server), "t:seen")
+    target = Request("http://h/c/")
+    assert other.prefetch([(dedup.fingerprint(target).value, 0)]) == 1  # B's batch claim
+    variant = Request("http://h/c")
+    for batch in ([variant], [target]):  # A's pages: its batch claims (and reads learned keys)
+        dedup.seen.prefetch(*request_keys(dedup, batch))  # type: ignore[attr-defined]
+    assert dedup.check(target) == "exact"  # the same URL as B's request: stock drops it too
+    assert dedup.check(variant) is None  # but a learned drop would rest on B's request: fetched
+    assert dedup.stats is None and dedup._counts["urlnorm/redis/learned_fetched"] == 1
+
+
+def test_a_drop_against_a_pending_page_holds_the_lease_of_the_page_that_linked_it(server: RedisServer) -> None:
+    """Killed before the representative settles, the worker leaves that lease to be
+    reclaimed: the linking page is fetched again and its links with it."""
+    released: list[str] = []
+    holds: list[tuple[str, str]] = []
+    dedup = learned_dedup(server, released)
+    dedup.ledger.on_hold = holds.append  # what RedisScheduler gives back to its queue
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None
+    variant, redirected = (
+        Request("http://h/c", meta={PARENT: "page-1"}),
+        Request("http://h/c/?utm_source=x", meta={LEASE: "source-2", PARENT: "page-0"}),
+    )
+    assert dedup.check(variant) == "learned:trailing_slash"
+    assert dedup.check(redirected) == "tracking_params"
+    assert PARENT not in variant.meta and LEASE not in redirected.meta  # the drops hold them now
+    assert holds == []
+    dedup.settle(page, delivered=False, why="status")
+    assert released == [variant.url, redirected.url]  # queued again first...
+    assert holds == [("settled", "page-1"), ("ack", "source-2")]  # ...then the leases go on
+
+
 # -- crawls: workers in their own processes --------------------------------------------
 
 GENERATED = {"documents": 1_000, "hosts": 5, "seed": 14}
@@ -505,12 +612,13 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(shared: RedisServe
     assert pages == len(ids)
     # Together they download no more distinct URLs than one worker without learned
     # rules (a rule's savings may be spent while it travels between them, at most
-    # 0.2 s here), plus the drops released and fetched after all: a representative
+    # 0.2 s here), plus the drops released and fetched after all (a representative
     # one worker queued may be downloaded by the other, and the first releases
-    # what it dropped against it when it goes idle. A page both fetch is one that
-    # a learned rule alone says is another worker's (each sends its links' taught
-    # form): never a start URL, never the same link.
-    released = sum(stat(log, "urlnorm/released") for log in logs)
+    # what it dropped against it when it goes idle, unless told it delivered), plus
+    # the learned drops not made against a page the worker cannot vouch for. A page
+    # both fetch is one that a learned rule alone says is another worker's (each
+    # sends its links' taught form): never a start URL, never the same link.
+    released = sum(stat(log, "urlnorm/released") + stat(log, "urlnorm/redis/learned_fetched") for log in logs)
     assert len(urls) <= static_pages + released, (len(urls), pages, static_pages, released)
     assert not [url for url in START_URLS if urls[url.split("/")[2], "/"] > 1], urls
     # Rules were shared through Redis (whether the other worker adopted one before it
@@ -526,17 +634,13 @@ def test_two_workers_racing_one_killed_and_restarted_lose_nothing(shared: RedisS
     """Two workers on one queue; one is SIGKILLed mid-crawl and started again.
     What it held is reclaimed after its lease; together they collect every document.
 
-    Learning is off here: with learned rules, what the killed worker's drop
-    ledger held dies with it (see ``..._with_learning`` below)."""
+    Learning is off here, to keep it fast; ``..._with_learning`` (heavy) runs it
+    with learned rules, whose drops against pending pages hold the lease of the
+    page that linked them, so a killed worker's drops are recovered with it."""
     killed_and_restarted(shared, tmp_path, {"URLNORM_LEARN": False})
 
 
 @HEAVY
-@pytest.mark.xfail(
-    reason="a killed worker's drop ledger dies with it: learned drops it held against representatives "
-    "that later fail are not released by the other workers (needs a shared ledger, see docs/distributed.md)",
-    strict=False,
-)
 def test_two_workers_racing_one_killed_and_restarted_with_learning(shared: RedisServer, tmp_path: Path) -> None:
     killed_and_restarted(shared, tmp_path, {})
 
@@ -560,16 +664,11 @@ def killed_and_restarted(shared: RedisServer, tmp_path: Path, extra: dict[str, A
 def test_redis_restarted_mid_crawl_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
     """Redis (append-only file on) goes away for a while: new requests wait in each
     worker's spill, are pushed when it is back, and the crawl collects every document.
-    Learning off, as in the kill test (see ``..._with_learning``)."""
+    Learning off, as in the kill test (see ``..._with_learning``, heavy)."""
     restarted_mid_crawl(shared, tmp_path, {"URLNORM_LEARN": False})
 
 
 @HEAVY
-@pytest.mark.xfail(
-    reason="with learned rules, drops a worker makes against a representative another worker holds are "
-    "not released when that representative fails (the ledger is per worker; see docs/distributed.md)",
-    strict=False,
-)
 def test_redis_restarted_mid_crawl_with_learning(shared: RedisServer, tmp_path: Path) -> None:
     restarted_mid_crawl(shared, tmp_path, {})
 
@@ -659,6 +758,27 @@ def test_stock_run_collects_the_whole_web(tmp_path: Path) -> None:
         worker = spawn(settings, starts, stderr=subprocess.PIPE, text=True)
         finish(worker)
     assert len(set(doc_ids(tmp_path / "stock.jsonl"))) == total
+
+
+def test_a_revocation_is_never_overwritten_and_an_unsent_state_is_sent_again(server: RedisServer) -> None:
+    """Two workers publish one rule at once: one found it contradicted, the other
+    activated it before it heard. Last writer won, so the second never learned
+    that its drops under the rule were wrong; and a state published while Redis
+    was away was never sent at all."""
+    host_rule = {"host": "h", "kind": "trailing_slash", "pairs": [1, 2], "negatives": 0, "sources": {}}
+    revoked = json.dumps({**host_rule, "active": False, "revoked": True, "negatives": 1}, sort_keys=True)
+    active = json.dumps({**host_rule, "active": True, "revoked": False}, sort_keys=True)
+    first, second = (RedisRules(client(server), "t:rules", interval=0) for _ in range(2))
+    first.publish("h|trailing_slash", revoked)
+    second.publish("h|trailing_slash", active)
+    assert json.loads(second.changes()["h|trailing_slash"])["revoked"]
+    url = server.url
+    server.stop()
+    first.publish("k|www_alias", active.replace('"h"', '"k"'))  # Redis away: kept
+    server.start()
+    assert RedisRules(redis.Redis.from_url(url), "t:rules").changes() == {"h|trailing_slash": revoked}
+    assert first.flush()
+    assert set(RedisRules(redis.Redis.from_url(url), "t:rules").changes()) == {"h|trailing_slash", "k|www_alias"}
 
 
 def test_evidence_adds_up_across_workers_and_contradictions_travel(server: RedisServer) -> None:
