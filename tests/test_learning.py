@@ -73,6 +73,20 @@ class TestLearner:
         assert normalize_url("http://www.h.test/c", www[0]) == normalize_url("http://h.test/c/", bare[0])
         assert policies.canonical_url("http://www.h.test/c") == "http://h.test/c/"
 
+    def test_a_slash_shortcut_only_makes_the_url_the_sites_redirect_would(self) -> None:
+        """Differential seed 1280: ``/;jsessionid=X`` was sent as ``/;jsessionid=X/``, a
+        URL no redirect makes; the server ignored the path parameter and served its home
+        page there, whose relative links nested without end (914 requests against 281)."""
+        learner = Learner(min_evidence=2)
+        policies = LearnedPolicies(Policy(), learner)
+        learner.on_change = policies.rebuild
+        learner.observe_redirect("http://h.test/a", "http://h.test/a/")
+        learner.observe_redirect("http://h.test/b", "http://h.test/b/")
+        assert policies.canonical_url("http://h.test/docs") == "http://h.test/docs/"
+        assert policies.canonical_url("http://h.test/;jsessionid=0A1B2C3D4E5F") is None
+        assert policies.canonical_url("http://h.test/docs;jsessionid=0A1B2C3D4E5F") is None
+        assert policies.canonical_url("http://h.test/page.php") is None  # path info: /page.php/ is page.php
+
     def test_redirect_to_another_site_is_no_alias(self) -> None:
         learner = Learner(min_evidence=1)
         learner.observe_redirect("http://a.github.io/x", "http://b.github.io/x")
