@@ -63,22 +63,29 @@ def normalize_with_rank(url: str | object, policy: Policy) -> tuple[str, int]:
 
 # -- the fast path: one check that a URL is already normal -------------------------------
 #
-# Most links a site writes are in normal form but for their fragment, and
-# their authority (scheme, host, port) is one the normalizer has met before.
-# For those, one regular expression over the URL (no escapes, no user info,
-# no dot segment, only characters every component allows as they are) and a
-# few substring tests replace parsing, fifteen steps and serializing. The
-# authority comes from the per-policy authority cache, so the host steps
-# (lower case, IDNA, IP forms, www, default port) are not redone either. Any
-# doubt returns ``None`` and the URL takes the full way, which gives the same
-# answer (``tests/test_fast_path.py`` checks both agree).
+# Most links a site writes are in normal form but for their fragment, their
+# query parameters (tracking, session ids, order) and perhaps a session id
+# path parameter, and their authority (scheme, host, port) is one the
+# normalizer has met before. For those, one regular expression over the URL
+# (no escapes, no user info, no dot segment, only characters every component
+# allows as they are), a few substring tests and parameter-level work on the
+# query replace parsing, fifteen steps and serializing. The authority comes
+# from the per-policy authority cache, so the host steps (lower case, IDNA,
+# IP forms, www, default port) are not redone either. Any doubt returns
+# ``None`` and the URL takes the full way, which gives the same answer
+# (``tests/test_fast_path.py`` checks both agree).
+#
+# Without "%" the escape steps (percent_encode, uppercase_escapes,
+# decode_unreserved) leave every component as it is, so the later steps see
+# the raw path and query: the fast path runs the same name tests on the same
+# strings.
 
 _FAST_URL = re.compile(
     r"([A-Za-z][A-Za-z0-9+.\-]*)://"  # scheme
     r"([^\x00-\x20\x7f/?#@\[\]:%<>\\^|]+)"  # host: no user info, no IPv6, no escape
     r"(?::([1-9][0-9]{0,4}))?"  # port, as split_url would write it
-    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)"  # path: only characters it allows raw
-    r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]+))?"  # query: the same, plus "?"
+    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)?"  # path: only characters it allows raw
+    r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]*))?"  # query: the same, plus "?"
 )
 
 
@@ -87,34 +94,45 @@ class _FastPlan(NamedTuple):
 
     keep_fragment: bool
     keep_hashbang: bool
-    dot_segments: bool
     session_ids: bool
     collapse_slashes: bool
     lowercase_path: bool
     default_pages: tuple[str, ...]
     alias_extensions: frozenset[str]
     trailing_slash: str
-    tracking: bool
-    remove_params: bool
+    # The rank of each step the fast path may see change the URL, -1 when the
+    # policy does not run it (ranks depend on the policy: learned steps rank higher).
+    session_rank: int
+    empty_path_rank: int
+    tracking_rank: int
+    ignore_rank: int
+    sort_rank: int
+    empty_query_rank: int
+    remove_params: frozenset[str]
+    keep_params: frozenset[str]
     ignore_params: frozenset[str]
-    sort_query: bool
 
 
 def _fast_plan(policy: Policy) -> _FastPlan:
+    ranks = {name: rank for _apply, name, rank in compiled(policy)[1]}
     return _FastPlan(
         policy.keep_fragment,
         policy.keep_hashbang,
-        policy.remove_dot_segments,
         policy.session_ids,
         policy.collapse_slashes,
         policy.lowercase_path,
         policy.default_pages,
         policy.alias_extensions,
         policy.trailing_slash,
-        policy.tracking_params,
-        bool(policy.remove_params),
+        ranks.get("session_ids", -1),
+        ranks.get("empty_path_slash", -1),
+        ranks.get("tracking_params", -1),
+        ranks.get("ignore_params", -1),
+        ranks.get("sort_query", -1),
+        ranks.get("drop_empty_query", -1),
+        policy.remove_params,
+        policy.keep_params,
         policy.ignore_params,
-        policy.sort_query,
     )
 
 
@@ -146,10 +164,26 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
     cached = policy._authority_cache.get((scheme, None, host, port or ""))
     if cached is None:
         return None
-    if "/." in path:
+    new_authority, rank = cached
+    if new_authority is not None and new_authority[1] is not None:
+        return None
+    changed = False
+    if path is None:
+        path = ""
+    elif "/." in path:
         return None
     if plan.session_ids and (";" in path or "(" in path):
-        return None
+        # ASP.NET cookieless segments ("/(S(...))/") are rare: the full way takes them.
+        if "(" in path:
+            return None
+        # ";jsessionid=..." and its kind, as steps.session_ids removes them. A
+        # removal cannot make a dot segment (the path had none), but it can
+        # join two slashes ("/a/;sid=x/b"): the checks below see the new path.
+        new_path = params.SESSION_PATH_PARAM.sub("", path)
+        if new_path != path:
+            path = new_path
+            changed = True
+            rank = max(rank, plan.session_rank)
     if plan.collapse_slashes and "//" in path:
         return None
     if plan.lowercase_path and not path.islower() and path.lower() != path:
@@ -164,30 +198,105 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
             return None
         if plan.trailing_slash == "remove" and not last and len(path) > 1:
             return None
+    if not path and plan.empty_path_rank >= 0:
+        path = "/"
+        changed = True
+        rank = max(rank, plan.empty_path_rank)
     if query is not None:
-        if query[0] == "&" or query[-1] == "&" or "&&" in query:
-            return None
-        if plan.remove_params or plan.ignore_params:
-            return None
-        if plan.tracking and params.mentions(params.TRACKING_HINT, query):
-            return None
-        if plan.session_ids and params.mentions(params.SESSION_HINT, query):
-            return None
-        if plan.sort_query and "&" in query:
-            previous = ""
-            for pair in query.split("&"):
-                name = pair.partition("=")[0]
-                if name < previous:
-                    return None
-                previous = name
-    new_authority, rank = cached
-    if new_authority is None:
+        new_query, query_rank = _fast_query(query, plan)
+        if new_query is not query:
+            query = new_query
+            changed = True
+            rank = max(rank, query_rank)
+    if new_authority is None and not changed:
         return head, rank
-    scheme, _userinfo, host, port = new_authority
-    if _userinfo is not None:
-        return None
-    start = match.end(3) if match.start(3) >= 0 else match.end(2)
-    return f"{scheme}://{host}:{port}{head[start:]}" if port else f"{scheme}://{host}{head[start:]}", rank
+    if new_authority is not None:
+        scheme, _userinfo, host, port = new_authority
+    authority = f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"
+    return (f"{authority}{path}?{query}" if query is not None else f"{authority}{path}"), rank
+
+
+def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
+    """``query`` after the policy's query steps (``None``: no ``?`` left), and
+    the rank of the riskiest one that changed it; ``query`` itself, the very
+    same object, when none did. Mirrors ``steps.session_ids``,
+    ``tracking_params``, ``ignore_params``, ``sort_query`` and
+    ``drop_empty_query``, in that order, on a query without escapes."""
+    if not query:
+        # Only drop_empty_query acts on an empty query ("http://h/?").
+        return (None, plan.empty_query_rank) if plan.empty_query_rank >= 0 else (query, 0)
+    rank = 0
+    pairs: list[str] | None = None
+    # As params.mentions() reads a query, made once for both hints.
+    lowered = "&" + query.lower() if plan.session_rank >= 0 or plan.tracking_rank >= 0 else ""
+    keep = plan.keep_params
+    if plan.session_rank >= 0 and params.SESSION_HINT.search(lowered) is not None:
+        pairs = query.split("&")
+        kept = [pair for pair in pairs if not _is_session_pair(pair, keep)]
+        if len(kept) < len(pairs):
+            rank = max(rank, plan.session_rank)
+            if not any(kept):  # as steps._filter_query: nothing but empty pairs left
+                return None, rank
+            pairs = kept
+    extra = plan.remove_params
+    if plan.tracking_rank >= 0 and (extra or params.TRACKING_HINT.search(lowered) is not None):
+        if pairs is None:
+            pairs = query.split("&")
+        kept = [pair for pair in pairs if not _is_tracking_pair(pair, extra, keep)]
+        if len(kept) < len(pairs):
+            rank = max(rank, plan.tracking_rank)
+            if not any(kept):
+                return None, rank
+            pairs = kept
+    ignored = plan.ignore_params
+    if plan.ignore_rank >= 0:
+        if pairs is None:
+            pairs = query.split("&")
+        kept = [pair for pair in pairs if pair.partition("=")[0].lower() not in ignored]
+        if len(kept) < len(pairs):
+            rank = max(rank, plan.ignore_rank)
+            if not any(kept):
+                return None, rank
+            pairs = kept
+    if plan.sort_rank >= 0 and (pairs is not None or "&" in query):
+        if pairs is None:
+            pairs = query.split("&")
+        previous = ""
+        for pair in pairs:
+            name = pair.partition("=")[0]
+            if name < previous:
+                # sorted() is stable: repeated names keep their order, as in steps.sort_query.
+                pairs = sorted(pairs, key=_param_name)
+                rank = max(rank, plan.sort_rank)
+                break
+            previous = name
+    if plan.empty_query_rank >= 0:
+        if pairs is None and ("&&" in query or query[0] == "&" or query[-1] == "&"):
+            pairs = query.split("&")
+        if pairs is not None and "" in pairs:
+            pairs = [pair for pair in pairs if pair]
+            rank = max(rank, plan.empty_query_rank)
+            if not pairs:
+                return None, rank
+    if pairs is None:
+        return query, 0
+    new = "&".join(pairs)
+    return (query, 0) if new == query else (new, rank)
+
+
+def _is_session_pair(pair: str, keep: frozenset[str]) -> bool:
+    name, _, value = pair.partition("=")
+    name = name.lower()
+    return params.is_session_param(name, value) and name not in keep
+
+
+def _is_tracking_pair(pair: str, extra: frozenset[str], keep: frozenset[str]) -> bool:
+    name = pair.partition("=")[0].lower()
+    return (params.is_tracking_param(name) or name in extra) and name not in keep
+
+
+def _param_name(pair: str) -> str:
+    return pair.partition("=")[0]
 
 
 def normalize_slowly(url: str | object, policy: Policy) -> tuple[str, int]:
