@@ -80,13 +80,17 @@ def normalize_with_rank(url: str | object, policy: Policy) -> tuple[str, int]:
 # the raw path and query: the fast path runs the same name tests on the same
 # strings.
 
-_FAST_URL = re.compile(
+_FAST_AUTHORITY = (
     r"([A-Za-z][A-Za-z0-9+.\-]*)://"  # scheme
     r"([^\x00-\x20\x7f/?#@\[\]:%<>\\^|]+)"  # host: no user info, no IPv6, no escape
     r"(?::([1-9][0-9]{0,4}))?"  # port, as split_url would write it
-    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)?"  # path: only characters it allows raw
-    r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]*))?"  # query: the same, plus "?"
 )
+_FAST_QUERY = r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]*))?"  # query: what the path allows, plus "?"
+# path: only characters it allows raw
+_FAST_URL = re.compile(_FAST_AUTHORITY + r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)" + _FAST_QUERY)
+# The same without a path ("http://h", "http://h?q"; the path group matches ""),
+# tried only when the first fails: an optional path group slows every match.
+_FAST_NO_PATH = re.compile(_FAST_AUTHORITY + "()" + _FAST_QUERY)
 
 
 class _FastPlan(NamedTuple):
@@ -111,6 +115,10 @@ class _FastPlan(NamedTuple):
     remove_params: frozenset[str]
     keep_params: frozenset[str]
     ignore_params: frozenset[str]
+    query_steps: bool  # whether any of the query steps runs
+
+
+_QUERY_STEPS = ("session_ids", "tracking_params", "ignore_params", "sort_query", "drop_empty_query")
 
 
 def _fast_plan(policy: Policy) -> _FastPlan:
@@ -133,6 +141,7 @@ def _fast_plan(policy: Policy) -> _FastPlan:
         policy.remove_params,
         policy.keep_params,
         policy.ignore_params,
+        any(name in ranks for name in _QUERY_STEPS),
     )
 
 
@@ -159,7 +168,9 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
         head = url[:hash_at]
     match = _FAST_URL.fullmatch(head)
     if match is None:
-        return None
+        match = _FAST_NO_PATH.fullmatch(head)
+        if match is None:
+            return None
     scheme, host, port, path, query = match.groups()
     cached = policy._authority_cache.get((scheme, None, host, port or ""))
     if cached is None:
@@ -168,9 +179,7 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
     if new_authority is not None and new_authority[1] is not None:
         return None
     changed = False
-    if path is None:
-        path = ""
-    elif "/." in path:
+    if "/." in path:
         return None
     if plan.session_ids and (";" in path or "(" in path):
         # ASP.NET cookieless segments ("/(S(...))/") are rare: the full way takes them.
@@ -183,7 +192,8 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
         if new_path != path:
             path = new_path
             changed = True
-            rank = max(rank, plan.session_rank)
+            if plan.session_rank > rank:
+                rank = plan.session_rank
     if plan.collapse_slashes and "//" in path:
         return None
     if plan.lowercase_path and not path.islower() and path.lower() != path:
@@ -201,13 +211,15 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
     if not path and plan.empty_path_rank >= 0:
         path = "/"
         changed = True
-        rank = max(rank, plan.empty_path_rank)
-    if query is not None:
+        if plan.empty_path_rank > rank:
+            rank = plan.empty_path_rank
+    if query is not None and plan.query_steps:
         new_query, query_rank = _fast_query(query, plan)
         if new_query is not query:
             query = new_query
             changed = True
-            rank = max(rank, query_rank)
+            if query_rank > rank:
+                rank = query_rank
     if new_authority is None and not changed:
         return head, rank
     if new_authority is not None:
@@ -225,7 +237,7 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
     if not query:
         # Only drop_empty_query acts on an empty query ("http://h/?").
         return (None, plan.empty_query_rank) if plan.empty_query_rank >= 0 else (query, 0)
-    rank = 0
+    rank = -1  # no step changed the query yet
     pairs: list[str] | None = None
     # As params.mentions() reads a query, made once for both hints.
     lowered = "&" + query.lower() if plan.session_rank >= 0 or plan.tracking_rank >= 0 else ""
@@ -234,7 +246,7 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
         pairs = query.split("&")
         kept = [pair for pair in pairs if not _is_session_pair(pair, keep)]
         if len(kept) < len(pairs):
-            rank = max(rank, plan.session_rank)
+            rank = plan.session_rank
             if not any(kept):  # as steps._filter_query: nothing but empty pairs left
                 return None, rank
             pairs = kept
@@ -244,7 +256,8 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
             pairs = query.split("&")
         kept = [pair for pair in pairs if not _is_tracking_pair(pair, extra, keep)]
         if len(kept) < len(pairs):
-            rank = max(rank, plan.tracking_rank)
+            if plan.tracking_rank > rank:
+                rank = plan.tracking_rank
             if not any(kept):
                 return None, rank
             pairs = kept
@@ -254,7 +267,8 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
             pairs = query.split("&")
         kept = [pair for pair in pairs if pair.partition("=")[0].lower() not in ignored]
         if len(kept) < len(pairs):
-            rank = max(rank, plan.ignore_rank)
+            if plan.ignore_rank > rank:
+                rank = plan.ignore_rank
             if not any(kept):
                 return None, rank
             pairs = kept
@@ -267,7 +281,8 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
             if name < previous:
                 # sorted() is stable: repeated names keep their order, as in steps.sort_query.
                 pairs = sorted(pairs, key=_param_name)
-                rank = max(rank, plan.sort_rank)
+                if plan.sort_rank > rank:
+                    rank = plan.sort_rank
                 break
             previous = name
     if plan.empty_query_rank >= 0:
@@ -275,13 +290,13 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
             pairs = query.split("&")
         if pairs is not None and "" in pairs:
             pairs = [pair for pair in pairs if pair]
-            rank = max(rank, plan.empty_query_rank)
+            if plan.empty_query_rank > rank:
+                rank = plan.empty_query_rank
             if not pairs:
                 return None, rank
-    if pairs is None:
+    if rank < 0 or pairs is None:
         return query, 0
-    new = "&".join(pairs)
-    return (query, 0) if new == query else (new, rank)
+    return "&".join(pairs), rank
 
 
 def _is_session_pair(pair: str, keep: frozenset[str]) -> bool:
