@@ -116,6 +116,8 @@ class _FastPlan(NamedTuple):
     keep_params: frozenset[str]
     ignore_params: frozenset[str]
     query_steps: bool  # whether any of the query steps runs
+    removes_params: bool  # whether session_ids, tracking_params or ignore_params runs
+    fast_query: bool  # False: URLs with a query take the full way
 
 
 _QUERY_STEPS = ("session_ids", "tracking_params", "ignore_params", "sort_query", "drop_empty_query")
@@ -142,6 +144,10 @@ def _fast_plan(policy: Policy) -> _FastPlan:
         policy.keep_params,
         policy.ignore_params,
         any(name in ranks for name in _QUERY_STEPS),
+        any(name in ranks for name in _QUERY_STEPS[:3]),
+        # A name set holding "" (possible only when built as a frozenset by hand)
+        # would have a step remove empty pairs, which _fast_query assumes none does.
+        "" not in policy.remove_params and "" not in policy.ignore_params,
     )
 
 
@@ -214,6 +220,8 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
         if plan.empty_path_rank > rank:
             rank = plan.empty_path_rank
     if query is not None and plan.query_steps:
+        if not plan.fast_query:
+            return None
         new_query, query_rank = _fast_query(query, plan)
         if new_query is not query:
             query = new_query
@@ -237,44 +245,36 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
     if not query:
         # Only drop_empty_query acts on an empty query ("http://h/?").
         return (None, plan.empty_query_rank) if plan.empty_query_rank >= 0 else (query, 0)
+    pairs = query.split("&")
     rank = -1  # no step changed the query yet
-    pairs: list[str] | None = None
-    # As params.mentions() reads a query, made once for both hints.
-    lowered = "&" + query.lower() if plan.session_rank >= 0 or plan.tracking_rank >= 0 else ""
-    keep = plan.keep_params
-    if plan.session_rank >= 0 and params.SESSION_HINT.search(lowered) is not None:
-        pairs = query.split("&")
-        kept = [pair for pair in pairs if not _is_session_pair(pair, keep)]
-        if len(kept) < len(pairs):
-            rank = plan.session_rank
+    if plan.removes_params:
+        # The three removing steps in one pass. Each removes the pairs its test
+        # picks among those the steps before it kept, so a pair goes to the
+        # first step that picks it. No step picks an empty pair ("&&"; see
+        # _fast_plan), so a step that leaves only empty pairs, making the query
+        # None and stopping the ones after it, leaves them nothing to pick.
+        sessions, tracking, ignored = plan.session_rank >= 0, plan.tracking_rank >= 0, plan.ignore_rank >= 0
+        keep, extra, ignore = plan.keep_params, plan.remove_params, plan.ignore_params
+        kept: list[str] = []
+        for pair in pairs:
+            name, _, value = pair.partition("=")
+            name = name.lower()
+            if sessions and params.is_session_param(name, value) and name not in keep:
+                step_rank = plan.session_rank
+            elif tracking and (params.is_tracking_param(name) or name in extra) and name not in keep:
+                step_rank = plan.tracking_rank
+            elif ignored and name in ignore:
+                step_rank = plan.ignore_rank
+            else:
+                kept.append(pair)
+                continue
+            if step_rank > rank:
+                rank = step_rank
+        if rank >= 0:
             if not any(kept):  # as steps._filter_query: nothing but empty pairs left
                 return None, rank
             pairs = kept
-    extra = plan.remove_params
-    if plan.tracking_rank >= 0 and (extra or params.TRACKING_HINT.search(lowered) is not None):
-        if pairs is None:
-            pairs = query.split("&")
-        kept = [pair for pair in pairs if not _is_tracking_pair(pair, extra, keep)]
-        if len(kept) < len(pairs):
-            if plan.tracking_rank > rank:
-                rank = plan.tracking_rank
-            if not any(kept):
-                return None, rank
-            pairs = kept
-    ignored = plan.ignore_params
-    if plan.ignore_rank >= 0:
-        if pairs is None:
-            pairs = query.split("&")
-        kept = [pair for pair in pairs if pair.partition("=")[0].lower() not in ignored]
-        if len(kept) < len(pairs):
-            if plan.ignore_rank > rank:
-                rank = plan.ignore_rank
-            if not any(kept):
-                return None, rank
-            pairs = kept
-    if plan.sort_rank >= 0 and (pairs is not None or "&" in query):
-        if pairs is None:
-            pairs = query.split("&")
+    if plan.sort_rank >= 0 and len(pairs) > 1:
         previous = ""
         for pair in pairs:
             name = pair.partition("=")[0]
@@ -285,29 +285,13 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
                     rank = plan.sort_rank
                 break
             previous = name
-    if plan.empty_query_rank >= 0:
-        if pairs is None and ("&&" in query or query[0] == "&" or query[-1] == "&"):
-            pairs = query.split("&")
-        if pairs is not None and "" in pairs:
-            pairs = [pair for pair in pairs if pair]
-            if plan.empty_query_rank > rank:
-                rank = plan.empty_query_rank
-            if not pairs:
-                return None, rank
-    if rank < 0 or pairs is None:
-        return query, 0
-    return "&".join(pairs), rank
-
-
-def _is_session_pair(pair: str, keep: frozenset[str]) -> bool:
-    name, _, value = pair.partition("=")
-    name = name.lower()
-    return params.is_session_param(name, value) and name not in keep
-
-
-def _is_tracking_pair(pair: str, extra: frozenset[str], keep: frozenset[str]) -> bool:
-    name = pair.partition("=")[0].lower()
-    return (params.is_tracking_param(name) or name in extra) and name not in keep
+    if plan.empty_query_rank >= 0 and "" in pairs:
+        pairs = [pair for pair in pairs if pair]
+        if plan.empty_query_rank > rank:
+            rank = plan.empty_query_rank
+        if not pairs:
+            return None, rank
+    return (query, 0) if rank < 0 else ("&".join(pairs), rank)
 
 
 def _param_name(pair: str) -> str:
