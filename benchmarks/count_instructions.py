@@ -90,7 +90,11 @@ def instructions(python: str, script: Path, which: str, count: int, total: int) 
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", python, str(script)]
         result = subprocess.run(
             [*command, which, str(count), str(total)],
-            env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dict and set layouts in every run
+            # PYTHONHASHSEED: the same dict and set layouts in every run.
+            # OPENBLAS_NUM_THREADS: NumPy (imported by bulk_escapes) starts
+            # OpenBLAS threads that spin while idle, adding some ten million
+            # instructions at random to each run; one thread starts none.
+            env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"},
             capture_output=True,
             text=True,
             check=True,

@@ -63,23 +63,34 @@ def normalize_with_rank(url: str | object, policy: Policy) -> tuple[str, int]:
 
 # -- the fast path: one check that a URL is already normal -------------------------------
 #
-# Most links a site writes are in normal form but for their fragment, and
-# their authority (scheme, host, port) is one the normalizer has met before.
-# For those, one regular expression over the URL (no escapes, no user info,
-# no dot segment, only characters every component allows as they are) and a
-# few substring tests replace parsing, fifteen steps and serializing. The
-# authority comes from the per-policy authority cache, so the host steps
-# (lower case, IDNA, IP forms, www, default port) are not redone either. Any
-# doubt returns ``None`` and the URL takes the full way, which gives the same
-# answer (``tests/test_fast_path.py`` checks both agree).
+# Most links a site writes are in normal form but for their fragment, their
+# query parameters (tracking, session ids, order) and perhaps a session id
+# path parameter, and their authority (scheme, host, port) is one the
+# normalizer has met before. For those, one regular expression over the URL
+# (no escapes, no user info, no dot segment, only characters every component
+# allows as they are), a few substring tests and parameter-level work on the
+# query replace parsing, fifteen steps and serializing. The authority comes
+# from the per-policy authority cache, so the host steps (lower case, IDNA,
+# IP forms, www, default port) are not redone either. Any doubt returns
+# ``None`` and the URL takes the full way, which gives the same answer
+# (``tests/test_fast_path.py`` checks both agree).
+#
+# Without "%" the escape steps (percent_encode, uppercase_escapes,
+# decode_unreserved) leave every component as it is, so the later steps see
+# the raw path and query: the fast path runs the same name tests on the same
+# strings.
 
-_FAST_URL = re.compile(
+_FAST_AUTHORITY = (
     r"([A-Za-z][A-Za-z0-9+.\-]*)://"  # scheme
     r"([^\x00-\x20\x7f/?#@\[\]:%<>\\^|]+)"  # host: no user info, no IPv6, no escape
     r"(?::([1-9][0-9]{0,4}))?"  # port, as split_url would write it
-    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)"  # path: only characters it allows raw
-    r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]+))?"  # query: the same, plus "?"
 )
+_FAST_QUERY = r"(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]*))?"  # query: what the path allows, plus "?"
+# path: only characters it allows raw
+_FAST_URL = re.compile(_FAST_AUTHORITY + r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)" + _FAST_QUERY)
+# The same without a path ("http://h", "http://h?q"; the path group matches ""),
+# tried only when the first fails: an optional path group slows every match.
+_FAST_NO_PATH = re.compile(_FAST_AUTHORITY + "()" + _FAST_QUERY)
 
 
 class _FastPlan(NamedTuple):
@@ -87,34 +98,56 @@ class _FastPlan(NamedTuple):
 
     keep_fragment: bool
     keep_hashbang: bool
-    dot_segments: bool
     session_ids: bool
     collapse_slashes: bool
     lowercase_path: bool
     default_pages: tuple[str, ...]
     alias_extensions: frozenset[str]
     trailing_slash: str
-    tracking: bool
-    remove_params: bool
+    # The rank of each step the fast path may see change the URL, -1 when the
+    # policy does not run it (ranks depend on the policy: learned steps rank higher).
+    session_rank: int
+    empty_path_rank: int
+    tracking_rank: int
+    ignore_rank: int
+    sort_rank: int
+    empty_query_rank: int
+    remove_params: frozenset[str]
+    keep_params: frozenset[str]
     ignore_params: frozenset[str]
-    sort_query: bool
+    query_steps: bool  # whether any of the query steps runs
+    removes_params: bool  # whether session_ids, tracking_params or ignore_params runs
+    fast_query: bool  # False: URLs with a query take the full way
+
+
+_QUERY_STEPS = ("session_ids", "tracking_params", "ignore_params", "sort_query", "drop_empty_query")
 
 
 def _fast_plan(policy: Policy) -> _FastPlan:
+    ranks = {name: rank for _apply, name, rank in compiled(policy)[1]}
     return _FastPlan(
         policy.keep_fragment,
         policy.keep_hashbang,
-        policy.remove_dot_segments,
         policy.session_ids,
         policy.collapse_slashes,
         policy.lowercase_path,
         policy.default_pages,
         policy.alias_extensions,
         policy.trailing_slash,
-        policy.tracking_params,
-        bool(policy.remove_params),
+        ranks.get("session_ids", -1),
+        ranks.get("empty_path_slash", -1),
+        ranks.get("tracking_params", -1),
+        ranks.get("ignore_params", -1),
+        ranks.get("sort_query", -1),
+        ranks.get("drop_empty_query", -1),
+        policy.remove_params,
+        policy.keep_params,
         policy.ignore_params,
-        policy.sort_query,
+        any(name in ranks for name in _QUERY_STEPS),
+        any(name in ranks for name in _QUERY_STEPS[:3]),
+        # A name set holding "" (possible only when built as a frozenset by hand)
+        # would have a step remove empty pairs, which _fast_query assumes none does.
+        "" not in policy.remove_params and "" not in policy.ignore_params,
     )
 
 
@@ -141,15 +174,32 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
         head = url[:hash_at]
     match = _FAST_URL.fullmatch(head)
     if match is None:
-        return None
+        match = _FAST_NO_PATH.fullmatch(head)
+        if match is None:
+            return None
     scheme, host, port, path, query = match.groups()
     cached = policy._authority_cache.get((scheme, None, host, port or ""))
     if cached is None:
         return None
+    new_authority, rank = cached
+    if new_authority is not None and new_authority[1] is not None:
+        return None
+    changed = False
     if "/." in path:
         return None
     if plan.session_ids and (";" in path or "(" in path):
-        return None
+        # ASP.NET cookieless segments ("/(S(...))/") are rare: the full way takes them.
+        if "(" in path:
+            return None
+        # ";jsessionid=..." and its kind, as steps.session_ids removes them. A
+        # removal cannot make a dot segment (the path had none), but it can
+        # join two slashes ("/a/;sid=x/b"): the checks below see the new path.
+        new_path = params.SESSION_PATH_PARAM.sub("", path)
+        if new_path != path:
+            path = new_path
+            changed = True
+            if plan.session_rank > rank:
+                rank = plan.session_rank
     if plan.collapse_slashes and "//" in path:
         return None
     if plan.lowercase_path and not path.islower() and path.lower() != path:
@@ -164,30 +214,88 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
             return None
         if plan.trailing_slash == "remove" and not last and len(path) > 1:
             return None
-    if query is not None:
-        if query[0] == "&" or query[-1] == "&" or "&&" in query:
+    if not path and plan.empty_path_rank >= 0:
+        path = "/"
+        changed = True
+        if plan.empty_path_rank > rank:
+            rank = plan.empty_path_rank
+    if query is not None and plan.query_steps:
+        if not plan.fast_query:
             return None
-        if plan.remove_params or plan.ignore_params:
-            return None
-        if plan.tracking and params.mentions(params.TRACKING_HINT, query):
-            return None
-        if plan.session_ids and params.mentions(params.SESSION_HINT, query):
-            return None
-        if plan.sort_query and "&" in query:
-            previous = ""
-            for pair in query.split("&"):
-                name = pair.partition("=")[0]
-                if name < previous:
-                    return None
-                previous = name
-    new_authority, rank = cached
-    if new_authority is None:
+        new_query, query_rank = _fast_query(query, plan)
+        if new_query is not query:
+            query = new_query
+            changed = True
+            if query_rank > rank:
+                rank = query_rank
+    if new_authority is None and not changed:
         return head, rank
-    scheme, _userinfo, host, port = new_authority
-    if _userinfo is not None:
-        return None
-    start = match.end(3) if match.start(3) >= 0 else match.end(2)
-    return f"{scheme}://{host}:{port}{head[start:]}" if port else f"{scheme}://{host}{head[start:]}", rank
+    if new_authority is not None:
+        scheme, _userinfo, host, port = new_authority
+    authority = f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"
+    return (f"{authority}{path}?{query}" if query is not None else f"{authority}{path}"), rank
+
+
+def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
+    """``query`` after the policy's query steps (``None``: no ``?`` left), and
+    the rank of the riskiest one that changed it; ``query`` itself, the very
+    same object, when none did. Mirrors ``steps.session_ids``,
+    ``tracking_params``, ``ignore_params``, ``sort_query`` and
+    ``drop_empty_query``, in that order, on a query without escapes."""
+    if not query:
+        # Only drop_empty_query acts on an empty query ("http://h/?").
+        return (None, plan.empty_query_rank) if plan.empty_query_rank >= 0 else (query, 0)
+    pairs = query.split("&")
+    rank = -1  # no step changed the query yet
+    if plan.removes_params:
+        # The three removing steps in one pass. Each removes the pairs its test
+        # picks among those the steps before it kept, so a pair goes to the
+        # first step that picks it. No step picks an empty pair ("&&"; see
+        # _fast_plan), so a step that leaves only empty pairs, making the query
+        # None and stopping the ones after it, leaves them nothing to pick.
+        sessions, tracking, ignored = plan.session_rank >= 0, plan.tracking_rank >= 0, plan.ignore_rank >= 0
+        keep, extra, ignore = plan.keep_params, plan.remove_params, plan.ignore_params
+        kept: list[str] = []
+        for pair in pairs:
+            name, _, value = pair.partition("=")
+            name = name.lower()
+            if sessions and params.is_session_param(name, value) and name not in keep:
+                step_rank = plan.session_rank
+            elif tracking and (params.is_tracking_param(name) or name in extra) and name not in keep:
+                step_rank = plan.tracking_rank
+            elif ignored and name in ignore:
+                step_rank = plan.ignore_rank
+            else:
+                kept.append(pair)
+                continue
+            if step_rank > rank:
+                rank = step_rank
+        if rank >= 0:
+            if not any(kept):  # as steps._filter_query: nothing but empty pairs left
+                return None, rank
+            pairs = kept
+    if plan.sort_rank >= 0 and len(pairs) > 1:
+        previous = ""
+        for pair in pairs:
+            name = pair.partition("=")[0]
+            if name < previous:
+                # sorted() is stable: repeated names keep their order, as in steps.sort_query.
+                pairs = sorted(pairs, key=_param_name)
+                if plan.sort_rank > rank:
+                    rank = plan.sort_rank
+                break
+            previous = name
+    if plan.empty_query_rank >= 0 and "" in pairs:
+        pairs = [pair for pair in pairs if pair]
+        if plan.empty_query_rank > rank:
+            rank = plan.empty_query_rank
+        if not pairs:
+            return None, rank
+    return (query, 0) if rank < 0 else ("&".join(pairs), rank)
+
+
+def _param_name(pair: str) -> str:
+    return pair.partition("=")[0]
 
 
 def normalize_slowly(url: str | object, policy: Policy) -> tuple[str, int]:
