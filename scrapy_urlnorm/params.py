@@ -42,7 +42,10 @@ _WORD = re.compile(r"(?:^|[-_])(?=[A-Za-z]*[G-Zg-z])[A-Za-z]{3,}(?=$|[-_])")
 #: Session ids carried as path parameters (``/cart;jsessionid=0A1B...``) and
 #: ASP.NET cookieless session segments (``/(S(lit3py55t21z5v55vlm25s55))/``).
 SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sessionid|sid)=[^/;?]*", re.IGNORECASE)
-ASPNET_SESSION_SEGMENT = re.compile(r"/\((?:[A-Za-z]\([0-9A-Za-z_\-]{8,}\))+\)(?=/)")
+_ASPNET_SESSION = r"\((?:[A-Za-z]\([0-9A-Za-z_\-]{8,}\))+\)"
+#: (As the last segment its ``/`` stays: ``/a/(S(x))`` is ``/a/``, and found there
+#: the step stays idempotent once a trailing slash is added after it.)
+ASPNET_SESSION_SEGMENT = re.compile(f"/{_ASPNET_SESSION}(?=/)|(?<=/){_ASPNET_SESSION}$")
 
 #: Default pages the paper studies (``index.html``...), plus common siblings.
 DEFAULT_PAGES: tuple[str, ...] = (
