@@ -24,20 +24,6 @@ from .steps import trailing_slash
 from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
 
 _SLASH_POLICIES = {"add": Policy(trailing_slash="add"), "remove": Policy(trailing_slash="remove")}
-
-
-def _slash_shortcut_applies(path: str, direction: str) -> bool:
-    """Whether a ``trailing_slash`` shortcut may rewrite ``path``. A shortcut moves the
-    base relative links resolve against, so it must only make the URL the site's own
-    redirect would: not on a path parameter (``/;jsessionid=X``: a server that ignores
-    it serves ``/;jsessionid=X/`` as its home page, whose relative links then nest
-    without end), nor, adding a slash, on a name with an extension (``/page.php/``
-    serves ``page.php`` on servers that accept path info, under a base one level deeper)."""
-    if ";" in path:
-        return False
-    return direction != "add" or "." not in path.rsplit("/", 1)[-1]
-
-
 #: Rule kinds whose direction a host's redirects teach, and so can be shortcut.
 _SHORTCUT_FAMILIES = (RuleKind.TRAILING_SLASH, RuleKind.WWW_ALIAS, RuleKind.HTTPS_ALIAS)
 _SHORTCUT_DIRECTIONS = ("add", "remove", "strip", "http", "https")
@@ -168,7 +154,13 @@ class LearnedPolicies:
                     new = replace_field(new, HOST, f"www.{bare}")
         for rule in self._shortcuts.get(host_key(new.host), ()):
             if rule.family is RuleKind.TRAILING_SLASH:
-                if _slash_shortcut_applies(new.path, rule.direction):
+                # A shortcut moves the base relative links resolve against, so it must
+                # only make the URL the site's own redirect would. Not after a path
+                # parameter: a server that ignores ``;jsessionid=X`` serves
+                # ``/;jsessionid=X/`` as its home page, whose relative links then nest
+                # without end. (A name with an extension, ``/page.php/`` under path
+                # info, the step itself leaves alone.)
+                if ";" not in new.path:
                     new = trailing_slash(new, _SLASH_POLICIES[rule.direction])
             elif (
                 rule.family is RuleKind.HTTPS_ALIAS
