@@ -104,6 +104,7 @@ class ReliableQueue(Base):
         super().__init__(without_retries(server), spider, key, serializer)
         settings = spider.crawler.settings
         self.lease = settings.getfloat("URLNORM_REDIS_LEASE", 30.0)
+        self._lease_ms = max(int(self.lease * 1000), 100)  # how long this worker's keys outlive a beat
         self.worker = os.urandom(6).hex()
         self.processing = f"{self.key}:processing:{self.worker}"
         self.alive = f"{self.key}:alive:{self.worker}"
@@ -128,8 +129,8 @@ class ReliableQueue(Base):
         held = self._held_count()
         pipe = self.server.pipeline(transaction=False)
         pipe.sadd(self.workers, self.worker)
-        pipe.set(self.alive, b"1", px=max(int(self.lease * 1000), 100))
-        pipe.set(self.held, held, px=max(int(self.lease * 1000), 100))
+        pipe.set(self.alive, b"1", px=self._lease_ms)
+        pipe.set(self.held, held, px=self._lease_ms)
         pipe.execute()
         self._held_shared = held
 
@@ -183,7 +184,7 @@ class ReliableQueue(Base):
         """Write how many leases only wait on drops, if it changed (others read it before going idle)."""
         held = self._held_count()
         if held != self._held_shared:
-            self.server.set(self.held, held, px=max(int(self.lease * 1000), 100))
+            self.server.set(self.held, held, px=self._lease_ms)
             self._held_shared = held
 
     def _tick(self) -> None:
