@@ -8,7 +8,7 @@ from typing import NamedTuple
 from . import hosts, params
 from .errors import InvalidURL
 from .policy import Policy
-from .steps import CompiledSteps, compiled
+from .steps import CompiledSteps, compiled, param_name
 from .urlparts import SplitURL, split_url, unsplit_url
 
 _new = tuple.__new__
@@ -280,7 +280,7 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
             name = pair.partition("=")[0]
             if name < previous:
                 # sorted() is stable: repeated names keep their order, as in steps.sort_query.
-                pairs = sorted(pairs, key=_param_name)
+                pairs = sorted(pairs, key=param_name)
                 if plan.sort_rank > rank:
                     rank = plan.sort_rank
                 break
@@ -292,10 +292,6 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
         if not pairs:
             return None, rank
     return (query, 0) if rank < 0 else ("&".join(pairs), rank)
-
-
-def _param_name(pair: str) -> str:
-    return pair.partition("=")[0]
 
 
 def normalize_slowly(url: str | object, policy: Policy) -> tuple[str, int]:

@@ -448,11 +448,12 @@ def sort_query(u: SplitURL, p: Policy) -> SplitURL:
     if not query or "&" not in query:
         return u
     pairs = query.split("&")
-    ordered = sorted(pairs, key=_param_name)
+    ordered = sorted(pairs, key=param_name)
     return u if ordered == pairs else replace_field(u, QUERY, "&".join(ordered))
 
 
-def _param_name(pair: str) -> str:
+def param_name(pair: str) -> str:
+    """The name of a ``name=value`` query pair: the sort key of ``sort_query``."""
     return pair.partition("=")[0]
 
 
