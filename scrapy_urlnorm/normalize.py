@@ -118,6 +118,9 @@ class _FastPlan(NamedTuple):
     query_steps: bool  # whether any of the query steps runs
     removes_params: bool  # whether session_ids, tracking_params or ignore_params runs
     fast_query: bool  # False: URLs with a query take the full way
+    #: Raw parameter name -> the rank of the step that removes it (_KEPT: none,
+    #: _IF_TOKEN: it depends on the value); filled as names are met.
+    verdicts: dict[str, int]
 
 
 _QUERY_STEPS = ("session_ids", "tracking_params", "ignore_params", "sort_query", "drop_empty_query")
@@ -148,24 +151,57 @@ def _fast_plan(policy: Policy) -> _FastPlan:
         # A name set holding "" (possible only when built as a frozenset by hand)
         # would have a step remove empty pairs, which _fast_query assumes none does.
         "" not in policy.remove_params and "" not in policy.ignore_params,
+        {},
     )
 
 
-#: id(policy) -> (policy, plan); the policy is kept so its id cannot be reused.
-_PLANS: dict[int, tuple[Policy, _FastPlan]] = {}
-_PLANS_SIZE = 1 << 12
+_KEPT = -1
+_IF_TOKEN = -2
+#: Names remembered per plan: a site's parameter names are few, a trap's need
+#: not be, and each host with learned rules has a policy, so a plan, of its own.
+_VERDICTS_PER_PLAN = 64
+
+
+def _param_verdict(plan: _FastPlan, name: str) -> int:
+    """The rank of the first removing step whose test picks a parameter named
+    ``name`` (raw), as steps.session_ids, tracking_params and ignore_params test
+    it; remembered, since a site repeats its parameter names on every link."""
+    lowered = name.lower()
+    if plan.session_rank >= 0 and lowered not in plan.keep_params:
+        if lowered in params.SESSION_PARAMS or lowered.startswith(params.SESSION_PREFIXES):
+            verdict = plan.session_rank
+        elif lowered in params.SESSION_PARAMS_IF_TOKEN:
+            verdict = _IF_TOKEN
+        else:
+            verdict = _name_verdict(plan, lowered)
+    else:
+        verdict = _name_verdict(plan, lowered)
+    if len(plan.verdicts) < _VERDICTS_PER_PLAN:
+        plan.verdicts[name] = verdict
+    return verdict
+
+
+def _name_verdict(plan: _FastPlan, lowered: str) -> int:
+    """The verdict of the steps after session_ids, which look at the name only."""
+    if (
+        plan.tracking_rank >= 0
+        and (params.is_tracking_param(lowered) or lowered in plan.remove_params)
+        and lowered not in plan.keep_params
+    ):
+        return plan.tracking_rank
+    if plan.ignore_rank >= 0 and lowered in plan.ignore_params:
+        return plan.ignore_rank
+    return _KEPT
 
 
 def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None:
     """``(normal form, rank)`` when the one-pass check can tell, else ``None``."""
     if type(url) is not str or not url.isascii():
         return None
-    entry = _PLANS.get(id(policy))
-    if entry is None or entry[0] is not policy:
-        if len(_PLANS) >= _PLANS_SIZE:
-            _PLANS.clear()
-        entry = _PLANS[id(policy)] = (policy, _fast_plan(policy))
-    plan = entry[1]
+    plan: _FastPlan | None = policy._fast_plan
+    if plan is None:
+        plan = _fast_plan(policy)
+        object.__setattr__(policy, "_fast_plan", plan)
     head = url
     hash_at = url.find("#")
     if hash_at >= 0:
@@ -247,44 +283,47 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
         return (None, plan.empty_query_rank) if plan.empty_query_rank >= 0 else (query, 0)
     pairs = query.split("&")
     rank = -1  # no step changed the query yet
+    unsorted = False
     if plan.removes_params:
         # The three removing steps in one pass. Each removes the pairs its test
         # picks among those the steps before it kept, so a pair goes to the
-        # first step that picks it. No step picks an empty pair ("&&"; see
-        # _fast_plan), so a step that leaves only empty pairs, making the query
-        # None and stopping the ones after it, leaves them nothing to pick.
-        sessions, tracking, ignored = plan.session_rank >= 0, plan.tracking_rank >= 0, plan.ignore_rank >= 0
-        keep, extra, ignore = plan.keep_params, plan.remove_params, plan.ignore_params
+        # first step that picks it (its verdict). No step picks an empty pair
+        # ("&&"; see _fast_plan), so a step that leaves only empty pairs, making
+        # the query None and stopping the ones after it, leaves them nothing to pick.
+        verdicts = plan.verdicts
         kept: list[str] = []
+        previous = ""
         for pair in pairs:
             name, _, value = pair.partition("=")
-            name = name.lower()
-            if sessions and params.is_session_param(name, value) and name not in keep:
-                step_rank = plan.session_rank
-            elif tracking and (params.is_tracking_param(name) or name in extra) and name not in keep:
-                step_rank = plan.tracking_rank
-            elif ignored and name in ignore:
-                step_rank = plan.ignore_rank
-            else:
+            verdict = verdicts.get(name)
+            if verdict is None:
+                verdict = _param_verdict(plan, name)
+            if verdict == _IF_TOKEN:  # sid=..., session=...: removed if the value is a token
+                verdict = plan.session_rank if params.looks_like_token(value) else _name_verdict(plan, name.lower())
+            if verdict == _KEPT:
                 kept.append(pair)
-                continue
-            if step_rank > rank:
-                rank = step_rank
+                if name < previous:  # the kept pairs are out of order: sort_query acts
+                    unsorted = True
+                previous = name
+            elif verdict > rank:
+                rank = verdict
         if rank >= 0:
             if not any(kept):  # as steps._filter_query: nothing but empty pairs left
                 return None, rank
             pairs = kept
-    if plan.sort_rank >= 0 and len(pairs) > 1:
+    elif plan.sort_rank >= 0:
         previous = ""
         for pair in pairs:
             name = pair.partition("=")[0]
             if name < previous:
-                # sorted() is stable: repeated names keep their order, as in steps.sort_query.
-                pairs = sorted(pairs, key=param_name)
-                if plan.sort_rank > rank:
-                    rank = plan.sort_rank
+                unsorted = True
                 break
             previous = name
+    if unsorted and plan.sort_rank >= 0:
+        # sorted() is stable: repeated names keep their order, as in steps.sort_query.
+        pairs = sorted(pairs, key=param_name)
+        if plan.sort_rank > rank:
+            rank = plan.sort_rank
     if plan.empty_query_rank >= 0 and "" in pairs:
         pairs = [pair for pair in pairs if pair]
         if plan.empty_query_rank > rank:

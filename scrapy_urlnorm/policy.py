@@ -75,6 +75,8 @@ class Policy:
     _compiled: tuple[Any, Any] | None = dataclasses.field(
         default=None, init=False, repr=False, compare=False, hash=False
     )
+    # What normalize.py's one-pass check looks at under this policy, made on first use.
+    _fast_plan: Any = dataclasses.field(default=None, init=False, repr=False, compare=False, hash=False)
     # (scheme, userinfo, host, port) -> (normalized fields, rank): see normalize.py.
     _authority_cache: dict[tuple[Any, ...], Any] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
