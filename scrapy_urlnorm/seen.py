@@ -84,6 +84,13 @@ class FingerprintSet:
         self._keys = array("Q", bytes(8 * size))
         self._ranks = bytearray(size)
         self._lows: array[int] | None = array("Q", bytes(8 * size)) if self._wide else None
+        self._forget_probe()
+
+    def _forget_probe(self) -> None:
+        # The filter asks get() and then add() for the same new key: get() leaves
+        # where its probe stopped, for add() to start there while nothing moved.
+        self._probe_high = 0  # no key: fingerprints are stored as 1 and up
+        self._probe_index = 0
 
     def __len__(self) -> int:
         return self._len
@@ -146,6 +153,7 @@ class FingerprintSet:
         self._ranks[index] = rank
         if self._lows is not None:
             self._lows[index] = low
+        self._probe_high = 0
         self._len += 1
         if self._len > self._limit:
             self._grow()
@@ -155,12 +163,16 @@ class FingerprintSet:
         """:meth:`add` for 64-bit fingerprints (``_find`` inlined)."""
         high = fingerprint or 1
         keys = self._keys
-        index = ((high >> 32) * self._capacity) >> 32
-        while True:
+        if high == self._probe_high:
+            index = self._probe_index
             key = keys[index]
-            if key >= high or not key:
-                break
-            index += 1
+        else:
+            index = ((high >> 32) * self._capacity) >> 32
+            while True:
+                key = keys[index]
+                if key >= high or not key:
+                    break
+                index += 1
         if key == high:
             return self._ranks[index]
         if key:  # a larger key: shift the rest of the run one slot right
@@ -176,6 +188,7 @@ class FingerprintSet:
             return self._add64(fingerprint, rank)
         keys[index] = high
         self._ranks[index] = rank
+        self._probe_high = 0
         self._len += 1
         if self._len > self._limit:
             self._grow()
@@ -188,7 +201,11 @@ class FingerprintSet:
         while True:
             key = keys[index]
             if key >= high or not key:
-                return self._ranks[index] if key == high else None
+                if key == high:
+                    return self._ranks[index]
+                self._probe_high = high
+                self._probe_index = index
+                return None
             index += 1
 
     def get(self, fingerprint: int) -> int | None:

@@ -29,6 +29,25 @@ def test_add_get_grow_and_ranks(bits: int) -> None:
     assert table.nbytes <= 9 * 2 * 32_768 + (8 * 32_768 * 2 if bits == 128 else 0)
 
 
+def test_get_then_add_in_any_interleaving_agrees_with_a_set() -> None:
+    # get() leaves where its probe stopped for the add() of the same key that
+    # follows (the filter's check, then claim): any add or growth in between
+    # must make add() probe again, or keys land out of order and are lost.
+    rng = random.Random(7)
+    pool = [rng.getrandbits(64) for _ in range(3_000)] + [0, 1, 2]
+    table, model = FingerprintSet(64, capacity=16), {}
+    for _ in range(30_000):
+        first, second = rng.choice(pool), rng.choice(pool)
+        assert table.get(first) == model.get(first or 1)
+        if rng.random() < 0.5:  # something moves in between
+            assert table.add(second, 3) == model.get(second or 1)
+            model.setdefault(second or 1, 3)
+        assert table.add(first, 5) == model.get(first or 1)
+        model.setdefault(first or 1, 5)
+    assert len(table) == len(model)
+    assert all(table.get(key) == rank for key, rank in model.items())
+
+
 def test_bulk_add_skips_duplicates_and_present() -> None:
     table = FingerprintSet()
     table.add(5, 1)
