@@ -124,6 +124,7 @@ class RequestKeys:
         self._old: dict[int, int | tuple[str | None, int]] = {}
         self._cache_size = cache_size
         self._misses = 0
+        self._young_size = min(cache_size >> 1, 32)  # each generation's size now (see above)
         self._drop_fragment = not policy.keep_fragment and not policy.host_policies
         self.invalid_hosts: set[str] = set()
 
@@ -145,14 +146,19 @@ class RequestKeys:
                 self._remember(key, cached)
         if cached is not None:
             return (head, cached) if type(cached) is int else cached  # type: ignore[return-value]
-        result = self.normalize_with(url, self.policy)
+        try:  # (normalize_with, inlined: this runs for most new URLs)
+            result: tuple[str | None, int] = normalize_with_rank(url, self.policy)
+        except Exception as exc:
+            result = self._unnormalizable(url, exc)
         self._misses += 1
+        if not self._misses & 511:
+            self._young_size = min(self._cache_size >> 1, 32 + (self._misses >> 9))
         if self._cache_size and result[0] is not None:
             self._remember(key, result[1] if result[0] == head else result)
         return result
 
     def _remember(self, key: int, value: int | tuple[str | None, int]) -> None:
-        if len(self._cache) >= min(self._cache_size >> 1, 32 + (self._misses >> 9)):
+        if len(self._cache) >= self._young_size:
             self._old = self._cache
             self._cache = {}
         self._cache[key] = value
@@ -160,13 +166,15 @@ class RequestKeys:
     def normalize_with(self, url: str, policy: Policy) -> tuple[str | None, int]:
         try:
             return normalize_with_rank(url, policy)
-        except UnsupportedScheme:
-            return None, 0
-        except InvalidURL as exc:
-            self._invalid(url, exc)
-        except Exception as exc:  # a bug of ours must cost a fallback, never the crawl
-            logger.exception("scrapy-urlnorm failed on %r; using Scrapy's fingerprint for it", url)
-            self._invalid(url, exc)
+        except Exception as exc:
+            return self._unnormalizable(url, exc)
+
+    def _unnormalizable(self, url: str, exc: Exception) -> tuple[None, int]:
+        if isinstance(exc, UnsupportedScheme):
+            return None, 0  # not ours to normalize (mailto:, data:...): Scrapy's fingerprint keys it
+        if not isinstance(exc, InvalidURL):  # a bug of ours must cost a fallback, never the crawl
+            logger.error("scrapy-urlnorm failed on %r; using Scrapy's fingerprint for it", url, exc_info=exc)
+        self._invalid(url, exc)
         return None, 0
 
     def _invalid(self, url: str, exc: Exception) -> None:
@@ -194,13 +202,16 @@ class RequestKeys:
             probe = request if url == request.url else request.replace(url=url)
             return self._hash(b"%sfp\0%s" % (namespace, self._fallback(probe)))
         method = request.method
+        body = request.body
+        if method == "GET" and not body and not namespace:  # most requests: no format string to parse
+            return self._hash(b"GET\0" + url.encode("utf-8", "surrogatepass") + b"\0")
         return self._hash(
             b"%s%s\0%s\0%s"
             % (
                 namespace,
                 b"GET" if method == "GET" else method.encode("ascii", "replace"),
                 url.encode("utf-8", "surrogatepass"),
-                request.body,
+                body,
             )
         )
 
