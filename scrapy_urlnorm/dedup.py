@@ -118,6 +118,7 @@ class Deduplicator:
         # The two counts every request or drop makes, kept in attributes of their own.
         self._requests_seen = 0
         self._filtered = 0
+        self._filtered_by_reason: dict[str, int] = {}
         self.keys = RequestKeys(
             policy, bits=bits, fallback=fallback, custom=custom_fingerprinter, cache_size=cache_size, count=self.count
         )
@@ -125,6 +126,9 @@ class Deduplicator:
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
         self._seen_get: Callable[[int], int | None] = (
             self.seen.table.get if type(self.seen) is MemoryStore else self.seen.get
+        )
+        self._seen_add: Callable[[int, int], int | None] = (
+            self.seen.table.add if type(self.seen) is MemoryStore and self.seen.file is None else self.seen.add
         )
         self.failed = FailedKeys(failed_path, bits)
         #: Keys whose representative was replaced before it was sent (a shortcut,
@@ -214,22 +218,21 @@ class Deduplicator:
             self.count("urlnorm/redirect_loops")
             self._fail(source, "loop")
             return self._dropped(request, fingerprint, "redirect_loop", learned=False)
-        return self._judge(request, fingerprint, source)
-
-    def _judge(self, request: Request, fingerprint: Fingerprint, source: Claim | None) -> str | None:
-        # (see _hold_back: a variant of an undecided rule may wait instead of being admitted)
-        stored = self._seen_get(fingerprint.value)
+        # The decision, in this one function: it runs for every request.
+        value, rank = fingerprint.value, fingerprint.rank
+        stored = self._seen_get(value)
         if stored is not None:
-            verdict = self._against(request, fingerprint, fingerprint.value, max(fingerprint.rank, stored), source)
-            if verdict is not _ADMIT or M.AUDIT in request.meta:
+            verdict = self._against(request, fingerprint, value, rank if rank > stored else stored, source)
+            if verdict is not _ADMIT or M.AUDIT in meta:
                 return verdict
         if fingerprint.learned is not None:
             key, stored = self._learned_match(request, fingerprint)
             if stored is not None:
                 rank = _learned_rank(fingerprint.learned_rank, stored)
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
-                if verdict is not _ADMIT or M.AUDIT in request.meta:
+                if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
+        # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
         if self.holdback is not None and source is None and self._hold_back(request, fingerprint):
             return HELD_BACK
         self._claim(request, fingerprint, source)
@@ -310,7 +313,8 @@ class Deduplicator:
         if learned and claim is None and self._foreign(key):
             self.count("urlnorm/redis/learned_fetched")  # (see ``_foreign``)
             return _ADMIT
-        host = host_of(fingerprint.url or "")
+        # Only audits and learned drops (parked, revoked, by host) need the host.
+        host = host_of(fingerprint.url or "") if learned or claim is None else ""
         if (
             claim is None
             and rank >= SEMANTIC_RANK
@@ -330,11 +334,9 @@ class Deduplicator:
     def _dropped(
         self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool, key: int | None = None
     ) -> str:
-        self._filtered += 1  # urlnorm/filtered, published with the other counts
-        name = _FILTERED_KEYS.get(reason)
-        if name is None:
-            name = _FILTERED_KEYS[reason] = f"urlnorm/filtered/{reason}"
-        self.count(name)
+        self._filtered += 1  # urlnorm/filtered and urlnorm/filtered/<reason>, published with the other counts
+        by_reason = self._filtered_by_reason
+        by_reason[reason] = by_reason.get(reason, 0) + 1
         if self.debug:
             logger.debug(
                 "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
@@ -348,13 +350,17 @@ class Deduplicator:
 
     def _claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
         """``request`` becomes the representative of its keys."""
-        self.seen.add(fingerprint.value, fingerprint.rank)
-        if fingerprint.learned is not None:
-            self.seen.add(fingerprint.learned, fingerprint.learned_rank)
+        value, learned = fingerprint.value, fingerprint.learned
+        self._seen_add(value, fingerprint.rank)
+        if learned is None:
+            keys: tuple[int, ...] = (value,)
+        else:
+            self._seen_add(learned, fingerprint.learned_rank)
+            keys = (value, learned)
         if self.debug:
-            for key in fingerprint.keys:
+            for key in keys:
                 self._first_urls.setdefault(key, request.url)
-        claim = self.ledger.claim(fingerprint.keys, request.url)
+        claim = self.ledger.claim(keys, request.url)
         if source is not None:
             self.ledger.merge(source, claim)
         return claim
@@ -679,6 +685,12 @@ class Deduplicator:
             counts["urlnorm/requests_seen"] = counts.get("urlnorm/requests_seen", 0) + self._requests_seen
         if self._filtered:
             counts["urlnorm/filtered"] = counts.get("urlnorm/filtered", 0) + self._filtered
+            for reason, count in self._filtered_by_reason.items():
+                name = _FILTERED_KEYS.get(reason)
+                if name is None:
+                    name = _FILTERED_KEYS[reason] = f"urlnorm/filtered/{reason}"
+                counts[name] = counts.get(name, 0) + count
+            self._filtered_by_reason.clear()
         if stats is not None:
             for key, value in counts.items():
                 stats.inc_value(key, value)
