@@ -714,3 +714,38 @@ async def test_an_audit_queued_beside_another_of_its_url_is_settled_by_its_answe
     )
     assert bare.count("/x.html") == 1, bare
     assert result.stats["urlnorm/audits_answered"] >= 1
+
+
+def late_rule_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews (``/pN`` serves ``/pN.html``), with ``/status`` a file of its own
+    beside ``/status.html``; ``/d1/index.html`` redirects to ``/d1/``."""
+    pages: dict[str, list[str]] = {
+        "/": ["/p1.html", "/p1", "/s1"],
+        "/s1": ["/p2.html", "/p2", "/s2"],  # extension_alias is learned
+        "/s2": ["/status.html", "/s3"],
+        # /status is verified (extension_alias), queued behind the redirect that teaches default_page
+        "/s3": ["/d1/", "/d1/index.html", "/status"],
+    }
+    pages |= {"/p1.html": [], "/p2.html": [], "/status.html": [], "/status": [], "/d1/": []}
+    if path == "/d1/index.html":
+        return Reply.redirect("/d1/")
+    if path in pages:
+        return Reply.page(f"lr:{path}", pages[path])
+    if path + ".html" in pages:
+        return Reply.page(f"lr:{path}.html", pages[path + ".html"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_verification_queued_before_another_rule_is_learned_is_still_sent() -> None:
+    """Found tracing the real-server benchmark's repeated audits: the verification of ``/status``
+    (an ``extension_alias`` drop) was queued, then ``default_page`` was learned on the
+    host; at download time the rule change re-checked it like a late duplicate, found
+    its URL verified already (it was being verified) and dropped it: ``/status``, a
+    page of its own, was lost. An audit is compared with its representative's page
+    whatever the rules became, so it is sent."""
+    with VirtualWeb({"lr.test": FunctionSite(late_rule_site)}) as web:
+        result = await crawl(web, ["http://lr.test/"], ADDON)
+    assert result.stats["urlnorm/learned/default_page"] == 1
+    assert "lr:/status" in result.doc_ids
+    assert result.stats["urlnorm/revoked_rules"] == 1
