@@ -30,6 +30,17 @@ serves as a page of its own (nginx removing trailing slashes everywhere but
 ``/archive/``). A URL is verified once, however it is spelled (the request's
 static key), and audits of agreeing redirects fetch no page, so they cannot
 feed on themselves.
+
+A URL is fetched for audits once, whichever rules ask: what it answered (its
+page's digest, or where it redirected) is remembered, and a URL fetched
+before, as an audit or as written, is not fetched again when another rule
+(or the same rule under a newer rule set) would audit it: its answer settles
+that audit too (``urlnorm/audits_answered``), at check time or, for an audit
+queued before its URL answered, when it is about to be sent
+(:meth:`AuditDesk.answered_since`). The server's answer does not depend on
+which rule asks, and stock Scrapy fetches a URL once. Only an answer that
+contradicts the drop is fetched again, as before: the mismatch is then found
+and acted on the usual way.
 """
 
 from __future__ import annotations
@@ -69,6 +80,8 @@ VERIFIED_FAMILIES = frozenset({"extension_alias", "ignore_param", "default_page"
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
 DIGESTS_REMEMBERED = 100_000
+#: Answers of URLs fetched as audits remembered (LRU), so none is fetched for an audit twice.
+ANSWERS_REMEMBERED = 100_000
 
 
 def check_rate(value: object) -> float:
@@ -91,6 +104,8 @@ class Auditor:
         self._audited: dict[str, set[int]] = {}  # scope -> static keys of the URLs audited
         self._verified: dict[str, set[int]] = {}  # scope verified on every drop -> static keys of the URLs verified
         self._digests: OrderedDict[int, int] = OrderedDict()  # key -> digest of its delivered page
+        # static key of a URL fetched as an audit -> its page's digest, or where it redirected
+        self._answers: OrderedDict[int, int | str] = OrderedDict()
         self.audits = self.mismatches = 0
 
     def remember(self, keys: tuple[int, ...], digest: int) -> None:
@@ -101,6 +116,25 @@ class Auditor:
             digests.move_to_end(key)
         while len(digests) > DIGESTS_REMEMBERED:
             digests.popitem(last=False)
+
+    def answered(self, own: int, answer: int | str) -> None:
+        """The URL whose static key is ``own`` was fetched as an audit and answered a
+        page with this digest (``int``), or a redirect to this URL (``str``)."""
+        answers = self._answers
+        answers[own] = answer
+        answers.move_to_end(own)
+        while len(answers) > ANSWERS_REMEMBERED:
+            answers.popitem(last=False)
+
+    def answer(self, own: int) -> int | str | None:
+        """What the URL whose static key is ``own`` answered when it was fetched (as an
+        audit, or as written and delivered), if remembered: see :meth:`answered`."""
+        answer = self._answers.get(own)
+        return answer if answer is not None else self._digests.get(own)
+
+    def digest(self, key: int) -> int | None:
+        """The digest of the page ``key``'s representative delivered, if remembered."""
+        return self._digests.get(key)
 
     def alias(self, key: int, new_key: int) -> None:
         """``new_key`` (a learned key, after a rule change) names the page of ``key`` too."""
@@ -153,6 +187,7 @@ class Auditor:
     def sizes(self) -> dict[str, int]:
         return {
             "page_digests_for_audits": len(self._digests),
+            "audit_answers": len(self._answers),
             "audit_scopes": len(self._audited),
             "verified_urls": sum(len(urls) for urls in self._verified.values()),
         }
@@ -196,6 +231,9 @@ class AuditDesk:
         every = self.verifies_every(host, reason)
         if not self.auditor.should_audit(scope, own, key, learned=learned, every=every):
             return False
+        if self._answered(request, own, key, reason):
+            self._count_answered()
+            return False  # its URL was fetched before, and what it answered confirms the drop
         mark_audit(meta, key, reason, host)
         self.dedup.count("urlnorm/audits_scheduled")
         return True
@@ -207,7 +245,12 @@ class AuditDesk:
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
         every = self.verifies_every(host, reason)
-        return self.auditor.should_audit(f"{host} {reason}", own, key, learned=True, every=every)
+        if not self.auditor.should_audit(f"{host} {reason}", own, key, learned=True, every=every):
+            return False
+        if self._answered(request, own, key, reason):
+            self._count_answered()
+            return False
+        return True
 
     def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
         """A representative delivered: now its risky drops can be compared with
@@ -227,15 +270,37 @@ class AuditDesk:
             every = self.verifies_every(drop.host, drop.reason)
             own = dedup.keys.static(request).value
             if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every):
+                if self._answered(request, own, key, drop.reason):
+                    self._count_answered()  # kept as a learned drop, parked when the claim settles
+                    continue
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)
                 mark_audit(meta, key, drop.reason, drop.host)
                 reschedule(request.replace(dont_filter=True, meta=meta))
 
+    def answered_since(self, request: Request) -> bool:
+        """At download time: whether this audit's URL was fetched since it was scheduled
+        (another rule's audit of it, queued at the same time) and what it answered
+        confirms the drop. Then that answer settles it, and it is kept as a learned
+        drop (a revoked rule releases it) instead of being fetched again."""
+        audit = request.meta[M.AUDIT]
+        if not self._answered(request, self.dedup.keys.static(request).value, audit["key"], audit["reason"]):
+            return False
+        meta = {key: value for key, value in request.meta.items() if key != M.AUDIT}
+        if audit["held_redirect"]:
+            meta.pop("dont_redirect", None)  # (mark_audit's, not the spider's)
+        # As it was dropped: released, it goes through the filter again.
+        dropped = request.replace(dont_filter=False, meta=meta)
+        if not self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=True, claim=None):
+            return False  # no room to keep its promise: fetched
+        self._count_answered()
+        return True
+
     def settle(self, request: Request, digest: int) -> None:
         """An audit's page arrived: compare it with its representative's."""
         audit = request.meta[M.AUDIT]
+        self.auditor.answered(self.dedup.keys.static(request).value, digest)
         same = self.auditor.settle(audit["key"], digest)
         if same is None:
             self.dedup.count("urlnorm/audits_inconclusive")
@@ -251,12 +316,8 @@ class AuditDesk:
         """An audit answered a redirect: whether it points to the page its
         representative delivered. If not, the rule is contradicted."""
         audit = request.meta[M.AUDIT]
-        fingerprint = self.dedup.fingerprint
-        target_keys = fingerprint(request.replace(url=target)).keys
-        # Its representative's key, or (when a rule change on the host has since
-        # renamed learned keys) the audited URL's own key under today's rules:
-        # the site redirecting it to a URL the rules merge it with confirms them.
-        agrees = audit["key"] in target_keys or not set(target_keys).isdisjoint(fingerprint(request).keys)
+        self.auditor.answered(self.dedup.keys.static(request).value, target)
+        agrees = self._redirect_agrees(request, audit["key"], target)
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
         if not agrees:
@@ -264,6 +325,37 @@ class AuditDesk:
             self.auditor.mismatches += 1
             self._mismatch(request, audit)
         return agrees
+
+    def _redirect_agrees(self, request: Request, key: int, target: str) -> bool:
+        """Whether ``request`` redirecting to ``target`` confirms its drop against ``key``."""
+        fingerprint = self.dedup.fingerprint
+        target_keys = fingerprint(request.replace(url=target)).keys
+        # Its representative's key, or (when a rule change on the host has since
+        # renamed learned keys) the audited URL's own key under today's rules:
+        # the site redirecting it to a URL the rules merge it with confirms them.
+        return key in target_keys or not set(target_keys).isdisjoint(fingerprint(request).keys)
+
+    def _answered(self, request: Request, own: int, key: int, reason: str) -> bool:
+        """An audit of ``request`` (static key ``own``) against ``key`` is due: whether its
+        URL was fetched before (an audit for another rule, or as written) and what it
+        answered then confirms the drop. That settles the audit without fetching the URL
+        again: the answer does not depend on which rule asks. An unknown answer, or one
+        that contradicts the drop, is fetched as before."""
+        if not reason.startswith("learned:") or own == key:
+            # A static step's drop: ``own`` is the representative's own key, so what is
+            # remembered under it is the representative's page, not this URL's.
+            return False
+        answer = self.auditor.answer(own)
+        if answer is None:
+            return False
+        if isinstance(answer, str):
+            return self._redirect_agrees(request, key, answer)
+        return answer == self.auditor.digest(key)
+
+    def _count_answered(self) -> None:
+        self.auditor.audits += 1
+        self.dedup.count("urlnorm/audits")
+        self.dedup.count("urlnorm/audits_answered")
 
     def _mismatch(self, request: Request, audit: dict[str, Any]) -> None:
         self.dedup.count("urlnorm/audit_mismatches")

@@ -394,9 +394,11 @@ class Deduplicator:
 
     def recheck(self, request: Request) -> str | None:
         """At download time: check a request queued before its host's learned
-        rules last changed against what those rules now merge."""
+        rules last changed against what those rules now merge. Never an audit: it
+        is compared with its representative's page whatever the rules became, and
+        its URL counts as verified already, so dropped here it would go unverified."""
         checked_under = request.meta.get(M.RULES_VERSION)
-        if checked_under is None or not self.learned:
+        if checked_under is None or not self.learned or M.AUDIT in request.meta:
             return None
         fingerprint = self.fingerprint(request)
         if fingerprint.namespace == checked_under:

@@ -66,7 +66,10 @@ class NormalizeMiddleware:
       dropped, unless ``URLNORM_REFETCH_START_URLS = True``. Retries and
       redirects are never dropped here.
     - A request queued before its host's learned rules changed is checked
-      again against them (``urlnorm/late_filtered``).
+      again against them (``urlnorm/late_filtered``). An audit whose URL was
+      fetched since it was queued (another rule's audit of it) is settled by
+      that answer when it confirms the drop, not fetched again
+      (``urlnorm/audits_answered``).
     - Every final response or error settles the claim its request holds: a
       2xx delivers it; anything else releases what was dropped against it.
     - Every 200 response's body digest (taken here, after decompression) and
@@ -108,6 +111,8 @@ class NormalizeMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         meta = request.meta
+        if M.AUDIT in meta and self.dedup.audits.answered_since(request):
+            raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is not None:
             self.dedup.took_over(request, original)

@@ -144,6 +144,11 @@ STATS: tuple[StatKey, ...] = (
         "audits that found a different page (the learned rule is revoked)",
     ),
     StatKey("urlnorm/audits_inconclusive", "audits", "live", "audits whose reference page was unknown"),
+    StatKey(
+        "urlnorm/audits_answered", "audits", "live",
+        "audits settled by what their URL answered when fetched before (for another rule, or as written): "
+        "not fetched again",
+    ),
     StatKey("urlnorm/coverage_loss_estimate", "audits", "close", "mismatch rate of the audits (only when audits ran)"),
     # -- redundancy
     StatKey("urlnorm/downloads", "redundancy", "close", "pages downloaded (200 responses)"),
@@ -222,6 +227,10 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/page_digests_for_audits", "memory", "close",
         "digests of fetched pages kept for audits (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/audit_answers", "memory", "close",
+        "what URLs fetched as audits answered, kept so none is fetched for an audit twice (cap 100,000, LRU)",
     ),
     StatKey("urlnorm/memory/audit_scopes", "memory", "close", "rules and steps with an audit budget (cap 10,000)"),
     StatKey(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from demoweb.crawling import crawl
+from demoweb.crawling import CrawlResult, crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.web import DOCUMENTS, START_URLS, build_sites
 
@@ -639,4 +639,113 @@ async def test_an_index_page_that_is_not_its_directorys_page_is_collected() -> N
     with VirtualWeb({"di.test": FunctionSite(second_index_site)}) as web:
         result = await crawl(web, ["http://di.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
     assert {"di:/legacy/", "di:/legacy/index.php"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/revoked_rules"] == 1
+
+
+def twin_pages(pages: dict[str, list[str]]) -> FunctionSite:
+    """nginx: ``www.h.test`` serves ``pages``, and ``/x`` as ``/x.html`` (``try_files $uri
+    $uri.html``); ``/a.html``, ``/b.html``, ``/x.html``, ``/p1.html`` and ``/p2.html`` are
+    pages too (``/x.html`` links its bare twin)."""
+    pages = {"/a.html": [], "/b.html": [], "/x.html": ["http://h.test/x.html"], "/p1.html": [], "/p2.html": []} | pages
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path in pages:
+            return Reply.page(f"tw:{path}", pages[path])
+        if path + ".html" in pages:
+            return Reply.page(f"tw:{path}.html", pages[path + ".html"])
+        return Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+def bare_host(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``h.test``: every URL redirects to the same one on ``www.h.test``."""
+    return Reply.redirect(f"http://www.h.test{path}" + (f"?{query}" if query else ""))
+
+
+async def crawl_twins(pages: dict[str, list[str]]) -> tuple[CrawlResult, list[str]]:
+    """Crawl ``twin_pages(pages)`` from ``www.h.test/``: the result, and what ``h.test`` was asked."""
+    with VirtualWeb({"www.h.test": twin_pages(pages), "h.test": FunctionSite(bare_host)}) as web:
+        result = await crawl(web, ["http://www.h.test/"], ADDON)
+        bare = web.fetched("h.test")
+    assert result.stats["urlnorm/learned/www_alias"] == result.stats["urlnorm/learned/extension_alias"] == 1
+    expected = {f"tw:{path}" for path in pages} | {f"tw:/{name}.html" for name in ("a", "b", "x", "p1", "p2")}
+    assert sorted(set(result.doc_ids)) == sorted(expected)
+    return result, bare
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_url_is_fetched_for_audits_once_whichever_rules_ask() -> None:
+    """Real-server benchmark (nginx): ``h.test/x.html``, queued before the host's redirects
+    taught ``www_alias``, is sent as its ``www`` twin and then verified as written (its
+    redirect held). Once the host also has ``extension_alias``, the next link to it is
+    dropped under that rule, whose drops are verified too: it was fetched again, once per
+    rule (Apache: ``index.html`` three times). What it answered the first time settles it."""
+    result, bare = await crawl_twins(
+        {
+            "/": ["http://h.test/a.html", "http://h.test/b.html", "/s1"],  # teach www_alias (add)
+            "/s1": ["/s2"],
+            "/s2": ["/x.html", "http://h.test/x.html", "/s3"],  # the bare twin, verified (www_alias)
+            "/s3": ["/p1.html", "/p1", "/p2.html", "/p2", "/s4"],  # teach extension_alias
+            "/s4": ["/s5"],
+            "/s5": ["/s6"],
+            "/s6": ["http://h.test/x.html"],  # the bare twin again, now under both rules
+        }
+    )
+    assert bare.count("/x.html") == 1, bare
+    assert result.stats["urlnorm/audits_answered"] >= 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_queued_beside_another_of_its_url_is_settled_by_its_answer() -> None:
+    """Real-server benchmark (nginx, one request at a time): ``h.test/x.html`` is dropped
+    against its ``www`` twin under ``www_alias``; when the twin delivers (``extension_alias``
+    learned meanwhile), that drop is verified, and the twin's own link to it is dropped
+    under ``extension_alias`` and verified too, before either audit is sent. The second
+    is settled at download time by what the first answered."""
+    result, bare = await crawl_twins(
+        {
+            "/": ["http://h.test/a.html", "http://h.test/b.html", "/s1"],  # teach www_alias (add)
+            "/s1": ["/p1.html", "/p1", "/s2"],  # the first pair of extension_alias
+            "/s2": ["/s3"],
+            # the second pair (fetched first), then /x.html and its bare twin, dropped under www_alias
+            "/s3": ["/p2.html", "/p2", "/x.html", "http://h.test/x.html"],
+        }
+    )
+    assert bare.count("/x.html") == 1, bare
+    assert result.stats["urlnorm/audits_answered"] >= 1
+
+
+def late_rule_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews (``/pN`` serves ``/pN.html``), with ``/status`` a file of its own
+    beside ``/status.html``; ``/d1/index.html`` redirects to ``/d1/``."""
+    pages: dict[str, list[str]] = {
+        "/": ["/p1.html", "/p1", "/s1"],
+        "/s1": ["/p2.html", "/p2", "/s2"],  # extension_alias is learned
+        "/s2": ["/status.html", "/s3"],
+        # /status is verified (extension_alias), queued behind the redirect that teaches default_page
+        "/s3": ["/d1/", "/d1/index.html", "/status"],
+    }
+    pages |= {"/p1.html": [], "/p2.html": [], "/status.html": [], "/status": [], "/d1/": []}
+    if path == "/d1/index.html":
+        return Reply.redirect("/d1/")
+    if path in pages:
+        return Reply.page(f"lr:{path}", pages[path])
+    if path + ".html" in pages:
+        return Reply.page(f"lr:{path}.html", pages[path + ".html"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_verification_queued_before_another_rule_is_learned_is_still_sent() -> None:
+    """Found tracing the real-server benchmark's repeated audits: the verification of ``/status``
+    (an ``extension_alias`` drop) was queued, then ``default_page`` was learned on the
+    host; at download time the rule change re-checked it like a late duplicate, found
+    its URL verified already (it was being verified) and dropped it: ``/status``, a
+    page of its own, was lost. An audit is compared with its representative's page
+    whatever the rules became, so it is sent."""
+    with VirtualWeb({"lr.test": FunctionSite(late_rule_site)}) as web:
+        result = await crawl(web, ["http://lr.test/"], ADDON)
+    assert result.stats["urlnorm/learned/default_page"] == 1
+    assert "lr:/status" in result.doc_ids
     assert result.stats["urlnorm/revoked_rules"] == 1
