@@ -566,6 +566,15 @@ async def test_a_page_where_the_hosts_redirects_say_there_is_none_is_collected()
     assert "trap:/archive/" not in trusting.doc_ids
 
 
+def multiviews_reply(site: str, pages: dict[str, list[str]], path: str) -> Reply:
+    """As Apache MultiViews answers: the page at ``path``, else ``path.html`` (negotiated), else 404."""
+    if path in pages:
+        return Reply.page(f"{site}:{path}", pages[path])
+    if path + ".html" in pages:
+        return Reply.page(f"{site}:{path}.html", pages[path + ".html"])
+    return Reply.not_found()
+
+
 def shadowed_page_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Apache MultiViews: ``/pN`` serves ``/pN.html``; ``/status`` is a file of its own
     beside ``/status.html``, so negotiation never runs for it."""
@@ -573,11 +582,7 @@ def shadowed_page_site(path: str, query: str, headers: Mapping[str, str]) -> Rep
     pages: dict[str, list[str]] = {"/": [link for p in pairs for link in (p + ".html", p)] + ["/more.html"]}
     pages |= {p + ".html": [] for p in pairs}
     pages |= {"/more.html": ["/status.html", "/status"], "/status.html": [], "/status": []}
-    if path in pages:
-        return Reply.page(f"mv:{path}", pages[path])
-    if path + ".html" in pages:
-        return Reply.page(f"mv:{path}.html", pages[path + ".html"])
-    return Reply.not_found()
+    return multiviews_reply("mv", pages, path)
 
 
 @pytest_twisted.ensureDeferred
@@ -729,11 +734,7 @@ def late_rule_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     pages |= {"/p1.html": [], "/p2.html": [], "/status.html": [], "/status": [], "/d1/": []}
     if path == "/d1/index.html":
         return Reply.redirect("/d1/")
-    if path in pages:
-        return Reply.page(f"lr:{path}", pages[path])
-    if path + ".html" in pages:
-        return Reply.page(f"lr:{path}.html", pages[path + ".html"])
-    return Reply.not_found()
+    return multiviews_reply("lr", pages, path)
 
 
 @pytest_twisted.ensureDeferred
