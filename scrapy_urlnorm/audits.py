@@ -285,6 +285,10 @@ class AuditDesk:
         confirms the drop. Then that answer settles it, and it is kept as a learned
         drop (a revoked rule releases it) instead of being fetched again."""
         audit = request.meta[M.AUDIT]
+        if not self.dedup.delivered_here(audit["key"]):
+            # Its representative is pending (or failed): a drop now would have no claim
+            # to be released by if it fails. Fetched, as before.
+            return False
         if not self._answered(request, self.dedup.keys.static(request).value, audit["key"], audit["reason"]):
             return False
         meta = {key: value for key, value in request.meta.items() if key != M.AUDIT}

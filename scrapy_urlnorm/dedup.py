@@ -469,6 +469,12 @@ class Deduplicator:
             self._fail(own, "dropped")
         return self._dropped(request, fingerprint, reason, learned=True, key=key)
 
+    def delivered_here(self, key: int) -> bool:
+        """Whether a drop against ``key`` can rest on a page this crawl already has: its
+        representative is not pending, did not fail, was sent as written and (distributed)
+        was this worker's. A drop made outside ``check`` with no claim to wait on needs it."""
+        return not (self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self._foreign(key))
+
     def _foreign(self, key: int) -> bool:
         """``key`` is another worker's only (a distributed crawl): a learned drop against
         it could rest on a request that worker's filter dropped after claiming its URL,

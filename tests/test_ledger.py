@@ -9,6 +9,7 @@ from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter
 
 from scrapy_urlnorm import Policy
+from scrapy_urlnorm.audits import mark_audit
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.ledger import DropLedger
 
@@ -76,3 +77,25 @@ def test_a_released_request_is_fetched_not_dropped_again_against_the_page_that_f
     assert verdicts[0] == (learned.url, None)  # fetched after all
     # ...and the other now waits on it, a pending page, not on the one that failed.
     assert verdicts[1] == (tracked.url, "tracking_params") and dedup.ledger.unsettled() == 1
+
+
+def test_an_audit_settled_by_an_earlier_answer_waits_for_its_representative_to_deliver() -> None:
+    """At download time an audit whose URL was fetched since it was queued (another rule's
+    audit of it) is settled by that answer, and the request is kept as a drop against a
+    delivered page. While its representative is still pending that drop would have no
+    claim to release it if the page then fails: the audit is fetched instead."""
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
+    dedup.observe_redirect("http://h/a", "http://h/a/")
+    dedup.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None  # the representative, pending
+    meta: dict[str, object] = {}
+    mark_audit(meta, dedup.keys.static(page).value, "learned:trailing_slash", "h")
+    audit = Request("http://h/c", meta=meta, dont_filter=True)
+    # An audit of /c for another rule answered: a redirect to /c/, which confirms this drop.
+    dedup.audits.auditor.answered(dedup.keys.static(audit).value, "http://h/c/")
+
+    assert not dedup.audits.answered_since(audit)  # /c/ may still fail: fetch /c
+    assert dedup.ledger.unsettled() == 0
+    dedup.settle(page, delivered=True)
+    assert dedup.audits.answered_since(audit)  # now the answer settles it
