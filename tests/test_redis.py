@@ -45,6 +45,11 @@ from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+#: Seconds a test waits on a worker process or a Redis reply before calling it hung.
+#: Only a hang trips it: no test asserts how long anything took (a loaded machine
+#: makes crawls slow, never wrong), and the figures live in benchmarks/bench_redis.py.
+HANG_GUARD = 900.0
+REPLY_GUARD = 30.0
 HEAVY = pytest.mark.skipif(
     not os.environ.get("URLNORM_REDIS_HEAVY"), reason="set URLNORM_REDIS_HEAVY=1 to run the heavier fault crawls"
 )
@@ -66,7 +71,7 @@ def shared(tmp_path: Path) -> Iterator[RedisServer]:
 
 
 def client(server: RedisServer) -> redis.Redis:
-    return redis.Redis.from_url(server.url, socket_timeout=2, socket_connect_timeout=2)
+    return redis.Redis.from_url(server.url, socket_timeout=REPLY_GUARD, socket_connect_timeout=REPLY_GUARD)
 
 
 # -- the seen set ------------------------------------------------------------------------
@@ -189,7 +194,7 @@ def race(server: RedisServer, tmp_path: Path, batches: tuple[int, int]) -> None:
     while raw.scard("race:ready") < 2 and all(r.poll() is None for r in racers):
         time.sleep(0.01)
     raw.set("race:go", 1)
-    assert [r.wait(timeout=120) for r in racers] == [0, 0]
+    assert [r.wait(timeout=HANG_GUARD) for r in racers] == [0, 0]
     a, b = (set(out.read_text().split()) for out in outs)
     assert len(a) + len(b) == count  # together: each URL new exactly once
     assert not a & b
@@ -579,7 +584,7 @@ def finish_reason(log: str) -> str:
 
 
 def finish(*workers: subprocess.Popen) -> list[str]:
-    logs = [worker.communicate(timeout=180)[1] for worker in workers]
+    logs = [worker.communicate(timeout=HANG_GUARD)[1] for worker in workers]
     assert [worker.returncode for worker in workers] == [0] * len(workers), "\n".join(log[-2500:] for log in logs)
     return logs
 
@@ -596,13 +601,13 @@ def test_two_scrapy_redis_workers_crawl_the_demo_web_together(shared: RedisServe
     each worker to collect something, which a worker that starts late need not.)"""
     with VirtualWeb(build_sites(), delay=0.01) as web:  # baseline: one worker, no learned rules
         alone = run_worker(web, shared.url, tmp_path / "alone.jsonl", extra={"URLNORM_LEARN": False})
-        assert alone.communicate(timeout=120) and alone.returncode == 0
+        assert alone.communicate(timeout=HANG_GUARD) and alone.returncode == 0
         static_pages = sum(1 for hit in web.hits if hit.status == 200)
     client(shared).flushdb()
 
     with VirtualWeb(build_sites(), delay=0.01) as web:
         workers = [run_worker(web, shared.url, tmp_path / f"w{i}.jsonl") for i in range(2)]
-        logs = [worker.communicate(timeout=120)[1] for worker in workers]
+        logs = [worker.communicate(timeout=HANG_GUARD)[1] for worker in workers]
         assert [worker.returncode for worker in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
         pages = sum(1 for hit in web.hits if hit.status == 200)
         urls = Counter((hit.host, hit.target) for hit in web.hits if hit.status == 200)
@@ -652,7 +657,7 @@ def killed_and_restarted(shared: RedisServer, tmp_path: Path, extra: dict[str, A
         second = run_worker(web, shared.url, tmp_path / "b.jsonl", starts=starts, extra=extra)
         web.wait_for_hits(400)
         second.send_signal(signal.SIGKILL)
-        second.communicate(timeout=30)
+        second.communicate(timeout=HANG_GUARD)
         again = run_worker(web, shared.url, tmp_path / "c.jsonl", starts=starts, extra=extra)
         logs = finish(first, again)
     ids = doc_ids(tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl")
