@@ -168,7 +168,7 @@ def _param_verdict(plan: _FastPlan, name: str) -> int:
     it; remembered, since a site repeats its parameter names on every link."""
     lowered = name.lower()
     if plan.session_rank >= 0 and lowered not in plan.keep_params:
-        if lowered in params.SESSION_PARAMS or lowered.startswith(params.SESSION_PREFIXES):
+        if params.is_session_name(lowered):
             verdict = plan.session_rank
         elif lowered in params.SESSION_PARAMS_IF_TOKEN:
             verdict = _IF_TOKEN

@@ -94,9 +94,14 @@ def is_tracking_param(name: str) -> bool:
     return name in TRACKING_PARAMS or name.startswith(TRACKING_PREFIXES)
 
 
+def is_session_name(name: str) -> bool:
+    """``name`` (lower-cased) is a session id whatever its value."""
+    return name in SESSION_PARAMS or name.startswith(SESSION_PREFIXES)
+
+
 def is_session_param(name: str, value: str) -> bool:
     """``name`` (lower-cased) with ``value`` is a well-known session id."""
-    if name in SESSION_PARAMS or name.startswith(SESSION_PREFIXES):
+    if is_session_name(name):
         return True
     return name in SESSION_PARAMS_IF_TOKEN and looks_like_token(value)
 
