@@ -200,6 +200,13 @@ def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
     meta.setdefault("dont_redirect", True)
 
 
+def unmarked(meta: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an audit's ``meta`` without what :func:`mark_audit` added: the
+    request as it was dropped (its own ``dont_redirect``, if it had one, stays)."""
+    added = (M.AUDIT, "dont_redirect") if meta[M.AUDIT]["held_redirect"] else (M.AUDIT,)
+    return {key: value for key, value in meta.items() if key not in added}
+
+
 class AuditDesk:
     """Sends audits and settles them, for a :class:`~scrapy_urlnorm.dedup.Deduplicator`."""
 
@@ -291,11 +298,8 @@ class AuditDesk:
             return False
         if not self._answered(request, self.dedup.keys.static(request).value, audit["key"], audit["reason"]):
             return False
-        meta = {key: value for key, value in request.meta.items() if key != M.AUDIT}
-        if audit["held_redirect"]:
-            meta.pop("dont_redirect", None)  # (mark_audit's, not the spider's)
         # As it was dropped: released, it goes through the filter again.
-        dropped = request.replace(dont_filter=False, meta=meta)
+        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
         if not self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=True, claim=None):
             return False  # no room to keep its promise: fetched
         self._count_answered()

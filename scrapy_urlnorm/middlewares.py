@@ -13,6 +13,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
 from . import meta as M
+from .audits import unmarked
 from .dedup import Deduplicator
 
 if TYPE_CHECKING:
@@ -179,8 +180,7 @@ class NormalizeMiddleware:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
             if not self.dedup.audits.redirected(request, target):
                 # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
-                meta = {k: v for k, v in request.meta.items() if k not in (M.AUDIT, "dont_redirect")}
-                return request.replace(dont_filter=True, meta={**meta, M.NO_SHORTCUT: True})
+                return request.replace(dont_filter=True, meta={**unmarked(request.meta), M.NO_SHORTCUT: True})
             return response
         try:
             if status == 200:
