@@ -37,10 +37,10 @@ before, as an audit or as written, is not fetched again when another rule
 (or the same rule under a newer rule set) would audit it: its answer settles
 that audit too (``urlnorm/audits_answered``), at check time or, for an audit
 queued before its URL answered, when it is about to be sent and its
-representative has delivered (:meth:`AuditDesk.answered_since`). The server's answer does not depend on
-which rule asks, and stock Scrapy fetches a URL once. Only an answer that
-contradicts the drop is fetched again, as before: the mismatch is then found
-and acted on the usual way.
+representative has delivered (:meth:`AuditDesk.answered_since`). The server's
+answer does not depend on which rule asks, and stock Scrapy fetches a URL once.
+Only an answer that contradicts the drop is fetched again, as before: the
+mismatch is then found and acted on the usual way.
 """
 
 from __future__ import annotations
