@@ -152,15 +152,25 @@ class RedisBatchMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         """A start request is checked at download time (it skips the scheduler's
-        filter): its own key is looked up first, so a start URL another worker
-        fetched reads as a duplicate of it (see RedisStore.get on learned keys)."""
+        filter): its own key is claimed first, atomically, so when two workers
+        send the same start URL at once one of them reads it as a duplicate."""
         if request.dont_filter and request.meta.get("is_start_request"):
-            try:
-                fingerprint = self.dedup.fingerprint(request)
-            except Exception:  # the filter itself reports what it cannot key
-                return
-            self.store.look_up_own_key(fingerprint.value)
+            key = self._own_key(request)
+            if key is not None:
+                self.store.prefetch([key])
+
+    def _own_key(self, request: Request) -> tuple[int, int] | None:
+        try:
+            fingerprint = self.dedup.fingerprint(request)
+        except Exception:  # the filter itself reports what it cannot key
+            return None
+        return fingerprint.value, fingerprint.rank
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
-        """A download error no other middleware turned into a retry: the request is done."""
+        """A download error no other middleware turned into a retry: the request is done.
+        A start request dropped at download time gives back the claim it took."""
+        if request.dont_filter and request.meta.get("is_start_request"):
+            key = self._own_key(request)
+            if key is not None:
+                self.store.release(key[0])  # nothing once the filter kept it (add() confirmed it)
         self._done(request)

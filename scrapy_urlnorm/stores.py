@@ -485,22 +485,6 @@ class RedisStore:
         if self._theirs.get(fingerprint) is not None:
             self._trusted.add(fingerprint)
 
-    def look_up_own_key(self, fingerprint: int) -> None:
-        """Look ``fingerprint`` up as a request's own key, without claiming it (a
-        start request checked at download time): found, it reads as a duplicate
-        of the other worker's request, as a claim's answer does."""
-        if fingerprint in self._mine:
-            return
-        if self._known.get(fingerprint) is None:
-            if not self.available:
-                return
-            answer = self._claim([(fingerprint, "r")])
-            if not answer or answer[0] < 0:
-                return
-            self._known.add(fingerprint, answer[0])
-        if self._theirs.get(fingerprint) is not None:
-            self._trusted.add(fingerprint)
-
     def _shielded(self, fingerprint: int) -> bool:
         return self._theirs.get(fingerprint) is not None and self._trusted.get(fingerprint) is None
 

@@ -393,15 +393,20 @@ def test_a_learned_duplicate_is_not_dropped_against_another_workers_page(server:
     assert a.get(learned) == 160  # A's own page from now on (A's ledger covers drops against it)
     assert a.prefetch([(late, 0)]) == 0 and a.get(late) == 160  # later claimed as a URL of its own: a duplicate
     assert b.prefetch([(own, 5)]) == 0 and b.get(own) == 0  # A's claims are every worker's
-    # A start request (checked at download time, never claimed by the scheduler) is looked
-    # up as a URL of its own first (RedisBatchMiddleware): B fetched it, so A skips it.
+    # A start request (checked at download time, never claimed by the scheduler) claims its
+    # own key first (RedisBatchMiddleware): B fetched it, so A skips it.
     start, looked = 5 << 60, 6 << 60
     assert b.add(start, 0) is None and b.add(looked, 0) is None
-    a.look_up_own_key(start)
-    assert a.get(start) == 0
+    assert a.prefetch([(start, 0)]) == 0 and a.get(start) == 0
     assert a.get(looked) is None  # read as a learned key first...
-    a.look_up_own_key(looked)
-    assert a.get(looked) == 0  # ...then as a start URL: a duplicate
+    assert a.prefetch([(looked, 0)]) == 0 and a.get(looked) == 0  # ...then claimed as a start URL: a duplicate
+    # Two workers sending the same start URL at once: the claim is atomic, one of them
+    # wins. (A read first and an add after let both fetch it, 1 crawl in 3.)
+    both = 7 << 60
+    assert a.prefetch([(both, 0)]) == 1 and b.prefetch([(both, 0)]) == 0 and b.get(both) == 0
+    # A start request its filter dropped (against another key) gives the claim back.
+    a.release(both)
+    assert RedisStore(client(server), "t:seen").get(both) is None
 
 
 def test_connection_settings_of_scrapy_redis_apply(server: RedisServer) -> None:
