@@ -67,12 +67,14 @@ ORDERS: dict[str, CrawlOrder] = {
     "lifo-c1": CrawlOrder(fifo=False, concurrency=1, priorities=False, jobdir=False),
 }
 
-#: The three ways each server is crawled, in this order.
+#: The ways each server is crawled, in this order (``--modes``: stock first, then any of the others).
 MODES: dict[str, dict[str, Any]] = {
     "stock": {},
     "addon": {"ADDONS": {"scrapy_urlnorm.Addon": 0}},
     "addon-nolearn": {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "URLNORM_LEARN": False},
+    "addon-fullaudits": {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "URLNORM_CONDITIONAL_AUDITS": False},
 }
+DEFAULT_MODES = ["stock", "addon", "addon-nolearn"]
 
 BASE_SETTINGS: dict[str, Any] = {
     "LOG_LEVEL": "WARNING",
@@ -375,7 +377,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             with start() as server:
                 for order in args.orders:
                     stock: Crawl | None = None
-                    for mode in MODES:
+                    for mode in ["stock", *(mode for mode in args.modes if mode != "stock")]:
                         result = await crawl(server, order, mode, args, workdir)
                         if stock is None:
                             stock = result
@@ -420,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--servers", nargs="+", choices=["apache", "nginx"], default=["apache", "nginx"])
     parser.add_argument("--orders", nargs="+", choices=list(ORDERS), default=list(ORDERS))
+    parser.add_argument("--modes", nargs="+", choices=list(MODES), default=DEFAULT_MODES, help="stock always runs")
     parser.add_argument("--seed", type=int, default=0, help="which links get a variant, and which (default 0)")
     parser.add_argument("--rate", type=float, default=0.4, help="share of link URLs given a variant (default 0.4)")
     parser.add_argument("--json", type=Path, help="write the summary as JSON here")

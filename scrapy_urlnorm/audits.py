@@ -51,7 +51,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .keys import host_of
 from .steps import REASONS, STEP_RANKS, STEPS
+from .validators import same_tag
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
     from .dedup import Deduplicator
     from .keys import Fingerprint
     from .ledger import Claim
+    from .validators import EntityTags
 
 logger = logging.getLogger(__name__)
 
@@ -215,6 +218,8 @@ class AuditDesk:
         self.auditor = auditor
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: verify every drop of a redirect-taught rule.
         self.verify_taught = True
+        #: Set by ``wiring`` when audits may be sent conditionally (see ``validators``).
+        self.tags: EntityTags | None = None
 
     def verifies_every(self, host: str, reason: str) -> bool:
         """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
@@ -304,6 +309,61 @@ class AuditDesk:
             return False  # no room to keep its promise: fetched
         self._count_answered()
         return True
+
+    def alias(self, key: int, new_key: int) -> None:
+        """``new_key`` (a learned key, after a rule change) names the page of ``key`` too."""
+        self.auditor.alias(key, new_key)
+        if self.tags is not None:
+            self.tags.alias(key, new_key)
+
+    def condition(self, request: Request) -> None:
+        """At download time: send this audit with ``If-None-Match`` and its
+        representative's entity tag, where that tag is evidence (see ``validators``)."""
+        tags = self.tags
+        if tags is None:
+            return
+        audit = request.meta[M.AUDIT]
+        headers = request.headers
+        if "tag" in audit:
+            return  # sent conditionally once already: fetched in full now
+        if b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers:
+            return  # the request's own conditions: its answer is the spider's business
+        tag = tags.tag_for(audit["key"], host_of(request.url).lower())
+        if tag is None or not self.dedup.delivered_here(audit["key"]):
+            return  # no tag to compare with, or no delivered page to keep the drop against
+        headers[b"If-None-Match"] = tag
+        request.meta[M.AUDIT] = {**audit, "tag": tag}
+
+    def not_modified(self, request: Request, answered_tag: str | None) -> bool:
+        """A conditional audit answered ``304 Not Modified``: whether that settles it.
+        Then its URL serves the representative's page, and it is kept as a learned
+        drop against it (a revoked rule releases it); else it is to be fetched in full."""
+        audit = request.meta[M.AUDIT]
+        if answered_tag is not None and not same_tag(audit["tag"], answered_tag):
+            return False  # the server named another tag than the one it matched: no evidence
+        if not self.dedup.delivered_here(audit["key"]):
+            return False
+        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
+        del dropped.headers[b"If-None-Match"]
+        learned = audit["reason"].startswith("learned:")
+        if not self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=learned, claim=None):
+            return False  # no room to keep its promise: fetched
+        digest = self.auditor.digest(audit["key"])
+        if digest is not None:
+            self.auditor.answered(self.dedup.keys.static(request).value, digest)
+        self.auditor.audits += 1
+        self.dedup.count("urlnorm/audits")
+        self.dedup.count("urlnorm/audits_not_modified")
+        return True
+
+    @staticmethod
+    def in_full(request: Request) -> Request:
+        """A conditional audit whose ``304`` settled nothing, to be fetched again without
+        the condition (and never conditionally again: see :meth:`condition`)."""
+        audit = request.meta[M.AUDIT]
+        again = request.replace(meta={**request.meta, M.AUDIT: {**audit, "tag": None}})
+        del again.headers[b"If-None-Match"]
+        return again
 
     def settle(self, request: Request, digest: int) -> None:
         """An audit's page arrived: compare it with its representative's."""

@@ -370,6 +370,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
         check_bool,
     ),
     SettingSpec(
+        "URLNORM_CONDITIONAL_AUDITS",
+        True,
+        _B,
+        BOOL_VALUES,
+        "send audits with If-None-Match and the representative's ETag: a 304 verifies the drop without "
+        "a download (off with JOBDIR, Redis or HTTPCACHE_ENABLED)",
+        check_bool,
+    ),
+    SettingSpec(
         "URLNORM_HOLD_BACK",
         True,
         _B,

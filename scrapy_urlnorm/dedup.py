@@ -603,13 +603,22 @@ class Deduplicator:
         length: int,
         server: str = "",
         canonical: str | None = None,
+        tag: str | None = None,
     ) -> None:
-        """A 200 response: count it, settle an audit or remember its digest, feed the learner."""
-        self.meter.page(digest, host_of(url).lower())
+        """A 200 response (entity tag ``tag``): count it, settle an audit or remember
+        its digest (and tag), feed the learner."""
+        host = host_of(url).lower()
+        self.meter.page(digest, host)
+        tags = self.audits.tags
+        if tags is not None and tag and not tags.observe(host, tag, digest):
+            self.count("urlnorm/etags_distrusted")
         if M.AUDIT in request.meta:
             self.audits.settle(request, digest)
         else:
-            self.audits.auditor.remember(self.fingerprint(request).keys, digest)
+            keys = self.fingerprint(request).keys
+            self.audits.auditor.remember(keys, digest)
+            if tags is not None and tag:
+                tags.remember(keys, tag)
         if self.learner is not None:
             self.rule_keeper.observe_page(request, url, digest, length=length, server=server, canonical=canonical)
 

@@ -52,6 +52,14 @@ def canonical_link(response: Response) -> str | None:
         return None
 
 
+def _entity_tag(response: Response) -> str | None:
+    """The response's ``ETag``, if it has a plausible one (bounded: it is remembered)."""
+    tag = response.headers.get(b"ETag")
+    if not tag or len(tag) > 200:
+        return None
+    return tag.decode("latin-1")
+
+
 class LateDuplicate(IgnoreRequest):
     """A request dropped at download time (already counted and settled)."""
 
@@ -112,8 +120,10 @@ class NormalizeMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         meta = request.meta
-        if M.AUDIT in meta and self.dedup.audits.answered_since(request):
-            raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
+        if M.AUDIT in meta:
+            if self.dedup.audits.answered_since(request):
+                raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
+            self.dedup.audits.condition(request)
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is not None:
             self.dedup.took_over(request, original)
@@ -176,6 +186,13 @@ class NormalizeMiddleware:
         if fell_back is not None and status < 300:
             self.dedup.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
         audit = request.meta.get(M.AUDIT)
+        if audit is not None and status == 304 and audit.get("tag"):
+            # Sent with its representative's entity tag, and the server says it matches.
+            self.dedup.probe_settled(request)
+            tag = response.headers.get(b"ETag")
+            if not self.dedup.audits.not_modified(request, tag.decode("latin-1") if tag else None):
+                return self.dedup.audits.in_full(request)
+            raise LateDuplicate(f"audit answered 304 Not Modified to its representative's entity tag: {request.url}")
         if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
             if not self.dedup.audits.redirected(request, target):
@@ -191,6 +208,7 @@ class NormalizeMiddleware:
                     length=len(response.body),
                     server=(response.headers.get("Server") or b"").decode("latin-1"),
                     canonical=canonical_link(response),
+                    tag=_entity_tag(response),
                 )
             if 200 <= status < 300:
                 self.dedup.settle(request, delivered=True)

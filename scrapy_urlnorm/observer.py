@@ -121,7 +121,7 @@ class RuleKeeper:
             if fingerprint.learned is not None:
                 self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
                 # Drops matched under the new key can be checked against the page.
-                self.dedup.audits.auditor.alias(fingerprint.value, fingerprint.learned)
+                self.dedup.audits.alias(fingerprint.value, fingerprint.learned)
 
     def _count_rule(self, rule: Rule) -> None:
         """Count a rule that just became active (or stopped being), by kind."""

@@ -149,6 +149,14 @@ STATS: tuple[StatKey, ...] = (
         "audits settled by what their URL answered when fetched before (for another rule, or as written): "
         "not fetched again",
     ),
+    StatKey(
+        "urlnorm/audits_not_modified", "audits", "live",
+        "audits sent with their representative's ETag (If-None-Match) and answered 304: verified without a download",
+    ),
+    StatKey(
+        "urlnorm/etags_distrusted", "audits", "live",
+        "hosts whose entity tags stopped counting as evidence (two different pages came with one tag)",
+    ),
     StatKey("urlnorm/coverage_loss_estimate", "audits", "close", "mismatch rate of the audits (only when audits ran)"),
     # -- redundancy
     StatKey("urlnorm/downloads", "redundancy", "close", "pages downloaded (200 responses)"),
@@ -231,6 +239,14 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/audit_answers", "memory", "close",
         "what URLs fetched as audits answered, kept so none is fetched for an audit twice (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/entity_tags", "memory", "close",
+        "entity tags of delivered pages kept for conditional audits (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/entity_tag_pages", "memory", "close",
+        "(host, tag) -> digest pairs kept to catch a tag two pages share (cap 100,000, LRU)",
     ),
     StatKey("urlnorm/memory/audit_scopes", "memory", "close", "rules and steps with an audit budget (cap 10,000)"),
     StatKey(

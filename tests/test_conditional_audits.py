@@ -1,0 +1,137 @@
+"""Conditional audits: a verification answered ``304 Not Modified`` downloads no page.
+
+Real crawls against VirtualWeb sites wrapped in :class:`EntityTagged`, which tags
+its 200 replies and honours ``If-None-Match`` as Apache and nginx do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest_twisted
+from demoweb.crawling import crawl
+from demoweb.server import EntityTagged, FunctionSite, Reply, VirtualWeb
+from test_learning import ADDON, multiviews_reply, shadowed_page_site
+
+from scrapy_urlnorm.validators import EntityTags, same_tag
+
+ONE_AT_A_TIME = {**ADDON, "CONCURRENT_REQUESTS": 1}
+
+
+def multiviews_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews: ``/pN`` serves ``/pN.html``, every page links both forms of the next ones."""
+    pairs = [f"/p{n}" for n in range(1, 13)]
+    pages: dict[str, list[str]] = {"/": [link for p in pairs for link in (p + ".html", p)]}
+    pages |= {p + ".html": [] for p in pairs}
+    return multiviews_reply("mv", pages, path)
+
+
+def downloads(web: VirtualWeb) -> int:
+    return sum(1 for hit in web.hits if hit.status == 200)
+
+
+@pytest_twisted.ensureDeferred
+async def test_verifications_answered_304_download_no_page() -> None:
+    """``extension_alias`` drops are all verified; with entity tags each verification
+    is answered 304 instead of a second copy of the page, and nothing is lost."""
+    with VirtualWeb({"mv.test": FunctionSite(multiviews_site)}) as web:
+        plain = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        plain_downloads = downloads(web)
+    tagged_site = EntityTagged(FunctionSite(multiviews_site))
+    with VirtualWeb({"mv.test": tagged_site}) as web:
+        tagged = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        tagged_downloads = downloads(web)
+    assert set(tagged.doc_ids) == set(plain.doc_ids) and len(set(plain.doc_ids)) == 13
+    not_modified = tagged.stats["urlnorm/audits_not_modified"]
+    assert not_modified >= 5 and tagged_site.not_modified == not_modified
+    assert tagged_downloads == plain_downloads - not_modified
+    # Each 304 is a verified audit; none reaches the spider as a response.
+    assert tagged.stats["urlnorm/audits"] >= not_modified
+    assert "downloader/response_status_count/304" in tagged.stats
+    assert "httperror/response_ignored_status_count/304" not in tagged.stats
+    assert tagged.stats["urlnorm/memory/entity_tags"] > 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_beside_its_twin_is_still_found_with_content_tags() -> None:
+    """``/status`` is a file of its own beside ``/status.html``: its tag differs, so the
+    conditional audit gets the page, the mismatch revokes the rule, both are collected."""
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(shadowed_page_site))}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+    assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/audit_mismatches"] >= 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_one_tag_for_every_page_is_no_evidence() -> None:
+    """A server that sends one tag for everything would answer 304 for ``/status``
+    too: two different pages with one tag make the host's tags no evidence first."""
+    site = EntityTagged(FunctionSite(shadowed_page_site), tag=lambda path, reply: '"static"')
+    with VirtualWeb({"mv.test": site}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+    assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/etags_distrusted"] == 1
+    assert "urlnorm/audits_not_modified" not in result.stats and site.not_modified == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_304_naming_another_tag_is_fetched_in_full_once() -> None:
+    """A 304 whose own ``ETag`` is not the one sent settles nothing: the audit is sent
+    again without the condition (once: never conditionally again), and compared."""
+
+    class OddNotModified(EntityTagged):
+        def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+            reply = super().handle(path, query, headers)
+            return Reply(304, b"", {"ETag": '"other"'}) if reply.status == 304 else reply
+
+    site = OddNotModified(FunctionSite(multiviews_site))
+    with VirtualWeb({"mv.test": site}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        refetched = [hit.target for hit in web.hits if hit.status == 200]
+    assert len(set(result.doc_ids)) == 13
+    assert site.not_modified >= 5 and "urlnorm/audits_not_modified" not in result.stats
+    assert result.stats["downloader/response_status_count/304"] == site.not_modified
+    assert len(refetched) == len(set(refetched))  # each URL downloaded once: no loop
+
+
+@pytest_twisted.ensureDeferred
+async def test_off_with_the_http_cache_and_on_request() -> None:
+    """``HTTPCACHE_ENABLED`` would store a 304 as the URL's page; and the switch works."""
+    for settings in (
+        {"HTTPCACHE_ENABLED": True, "HTTPCACHE_STORAGE": "test_conditional_audits.NoStorage"},
+        {"URLNORM_CONDITIONAL_AUDITS": False},
+    ):
+        site = EntityTagged(FunctionSite(multiviews_site))
+        with VirtualWeb({"mv.test": site}) as web:
+            result = await crawl(web, ["http://mv.test/"], {**ONE_AT_A_TIME, **settings})
+        assert len(set(result.doc_ids)) == 13
+        assert site.not_modified == 0 and "urlnorm/audits_not_modified" not in result.stats
+
+
+class NoStorage:
+    """An HTTP cache storage that never stores: the setting alone is what is tested."""
+
+    def __init__(self, settings: object) -> None:
+        pass
+
+    def open_spider(self, spider: object) -> None:
+        pass
+
+    def close_spider(self, spider: object) -> None:
+        pass
+
+    def retrieve_response(self, spider: object, request: object) -> None:
+        return None
+
+    def store_response(self, spider: object, request: object, response: object) -> None:
+        pass
+
+
+def test_tags_are_evidence_only_once_a_host_showed_two_and_never_after_a_clash() -> None:
+    tags = EntityTags()
+    tags.remember((1,), '"a"')
+    assert tags.observe("h", '"a"', 10) and tags.tag_for(1, "h") is None  # one tag seen: not yet
+    assert tags.observe("h", '"b"', 20) and tags.tag_for(1, "h") == '"a"'
+    assert tags.observe("h", '"a"', 10)  # the same page again: fine
+    assert not tags.observe("h", '"a"', 30)  # another page with that tag
+    assert tags.tag_for(1, "h") is None and tags.observe("h", '"c"', 40) and tags.tag_for(1, "h") is None
+    assert same_tag('W/"x"', '"x"') and not same_tag('"x"', '"y"')
