@@ -59,6 +59,7 @@ import html
 import random
 import re
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -168,6 +169,11 @@ class RandomSite:
     extension: str = ".html"
     canonical_rate: float = 0.0
     lie_rate: float = 0.0
+    #: Entity tags on 200 replies, with 304 for a matching If-None-Match: "none";
+    #: "content" (a digest of the body); "file" (Apache/nginx on files of one
+    #: modification time, as a package installs them: the size alone, so
+    #: different pages of one size share a tag).
+    etags: str = "none"
     pages: list[Page] = field(default_factory=list)
     traps: list[str] = field(default_factory=list)
     loops: list[str] = field(default_factory=list)
@@ -226,6 +232,17 @@ class RandomSite:
         return Reply(200, body.encode(), {"Content-Type": "text/html; charset=utf-8", "Server": self.server})
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        reply = self._answer(path, query, headers)
+        if self.etags == "none" or reply.status != 200:
+            return reply
+        body = reply.body
+        tag = f'"{zlib.crc32(body):08x}"' if self.etags == "content" else f'"5f3e2a10-{len(body):x}"'
+        wanted = next((value for name, value in headers.items() if name.lower() == "if-none-match"), "")
+        if tag in {value.strip().removeprefix("W/") for value in wanted.split(",")}:
+            return Reply(304, b"", {"ETag": tag, "Server": self.server})
+        return Reply(200, body, {**reply.headers, "ETag": tag})
+
+    def _answer(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
         host = headers.get("Host", self.host).lower()
         raw_query = query
         if self.twin in ("to_bare", "to_www") and host != self.host:
@@ -272,6 +289,7 @@ class RandomSite:
             f"server={self.server.split('/')[0]}",
             f"redirect={self.redirect_status}{'' if self.absolute_location else '(relative)'}",
             f"canonical={self.canonical_rate:.1f}/lie={self.lie_rate:.1f}",
+            f"etags={self.etags}" if self.etags != "none" else "",
             f"docs={len(self.pages)}",
             f"traps=[{', '.join(self.traps)}]" if self.traps else "",
             f"loops=[{', '.join(self.loops)}]" if self.loops else "",
@@ -456,6 +474,10 @@ def generate(seed: int, *, hosts: int | None = None, documents: int | None = Non
                 page.canonical = page.url if rng.random() < 0.8 else page.key
             rng.shuffle(page.links)
             page.text = " ".join(rng.sample(_FILLER, 2))
+    # Drawn apart from ``rng``, like the traps above: the webs are otherwise as they were.
+    tags = random.Random(f"{seed}:entity-tags")
+    for site in sites:
+        site.etags = tags.choice(("none", "none", "content", "file", "file"))
     return web
 
 
