@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .keys import host_of
+from .recent import put_recent
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import same_tag
 
@@ -113,21 +114,13 @@ class Auditor:
 
     def remember(self, keys: tuple[int, ...], digest: int) -> None:
         """The page of ``keys`` was delivered with ``digest``."""
-        digests = self._digests
         for key in keys:
-            digests[key] = digest
-            digests.move_to_end(key)
-        while len(digests) > DIGESTS_REMEMBERED:
-            digests.popitem(last=False)
+            put_recent(self._digests, key, digest, DIGESTS_REMEMBERED)
 
     def answered(self, own: int, answer: int | str) -> None:
         """The URL whose static key is ``own`` was fetched as an audit and answered a
         page with this digest (``int``), or a redirect to this URL (``str``)."""
-        answers = self._answers
-        answers[own] = answer
-        answers.move_to_end(own)
-        while len(answers) > ANSWERS_REMEMBERED:
-            answers.popitem(last=False)
+        put_recent(self._answers, own, answer, ANSWERS_REMEMBERED)
 
     def answer(self, own: int) -> int | str | None:
         """What the URL whose static key is ``own`` answered when it was fetched (as an

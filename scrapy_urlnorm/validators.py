@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from .recent import put_recent
+
 #: Entity tags of delivered representatives remembered (LRU), like their digests.
 TAGS_REMEMBERED = 100_000
 #: (host, tag) -> digest pairs remembered to catch tags shared by different pages (LRU).
@@ -64,10 +66,7 @@ class EntityTags:
             self._trusted.discard(host)
             self._distinct.pop(host, None)
             return False
-        pages[host, tag] = digest
-        pages.move_to_end((host, tag))
-        while len(pages) > PAIRS_REMEMBERED:
-            pages.popitem(last=False)
+        put_recent(pages, (host, tag), digest, PAIRS_REMEMBERED)
         if host not in self._trusted:
             distinct = self._distinct.setdefault(host, set())
             distinct.add(tag)
@@ -78,12 +77,8 @@ class EntityTags:
 
     def remember(self, keys: tuple[int, ...], tag: str) -> None:
         """The representative of ``keys`` delivered its page with ``tag``."""
-        tags = self._tags
         for key in keys:
-            tags[key] = tag
-            tags.move_to_end(key)
-        while len(tags) > TAGS_REMEMBERED:
-            tags.popitem(last=False)
+            put_recent(self._tags, key, tag, TAGS_REMEMBERED)
 
     def alias(self, key: int, new_key: int) -> None:
         """``new_key`` (a learned key, after a rule change) names the page of ``key`` too."""
