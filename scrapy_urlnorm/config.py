@@ -375,7 +375,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         _B,
         BOOL_VALUES,
         "send audits with If-None-Match and the representative's ETag: a 304 verifies the drop without "
-        "a download (off with JOBDIR, Redis or HTTPCACHE_ENABLED)",
+        "a download (off with HTTPCACHE_ENABLED)",
         check_bool,
     ),
     SettingSpec(

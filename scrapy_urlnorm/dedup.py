@@ -135,6 +135,10 @@ class Deduplicator:
         #: a late drop): no request was fetched as written under them.
         self.abandoned: set[int] = set()
         self.reschedule_request = reschedule
+        #: Told of a request a response hook settled and ended (an audit answered 304):
+        #: no response reaches the spider and no error the middlewares, so the ``JOBDIR``
+        #: journal and the Redis queue lease, which settle requests by those, are told here.
+        self.request_ended: list[Callable[[Request], None]] = []
         self.ledger = DropLedger(self._reschedule if reschedule is not None else None, self.count)
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.meter = RedundancyMeter()

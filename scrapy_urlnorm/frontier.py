@@ -565,7 +565,12 @@ class FrontierMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(Frontier.for_crawler(crawler))
+        frontier = Frontier.for_crawler(crawler)
+        if frontier is not None:
+            from .dedup import Deduplicator
+
+            Deduplicator.for_crawler(crawler).request_ended.append(frontier.request_failed)
+        return cls(frontier)
 
     # spider middleware
 

@@ -192,6 +192,8 @@ class NormalizeMiddleware:
             tag = response.headers.get(b"ETag")
             if not self.dedup.audits.not_modified(request, tag.decode("latin-1") if tag else None):
                 return self.dedup.audits.in_full(request)
+            for ended in self.dedup.request_ended:
+                ended(request)
             raise LateDuplicate(f"audit answered 304 Not Modified to its representative's entity tag: {request.url}")
         if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))

@@ -65,6 +65,7 @@ class RedisBatchMiddleware:
         if not isinstance(self.dedup.seen, RedisStore):
             raise NotConfigured("no Redis store")
         self.store: RedisStore = self.dedup.seen
+        self.dedup.request_ended.append(self._done)
         for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
             crawler.signals.connect(self._item_settled, signal=signal)
 

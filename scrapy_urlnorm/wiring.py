@@ -108,13 +108,8 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     )
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
     dedup.audits.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
-    if (
-        settings.getbool("URLNORM_CONDITIONAL_AUDITS", True)
-        and not settings.getbool("HTTPCACHE_ENABLED")  # it would store the 304 as the URL's page
-        and not jobdir  # the journal and the Redis leases settle a request by its response:
-        and store is None  # a 304 settled here raises instead (see validators)
-    ):
-        dedup.audits.tags = EntityTags()
+    if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
+        dedup.audits.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
     if (
         dedup.learner is not None
         and settings.getbool("URLNORM_HOLD_BACK", True)

@@ -6,6 +6,7 @@ its 200 replies and honours ``If-None-Match`` as Apache and nginx do."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest_twisted
 from demoweb.crawling import crawl
@@ -49,6 +50,21 @@ async def test_verifications_answered_304_download_no_page() -> None:
     assert "downloader/response_status_count/304" in tagged.stats
     assert "httperror/response_ignored_status_count/304" not in tagged.stats
     assert tagged.stats["urlnorm/memory/entity_tags"] > 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_jobdir_a_304_settles_its_journal_entry(tmp_path: Path) -> None:
+    """The journal settles a request by its response or its error; a 304 audit has
+    neither, and is settled through ``request_ended``: a second run of the finished
+    job has nothing in flight to fetch again."""
+    settings = {**ONE_AT_A_TIME, "JOBDIR": str(tmp_path / "job")}
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(multiviews_site))}) as web:
+        first = await crawl(web, ["http://mv.test/"], settings)
+        fetched = len(web.hits)
+        again = await crawl(web, ["http://mv.test/"], settings)
+        assert len(web.hits) == fetched  # the start URL is skipped; nothing was left in flight
+    assert len(set(first.doc_ids)) == 13 and first.stats["urlnorm/audits_not_modified"] >= 5
+    assert again.stats.get("urlnorm/frontier/recovered", 0) == 0
 
 
 @pytest_twisted.ensureDeferred

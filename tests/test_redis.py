@@ -819,3 +819,24 @@ def test_evidence_adds_up_across_workers_and_contradictions_travel(server: Redis
     b.observe_redirect("http://k/x", "http://k/x/")
     b.observe_redirect("http://k/y", "http://k/y/")
     assert [r.host for r in b.active_rules()] == ["h"]
+
+
+def test_an_audit_answered_304_acknowledges_its_lease(shared: RedisServer, tmp_path: Path) -> None:
+    """A conditional audit answered 304 ends without a response for the spider or an
+    error for the middlewares, the two ways a lease is acknowledged: it is acknowledged
+    through ``request_ended``, so no lease runs out and nothing is fetched twice."""
+    from demoweb.server import EntityTagged, FunctionSite
+    from test_conditional_audits import multiviews_site
+
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(multiviews_site))}) as web:
+        worker = run_worker(
+            web, shared.url, tmp_path / "w.jsonl", starts=["http://mv.test/"], extra={"CONCURRENT_REQUESTS": 1}
+        )
+        log = finish(worker)[0]
+        pages = Counter(hit.target for hit in web.hits if hit.status == 200)
+        not_modified = sum(1 for hit in web.hits if hit.status == 304)
+    assert len(set(doc_ids(tmp_path / "w.jsonl"))) == 13
+    assert not_modified >= 5 and stat(log, "urlnorm/audits_not_modified") == not_modified
+    assert max(pages.values()) == 1 and stat(log, "urlnorm/redis/reclaimed") == 0
+    # Each request taken from the queue was acknowledged (10 of 35 were not without the hook).
+    assert stat(log, "urlnorm/redis/acked") == stat(log, "scheduler/dequeued/redis")
