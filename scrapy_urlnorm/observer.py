@@ -83,12 +83,13 @@ class RuleKeeper:
         """A link delivered as written (at ``final``, after its redirects) where its
         taught form ``sent`` failed: a rule that rewrote it does not hold. Those
         whose part of the rewrite the site confirmed (``/x`` -> ``www.h/x``, where
-        the shortcut also added a slash) stand; if none can be told apart, none do."""
+        the shortcut also added a slash) stand, even when every rule in force did:
+        the part that failed was then rewritten by a rule revoked since."""
         url = self.dedup.normalize(original)[0]
         if url is None:
             return
         rules = self.learned.shortcut_rules(host_of(url))
-        wrong = [rule for rule in rules if not self.learned.shortcut_held(rule, sent, final)] or rules
+        wrong = [rule for rule in rules if not self.learned.shortcut_held(rule, sent, final)]
         for rule in wrong:
             self.learner.contradict(rule.host, rule.kind, original, sent, via="shortcut")
 
