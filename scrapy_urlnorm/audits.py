@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .keys import host_of
+from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import same_tag
@@ -77,9 +78,6 @@ AUDITS_PER_SCOPE = 5
 #: Distinct URLs remembered per scope verified on every drop (a redirect-taught rule, VERIFIED_FAMILIES;
 #: past this, a URL linked again is verified again rather than dropped unverified).
 VERIFIED_PER_SCOPE = 20_000
-#: Learned rule families whose every drop is verified, however they were taught:
-#: their traps are common where they hold (see the module's docstring).
-VERIFIED_FAMILIES = frozenset({"extension_alias", "ignore_param", "default_page"})
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).

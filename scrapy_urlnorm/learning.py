@@ -84,6 +84,11 @@ class RuleKind(str, Enum):
 #: Evidence that can activate a rule on its own; ``canonical`` (a page's
 #: ``rel=canonical``) only adds to it: a page may name any URL canonical.
 CONFIRMING_SOURCES = ("redirect", "content", "shortcut_ok")
+#: Rule families whose every drop is verified, however they were taught: their
+#: traps are common where they hold (see ``audits``). A contradiction is then a
+#: URL of its own (``/status`` beside ``/status.html``), not a reason to stop
+#: merging the others: verified, a wrong merge costs the request stock pays.
+VERIFIED_FAMILIES = frozenset({"extension_alias", "ignore_param", "default_page"})
 
 
 @dataclass
@@ -470,6 +475,9 @@ class Learner:
             positive = False  # redirects both ways: a loop, or no canonical form
         if not positive:
             rule.negatives += 1
+            if rule.family.value in VERIFIED_FAMILIES and not direction:
+                logger.debug("Rule %s on %s keeps merging other URLs (%s: %s vs %s differ)", kind, host, via, a, b)
+                return
             rule.revoked = True
             if not rule.active and self.share is not None:
                 self.share(rule, None)

@@ -279,7 +279,12 @@ def _describe_rule(host: str, rule: dict[str, Any]) -> str:
     scope = [h for h in rule.get("scope", [host]) if h != host]
     where = f" [also {', '.join(scope)}]" if scope else ""
     evidence = ", ".join(f"{via} {count}" for via, count in sorted(rule["sources"].items())) or "none"
-    state = "active" if rule["active"] else f"revoked ({rule['negatives']} against)"
+    if not rule["active"]:
+        state = f"revoked ({rule['negatives']} against)"
+    elif rule["negatives"]:  # a rule verified on every drop: those URLs were fetched as pages
+        state = f"active ({rule['negatives']} URL(s) of their own, fetched)"
+    else:
+        state = "active"
     return f"{name}{where}: {state}; {rule['pairs']} pair(s), evidence {evidence}"
 
 
