@@ -106,6 +106,10 @@ class Rule:
     #: Body digests that already gave this rule a pair: a page served under
     #: many URLs (a catch-all) counts once, however many pairs it forms.
     digests: set[int] = field(default_factory=set)
+    #: Paths where a rule verified on every drop met a URL of its own (see
+    #: VERIFIED_FAMILIES): a mismatch there is that URL's, whichever rule it is
+    #: blamed on (an audit names one rule of the several its key may combine).
+    exceptions: set[str] = field(default_factory=set, repr=False, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -113,6 +117,23 @@ class Rule:
     def __post_init__(self) -> None:
         family, _, self.argument = self.kind.partition(":")
         self.family = RuleKind(family)
+
+    def note_exception(self, *urls: str) -> None:
+        """``urls`` (normalized) differ though this rule merges them: remember their paths."""
+        for url in urls:
+            if len(self.exceptions) >= _MAX_PAIRS:
+                return
+            try:
+                self.exceptions.add(split_url(url).path)
+            except ValueError:
+                continue
+
+    def excepts(self, url: str) -> bool:
+        """Whether ``url``'s path is where this rule met a URL of its own."""
+        try:
+            return split_url(url).path in self.exceptions
+        except ValueError:
+            return False
 
     @property
     def positives(self) -> int:
@@ -477,6 +498,7 @@ class Learner:
             rule.negatives += 1
             if rule.family.value in VERIFIED_FAMILIES and not direction:
                 logger.debug("Rule %s on %s keeps merging other URLs (%s: %s vs %s differ)", kind, host, via, a, b)
+                rule.note_exception(a, b)
                 return
             rule.revoked = True
             if not rule.active and self.share is not None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import meta as M
 from .hostrules import conflicts_with_active
 from .keys import host_of
-from .learning import Rule
+from .learning import VERIFIED_FAMILIES, Rule
 from .stores import aggregate_counters
 
 if TYPE_CHECKING:
@@ -63,11 +63,18 @@ class RuleKeeper:
                 self.learner.observe_canonical(observed, canonical_url)
 
     def audit_failed(self, request: Request, reason: str, host: str) -> None:
-        """An audit found another page than its representative's: the rule that merged them is wrong."""
+        """An audit found another page than its representative's: the rule that merged
+        them is wrong, unless a rule verified on every drop already met a URL of its own
+        at that path (``/readme`` beside ``/readme.html``): a key may combine several
+        rules (``www.h/readme`` = ``h/readme.html``) and the audit names only one."""
         family = reason.removeprefix("learned:")
-        for rule in self.learned.rules_of(host):
-            if rule.family.value == family:
-                self.learner.contradict(rule.host, rule.kind, request.url, "?")
+        rules = self.learned.rules_of(host)
+        url = self.dedup.normalize(request.url)[0]
+        known = [
+            rule for rule in rules if url is not None and rule.family.value in VERIFIED_FAMILIES and rule.excepts(url)
+        ]
+        for rule in known or [rule for rule in rules if rule.family.value == family]:
+            self.learner.contradict(rule.host, rule.kind, request.url, "?")
 
     def shortcut_fell_back(self, original: str) -> None:
         """A URL sent in its taught form answered an error; the link as written
