@@ -781,3 +781,25 @@ def test_a_failed_shortcut_revokes_only_the_rules_it_contradicts() -> None:
     # A shortcut whose host the site did not confirm still revokes the alias.
     dedup.rule_keeper.shortcut_contradicted("http://www.tw.test/r", "http://tw.test/r", "http://www.tw.test/r")
     assert active(learner) == set()
+
+
+def audited_parent_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """MultiViews, with ``/readme`` beside ``/readme.html`` and ``/status`` beside
+    ``/status.html``; ``/status`` is linked only from ``/readme``."""
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": ["/readme.html", "/status.html"]}
+    pages["/"] += [link for p in pairs for link in (p + ".html", p)] + ["/more.html"]
+    pages |= {p + ".html": [] for p in pairs}
+    pages |= {"/more.html": ["/readme"], "/status.html": [], "/readme.html": []}
+    pages |= {"/readme": ["/status"], "/status": []}
+    return multiviews_reply("ap", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_linked_only_from_an_audited_page_is_verified_too() -> None:
+    """``/readme`` is fetched as a verification of ``extension_alias`` (and differs);
+    its children are an audit's descendants, never sampled. ``/status`` is one of
+    them, and a page of its own: a rule verified on every drop verifies it too."""
+    with VirtualWeb({"ap.test": FunctionSite(audited_parent_site)}) as web:
+        result = await crawl(web, ["http://ap.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert {"ap:/readme", "ap:/status", "ap:/status.html"} <= set(result.doc_ids)
