@@ -12,10 +12,11 @@ cannot run away:
   that, and for the static steps the user chose, at the rate
   ``URLNORM_AUDIT_RATE``;
 - at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
-- never a redirect target or a shortcut, and no sampled audit of an audit's
-  descendant (a verification of every drop, below, still checks those: a page
-  of its own that only an audited page links to is otherwise dropped unseen;
-  each URL is verified once, so it cannot feed on itself);
+- never a redirect target, a shortcut, or a descendant of an audit that
+  confirmed its drop (its links are its representative's); an audit that
+  found a page of its own passes no lineage on: its links are new, and a
+  rule verified on every drop must see them (``/status`` linked only from
+  ``/readme``, itself a page beside ``/readme.html``);
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 
 Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
@@ -230,13 +231,11 @@ class AuditDesk:
     def audit_now(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
         meta = request.meta
-        if "redirect_urls" in meta or M.SHORTCUT_OF in meta:
+        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
         learned = reason.startswith("learned:")
         scope = f"{host} {reason}" if learned else reason
         every = self.verifies_every(host, reason)
-        if meta.get(M.NO_AUDIT) and not every:
-            return False
         if not self.auditor.should_audit(scope, own, key, learned=learned, every=every):
             return False
         if self._answered(request, own, key, reason):
@@ -250,11 +249,9 @@ class AuditDesk:
         """At download time, against a delivered page: fetch ``request`` rather than drop
         it, because its rule's first drops on this host are to be checked?"""
         meta = request.meta
-        if "redirect_urls" in meta:
+        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
         every = self.verifies_every(host, reason)
-        if meta.get(M.NO_AUDIT) and not every:
-            return False
         if not self.auditor.should_audit(f"{host} {reason}", own, key, learned=True, every=every):
             return False
         if self._answered(request, own, key, reason):
@@ -274,12 +271,10 @@ class AuditDesk:
             if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
                 continue
             request = drop.request
-            if "redirect_urls" in request.meta or request.url == delivered_url:
+            if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
             scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
             every = self.verifies_every(drop.host, drop.reason)
-            if request.meta.get(M.NO_AUDIT) and not every:
-                continue
             own = dedup.keys.static(request).value
             if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every):
                 if self._answered(request, own, key, drop.reason):
@@ -426,6 +421,7 @@ class AuditDesk:
         self.dedup.count("urlnorm/audits_answered")
 
     def _mismatch(self, request: Request, audit: dict[str, Any]) -> None:
+        request.meta[M.AUDIT] = {**audit, "mismatch": True}  # a page of its own: see _audit_lineage
         self.dedup.count("urlnorm/audit_mismatches")
         if audit["reason"].startswith("learned:") and self.dedup.learner is not None:
             self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"])

@@ -258,7 +258,11 @@ def _audit_lineage(response: Response) -> bool:
     if request is None:
         return False
     meta = request.meta
-    return M.AUDIT in meta or M.NO_AUDIT in meta
+    audit = meta.get(M.AUDIT)
+    if audit is not None:
+        # An audit that found a page of its own is an ordinary page: its links are new.
+        return not audit.get("mismatch")
+    return M.NO_AUDIT in meta
 
 
 def _scrub(request: Request, lineage: bool) -> None:

@@ -796,10 +796,11 @@ def audited_parent_site(path: str, query: str, headers: Mapping[str, str]) -> Re
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_page_linked_only_from_an_audited_page_is_verified_too() -> None:
-    """``/readme`` is fetched as a verification of ``extension_alias`` (and differs);
-    its children are an audit's descendants, never sampled. ``/status`` is one of
-    them, and a page of its own: a rule verified on every drop verifies it too."""
+async def test_a_page_linked_only_from_an_audit_that_found_a_page_is_collected() -> None:
+    """``/readme`` is fetched as a verification of ``extension_alias`` and differs: a
+    page of its own, whose links are ordinary requests (an audit that confirmed its
+    drop passes its lineage on, and its children are never audited). ``/status`` is
+    one of them, a page of its own too: dropped unseen as an audit's descendant."""
     with VirtualWeb({"ap.test": FunctionSite(audited_parent_site)}) as web:
         result = await crawl(web, ["http://ap.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
     assert {"ap:/readme", "ap:/status", "ap:/status.html"} <= set(result.doc_ids)
