@@ -298,12 +298,20 @@ class AuditDesk:
             return False
         if not self._answered(request, self.dedup.keys.static(request).value, audit["key"], audit["reason"]):
             return False
-        # As it was dropped: released, it goes through the filter again.
-        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
-        if not self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=True, claim=None):
+        if not self._keep_as_drop(request, audit):
             return False  # no room to keep its promise: fetched
         self._count_answered()
         return True
+
+    def _keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
+        """Settle an audit without fetching it: the request, as it was dropped, is kept
+        in the ledger against its delivered representative, so a revoked rule releases
+        it (and released, it goes through the filter again). False: no room, fetch it."""
+        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
+        if audit.get("tag"):
+            del dropped.headers[b"If-None-Match"]  # (condition's, not the spider's)
+        learned = audit["reason"].startswith("learned:")
+        return self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=learned, claim=None)
 
     def alias(self, key: int, new_key: int) -> None:
         """``new_key`` (a learned key, after a rule change) names the page of ``key`` too."""
@@ -336,13 +344,8 @@ class AuditDesk:
         audit = request.meta[M.AUDIT]
         if answered_tag is not None and not same_tag(audit["tag"], answered_tag):
             return False  # the server named another tag than the one it matched: no evidence
-        if not self.dedup.delivered_here(audit["key"]):
-            return False
-        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
-        del dropped.headers[b"If-None-Match"]
-        learned = audit["reason"].startswith("learned:")
-        if not self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=learned, claim=None):
-            return False  # no room to keep its promise: fetched
+        if not self.dedup.delivered_here(audit["key"]) or not self._keep_as_drop(request, audit):
+            return False  # no delivered page to keep the drop against, or no room: fetched
         digest = self.auditor.digest(audit["key"])
         if digest is not None:
             self.auditor.answered(self.dedup.keys.static(request).value, digest)
