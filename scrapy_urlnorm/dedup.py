@@ -608,9 +608,10 @@ class Deduplicator:
         server: str = "",
         canonical: str | None = None,
         tag: str | None = None,
+        location: str | None = None,
     ) -> None:
-        """A 200 response (entity tag ``tag``): count it, settle an audit or remember
-        its digest (and tag), feed the learner."""
+        """A 200 response (entity tag ``tag``, ``Content-Location`` ``location``): count
+        it, settle an audit or remember its digest (and tag), feed the learner."""
         host = host_of(url).lower()
         self.meter.page(digest, host)
         tags = self.audits.tags
@@ -623,8 +624,11 @@ class Deduplicator:
             self.audits.auditor.remember(keys, digest)
             if tags is not None and tag:
                 tags.remember(keys, tag)
+        negotiated = self.audits.negotiated(url, location, digest) if location else None
         if self.learner is not None:
-            self.rule_keeper.observe_page(request, url, digest, length=length, server=server, canonical=canonical)
+            self.rule_keeper.observe_page(
+                request, url, digest, length=length, server=server, canonical=canonical, location=negotiated
+            )
 
     def observe_redirect(self, source: str, target: str) -> None:
         if self.learner is not None:

@@ -36,8 +36,11 @@ def twins(host: str) -> tuple[str, str]:
 
 
 def namespace_of(rules: list[Rule]) -> int:
-    """A stable id of a host's rule set (63 bits, so it prints as a plain int)."""
-    text = "|".join(sorted(f"{rule.host} {rule.kind} {rule.direction}" for rule in rules))
+    """A stable id of a host's rule set (63 bits, so it prints as a plain int): what
+    the rules do, not which twin learned them. Twins that become one site may each
+    have learned a rule of one kind; the second one activating changes nothing, so it
+    must not rename every learned key of the site (queued claims would be missed)."""
+    text = "|".join(sorted({f"{rule.kind} {rule.direction}" for rule in rules}))
     return xxhash.xxh3_64_intdigest(text.encode("utf-8", "surrogatepass")) >> 1
 
 

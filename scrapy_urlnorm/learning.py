@@ -83,12 +83,19 @@ class RuleKind(str, Enum):
 
 #: Evidence that can activate a rule on its own; ``canonical`` (a page's
 #: ``rel=canonical``) only adds to it: a page may name any URL canonical.
-CONFIRMING_SOURCES = ("redirect", "content", "shortcut_ok")
+#: ``content-location`` is the server naming the file it negotiated, and is only
+#: taken for :data:`NEGOTIATED_FAMILIES`, whose every drop is verified.
+CONFIRMING_SOURCES = ("redirect", "content", "shortcut_ok", "content-location")
 #: Rule families whose every drop is verified, however they were taught: their
 #: traps are common where they hold (see ``audits``). A contradiction is then a
 #: URL of its own (``/status`` beside ``/status.html``), not a reason to stop
 #: merging the others: verified, a wrong merge costs the request stock pays.
 VERIFIED_FAMILIES = frozenset({"extension_alias", "ignore_param", "default_page"})
+#: What a 200 response's ``Content-Location`` may teach: the file the server chose
+#: for the URL (Apache MultiViews serving ``/x`` as ``x.html``, a negotiated
+#: ``DirectoryIndex``). Other uses of the header (naming a canonical URL, a query
+#: variant) are claims a site makes, not a file it served: not evidence here.
+NEGOTIATED_FAMILIES = frozenset({"extension_alias", "default_page"})
 
 
 @dataclass
@@ -265,6 +272,16 @@ def one_step_pairs(u: SplitURL, v: SplitURL) -> Iterator[tuple[str, str, str]]:
             yield kind, _direction(key[0], target), host
 
 
+def negotiated_pair(url: str, location: str) -> bool:
+    """Whether ``location`` is a file a server may negotiate for ``url`` (both
+    normalized): one step apart, in :data:`NEGOTIATED_FAMILIES` only."""
+    try:
+        kinds = [kind for kind, _direction, _host in one_step_pairs(split_url(url), split_url(location))]
+    except ValueError:
+        return False
+    return bool(kinds) and all(kind.partition(":")[0] in NEGOTIATED_FAMILIES for kind in kinds)
+
+
 def _merged_key(u: SplitURL) -> tuple[str, ...]:
     """The URL with every learnable aspect erased: URLs with different merged
     keys cannot be equivalent by any rule we learn."""
@@ -336,6 +353,13 @@ class Learner:
             return
         for kind, direction, host in one_step_pairs(u, v):
             self._evidence(host, kind, source, target, positive=True, via=via, direction=direction)
+
+    def observe_content_location(self, url: str, location: str) -> None:
+        """A 200 response for ``url`` named ``location`` as the file it served (both
+        normalized by the static policy): like a redirect to it, for the pairs
+        :func:`negotiated_pair` accepts."""
+        if negotiated_pair(url, location):
+            self.observe_redirect(url, location, via="content-location")
 
     def observe_canonical(self, url: str, canonical: str) -> None:
         """A page names another form of its URL as canonical: like a redirect to it."""

@@ -60,6 +60,17 @@ def _entity_tag(response: Response) -> str | None:
     return tag.decode("latin-1")
 
 
+def content_location(response: Response) -> str | None:
+    """The absolute URL a response's ``Content-Location`` names, if any."""
+    location = response.headers.get(b"Content-Location")
+    if not location or len(location) > 2048:
+        return None
+    try:
+        return response.urljoin(location.decode("latin-1").strip())
+    except ValueError:
+        return None
+
+
 class LateDuplicate(IgnoreRequest):
     """A request dropped at download time (already counted and settled)."""
 
@@ -186,6 +197,17 @@ class NormalizeMiddleware:
         if fell_back is not None and status < 300:
             self.dedup.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
         audit = request.meta.get(M.AUDIT)
+        held_redirect = (
+            audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers
+        )
+        if audit is not None and audit.get("head") and not held_redirect:
+            # Sent as HEAD to read which file the server negotiates (a redirect is judged below).
+            if status != 200 or not self.dedup.audits.head_answered(request, content_location(response)):
+                return self.dedup.audits.in_full(request)
+            self.dedup.probe_settled(request)
+            for ended in self.dedup.request_ended:
+                ended(request)
+            raise LateDuplicate(f"audit answered naming its representative's file (Content-Location): {request.url}")
         if audit is not None and status == 304 and audit.get("tag"):
             # Sent with its representative's entity tag, and the server says it matches.
             self.dedup.probe_settled(request)
@@ -195,11 +217,13 @@ class NormalizeMiddleware:
             for ended in self.dedup.request_ended:
                 ended(request)
             raise LateDuplicate(f"audit answered 304 Not Modified to its representative's entity tag: {request.url}")
-        if audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers:
+        if held_redirect and audit is not None:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
             if not self.dedup.audits.redirected(request, target):
                 # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
-                return request.replace(dont_filter=True, meta={**unmarked(request.meta), M.NO_SHORTCUT: True})
+                meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
+                method = "GET" if audit.get("head") else request.method
+                return request.replace(method=method, dont_filter=True, meta=meta)
             return response
         try:
             if status == 200:
@@ -211,6 +235,7 @@ class NormalizeMiddleware:
                     server=(response.headers.get("Server") or b"").decode("latin-1"),
                     canonical=canonical_link(response),
                     tag=_entity_tag(response),
+                    location=content_location(response),
                 )
             if 200 <= status < 300:
                 self.dedup.settle(request, delivered=True)

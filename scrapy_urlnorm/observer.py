@@ -49,14 +49,25 @@ class RuleKeeper:
             self.learner.observe_redirect(source_url, target_url)
 
     def observe_page(
-        self, request: Request, url: str, digest: int, *, length: int, server: str, canonical: str | None
+        self,
+        request: Request,
+        url: str,
+        digest: int,
+        *,
+        length: int,
+        server: str,
+        canonical: str | None,
+        location: str | None = None,
     ) -> None:
+        """A 200 page; ``location``: the file its ``Content-Location`` named (normalized)."""
         observed = self.dedup.normalize(url)[0]
         if observed is None:
             return
         if request.method == "GET" and M.AUDIT not in request.meta:
             self.dedup.remember_page(host_of(observed), request.url)
         self.learner.observe_page(observed, digest, length=length, server=server)
+        if location:
+            self.learner.observe_content_location(observed, location)
         if canonical:
             canonical_url = self.dedup.normalize(canonical)[0]
             if canonical_url and canonical_url != observed:

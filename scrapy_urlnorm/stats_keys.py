@@ -154,6 +154,11 @@ STATS: tuple[StatKey, ...] = (
         "audits sent with their representative's ETag (If-None-Match) and answered 304: verified without a download",
     ),
     StatKey(
+        "urlnorm/audits_negotiated", "audits", "live",
+        "audits settled by the Content-Location a negotiating server (Apache MultiViews) named: "
+        "the representative's own response named the URL, or a HEAD request answered naming the representative",
+    ),
+    StatKey(
         "urlnorm/etags_distrusted", "audits", "live",
         "hosts whose entity tags stopped counting as evidence (two different pages came with one tag)",
     ),

@@ -1,4 +1,4 @@
-"""Conditional audits: verify a drop with ``If-None-Match`` instead of a download.
+"""Cheap audits: verify a drop with ``If-None-Match``, or a ``Content-Location``, instead of a download.
 
 An audit fetches a URL a rule dropped and compares its page with the page of
 the representative it was merged into. Where the representative's response
@@ -21,6 +21,24 @@ The residual risk is two distinct files of one size and modification time
 that a rule merges, on a host where no such pair was ever delivered:
 ``URLNORM_CONDITIONAL_AUDITS = False`` fetches every audit in full.
 
+Negotiating servers (Apache ``MultiViews``) answer ``/x`` with the page of
+``x.html`` and say so: ``Content-Location: x.html``. They also give the
+negotiated response its own entity tag (``"<file's tag>;<variant>"``), so a
+conditional audit of ``/x`` never matches. Two shortcuts take the header's
+word instead, only for a file the server may negotiate for the URL (``/x`` and
+``/x.html``, ``/d/`` and ``/d/index.html``: ``learning.negotiated_pair``) and
+only where a learned rule already merged the two (two signals agree):
+
+- a page whose ``Content-Location`` names another URL answers for that URL
+  too: an audit of it against this page is settled without a request;
+- on a host that named a negotiated file before, an audit of the extensionless
+  side of an ``extension_alias`` drop is sent as ``HEAD``: a ``200`` naming its
+  representative's file settles it (``urlnorm/audits_negotiated``); any other
+  answer is fetched in full, as a ``GET``, once.
+
+A ``/readme`` file beside ``/readme.html`` is served as itself, with no
+``Content-Location``: its audit is a download, and finds the page of its own.
+
 Off under ``HTTPCACHE_ENABLED``: Scrapy's cache keys on the URL, not on the
 conditional header, and would store the ``304`` where the page belongs.
 """
@@ -35,6 +53,8 @@ from .recent import put_recent
 TAGS_REMEMBERED = 100_000
 #: (host, tag) -> digest pairs remembered to catch tags shared by different pages (LRU).
 PAIRS_REMEMBERED = 100_000
+#: Hosts remembered as negotiating (naming the file they served in ``Content-Location``).
+HOSTS_REMEMBERED = 10_000
 #: Distinct tags a host must have delivered before its tags are evidence.
 TAGS_BEFORE_TRUST = 2
 
@@ -45,7 +65,8 @@ def same_tag(sent: str, answered: str) -> bool:
 
 
 class EntityTags:
-    """Which representatives' entity tags may verify an audit, per host."""
+    """Which representatives' entity tags may verify an audit, per host, and which
+    hosts negotiate (their audits may be ``HEAD`` requests)."""
 
     def __init__(self) -> None:
         self._tags: OrderedDict[int, str] = OrderedDict()  # representative key -> its response's tag
@@ -53,6 +74,7 @@ class EntityTags:
         self._distinct: dict[str, set[str]] = {}  # host -> its first distinct tags, until trusted
         self._trusted: set[str] = set()
         self.distrusted: set[str] = set()
+        self._negotiating: OrderedDict[str, bool] = OrderedDict()  # hosts seen to negotiate (LRU)
 
     def observe(self, host: str, tag: str, digest: int) -> bool:
         """A page of ``host`` arrived with ``tag``; False if that made the host's tags
@@ -91,6 +113,13 @@ class EntityTags:
         if host not in self._trusted:
             return None
         return self._tags.get(key)
+
+    def negotiates(self, host: str) -> None:
+        """``host`` named, in a ``Content-Location``, the file it negotiated for a URL."""
+        put_recent(self._negotiating, host, True, HOSTS_REMEMBERED)
+
+    def is_negotiating(self, host: str) -> bool:
+        return host in self._negotiating
 
     def sizes(self) -> dict[str, int]:
         return {"entity_tags": len(self._tags), "entity_tag_pages": len(self._pages)}

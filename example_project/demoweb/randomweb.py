@@ -11,8 +11,9 @@ host is one server family with its own random parameters:
   directory index; ``Server: Microsoft-IIS/10.0``.
 - ``nginx``: slash removal: ``/x/`` -> 301 ``/x``.
 - ``twin``: ``www.`` and bare serve the same pages, without redirects.
-- ``multiviews``: Apache with MultiViews: ``/x`` serves ``/x.html``; its pages
-  link mostly without the extension.
+- ``multiviews``: Apache with MultiViews: ``/x`` serves ``/x.html``, naming it
+  (``Content-Location: x.html``, and with entity tags the variant's own tag, as
+  mod_negotiation does); its pages link mostly without the extension.
 - ``trap``: every path served exactly, with look-alike pairs that are different
   documents.
 
@@ -62,7 +63,7 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -78,6 +79,8 @@ FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 TWIN_MODES = ("none", "to_bare", "to_www", "same", "different")
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 #: Query parameters every server ignores (tracking and session ids).
+#: What Apache adds to a response MultiViews negotiated (besides ``Content-Location``).
+_NEGOTIATED = {"Vary": "negotiate", "TCN": "choice"}
 IGNORED_PARAMS = frozenset({"utm_source", "utm_medium", "utm_campaign", "PHPSESSID", "jsessionid", "fbclid"})
 TRACKING = (
     "utm_source=newsletter",
@@ -237,6 +240,8 @@ class RandomSite:
             return reply
         body = reply.body
         tag = f'"{zlib.crc32(body):08x}"' if self.etags == "content" else f'"5f3e2a10-{len(body):x}"'
+        if "Content-Location" in reply.headers:  # a negotiated variant's tag is its own (Apache)
+            tag = f'{tag[:-1]};{zlib.crc32(path.encode()):x}"'
         wanted = next((value for name, value in headers.items() if name.lower() == "if-none-match"), "")
         if tag in {value.strip().removeprefix("W/") for value in wanted.split(",")}:
             return Reply(304, b"", {"ETag": tag, "Server": self.server})
@@ -272,7 +277,10 @@ class RandomSite:
         if self.multiviews and not path.endswith("/"):
             page = self.lookup(host, path + ".html" + suffix)
             if page is not None:
-                return self.render(page)
+                # As Apache's mod_negotiation: it names the file it chose.
+                reply = self.render(page)
+                name = path.rsplit("/", 1)[-1] + ".html"
+                return replace(reply, headers={**reply.headers, **_NEGOTIATED, "Content-Location": name})
         if self.catch_all:
             return self.soft_404()
         return Reply.not_found()

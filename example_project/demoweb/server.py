@@ -60,6 +60,7 @@ class Hit:
     host: str
     target: str  # raw path?query as sent
     status: int
+    method: str = "GET"
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -137,7 +138,7 @@ class VirtualWeb:
         headers["Host"] = host.lower()
         reply = site.handle(path, query, headers) if site is not None else Reply.not_found()
         with self._lock:
-            self.hits.append(Hit(host.lower(), target, reply.status))
+            self.hits.append(Hit(host.lower(), target, reply.status, handler.command))
         length = int(handler.headers.get("Content-Length") or 0)
         if length:
             handler.rfile.read(length)

@@ -1,0 +1,144 @@
+"""Negotiating servers name the file they served: ``Content-Location``.
+
+Apache MultiViews answers ``/x`` with the page of ``x.html`` and says so
+(``Content-Location: x.html``), and gives that response its own entity tag
+(``"<file's tag>;<variant>"``), so a conditional audit of ``/x`` never matches.
+These crawls run against a VirtualWeb site that does both, as Apache does."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest_twisted
+from demoweb.crawling import crawl
+from demoweb.server import EntityTagged, FunctionSite, Reply, VirtualWeb
+from test_learning import ADDON
+
+from scrapy_urlnorm.learning import Learner, negotiated_pair
+
+ONE_AT_A_TIME = {**ADDON, "CONCURRENT_REQUESTS": 1}
+
+
+def negotiating_reply(site: str, pages: dict[str, list[str]], path: str) -> Reply:
+    """As Apache MultiViews answers: the file at ``path``, else ``path.html`` naming it, else 404."""
+    if path in pages:
+        return Reply.page(f"{site}:{path}", pages[path])
+    if path + ".html" in pages:
+        reply = Reply.page(f"{site}:{path}.html", pages[path + ".html"])
+        name = path.rsplit("/", 1)[-1] + ".html"
+        return Reply(200, reply.body, {**reply.headers, "Content-Location": name, "Vary": "negotiate"})
+    return Reply.not_found()
+
+
+def apache_tag(path: str, reply: Reply) -> str:
+    """The file's tag; a negotiated response's is the file's with a variant suffix."""
+    tag = f'"{zlib.crc32(reply.body):08x}-{len(reply.body):x}'
+    return tag + (';5e1f"' if "Content-Location" in reply.headers else '"')
+
+
+def pairs_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/pN`` and ``/pN.html`` are one page; the home page links both forms of each,
+    in either order (so either may be fetched first)."""
+    pairs = [f"/p{n}" for n in range(1, 13)]
+    home = [link for n, p in enumerate(pairs) for link in ((p, p + ".html") if n % 2 else (p + ".html", p))]
+    pages: dict[str, list[str]] = {"/": home}
+    pages |= {p + ".html": [] for p in pairs}
+    return negotiating_reply("mv", pages, path)
+
+
+def files_first_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/a`` and ``/b`` (negotiated) teach the rule first; then ``/hub.html`` links the
+    files ``/pN.html``, and a page one level deeper links ``/pN``: whatever the crawl
+    order, the files are delivered before their extensionless links are seen."""
+    files = [f"/p{n}.html" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": ["/a"], "/a.html": ["/b"], "/b.html": ["/hub.html"]}
+    pages |= {"/hub.html": ["/deeper.html", *files], "/deeper.html": ["/more.html"]}
+    pages |= {"/more.html": [f.removesuffix(".html") for f in files]} | {f: [] for f in files}
+    return negotiating_reply("mv", pages, path)
+
+
+def shadowed_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As ``pairs_site``, but ``/status`` is a file of its own beside ``/status.html``:
+    served as itself, with no ``Content-Location``."""
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": [link for p in pairs for link in (p, p + ".html")] + ["/more.html"]}
+    pages |= {p + ".html": [] for p in pairs}
+    pages |= {"/more.html": ["/status.html", "/status"], "/status.html": [], "/status": []}
+    return negotiating_reply("mv", pages, path)
+
+
+def page_downloads(web: VirtualWeb) -> int:
+    return sum(1 for hit in web.hits if hit.status == 200 and hit.method == "GET")
+
+
+def test_only_a_file_the_server_may_negotiate_is_a_negotiated_pair() -> None:
+    assert negotiated_pair("http://h.test/a/x", "http://h.test/a/x.html")
+    assert negotiated_pair("http://h.test/a/", "http://h.test/a/index.html")
+    assert not negotiated_pair("http://h.test/a/x", "http://h.test/a/y.html")  # another file
+    assert not negotiated_pair("http://h.test/x?sort=1", "http://h.test/x")  # a query variant
+    assert not negotiated_pair("http://h.test/x", "http://www.h.test/x.html")  # two steps
+    assert not negotiated_pair("http://h.test/x", "http://h.test/x/")  # not a file negotiated
+    assert not negotiated_pair("http://h.test/x", "http://h.test/x")
+    assert not negotiated_pair("http://h.test/x", "not a url")
+
+
+def test_content_location_teaches_extension_alias_from_single_downloads() -> None:
+    learner = Learner()
+    learner.observe_content_location("http://h.test/a", "http://h.test/a.html")
+    assert not learner.is_active("h.test", "extension_alias:html")
+    learner.observe_content_location("http://h.test/b", "http://h.test/b.html")
+    assert learner.is_active("h.test", "extension_alias:html")
+    # A canonical-like use of the header teaches nothing.
+    learner.observe_content_location("http://h.test/c?page=1", "http://h.test/c")
+    learner.observe_content_location("http://h.test/d?page=1", "http://h.test/d")
+    assert learner.rules.get(("h.test", "ignore_param:page")) is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_negotiated_twins_are_verified_without_a_second_download() -> None:
+    """Every ``extension_alias`` drop is verified. Here neither side needs a download:
+    ``/x.html`` dropped against ``/x`` is settled by ``/x``'s own ``Content-Location``,
+    ``/x`` dropped against ``/x.html`` by a ``HEAD`` naming ``x.html``. Nothing is lost,
+    and no ``HEAD`` response reaches the spider."""
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(pairs_site), apache_tag)}) as web:
+        full = await crawl(web, ["http://mv.test/"], {**ONE_AT_A_TIME, "URLNORM_CONDITIONAL_AUDITS": False})
+        full_downloads = page_downloads(web)
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(pairs_site), apache_tag)}) as web:
+        cheap = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        cheap_downloads = page_downloads(web)
+        heads = [hit for hit in web.hits if hit.method == "HEAD"]
+    assert set(cheap.doc_ids) == set(full.doc_ids) and len(set(full.doc_ids)) == 13
+    settled = cheap.stats["urlnorm/audits_negotiated"]
+    assert settled >= 5 and len(heads) == settled  # every HEAD sent settled its audit
+    assert cheap.stats.get("urlnorm/audits_answered", 0) >= 1  # the representative named the URL
+    assert cheap_downloads <= full_downloads - settled
+    assert len(cheap.doc_ids) == cheap_downloads  # the spider saw each download once, and no HEAD
+    assert "urlnorm/audit_mismatches" not in cheap.stats and "urlnorm/revoked_rules" not in cheap.stats
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_beside_its_negotiated_twin_is_collected() -> None:
+    """``/status`` is served as itself: its ``HEAD`` names no file, so it is fetched in
+    full as a ``GET``, found to be a page of its own, and collected."""
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(shadowed_site), apache_tag)}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        status_requests = [hit.method for hit in web.hits if hit.target == "/status"]
+    assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/audit_mismatches"] >= 1
+    assert "GET" in status_requests and len(status_requests) <= 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_jobdir_a_settled_head_audit_leaves_nothing_in_flight(tmp_path: Path) -> None:
+    """A ``HEAD`` audit that settles raises no response and no error for the journal;
+    ``request_ended`` settles its entry: a second run of the finished job fetches nothing."""
+    settings = {**ONE_AT_A_TIME, "JOBDIR": str(tmp_path / "job")}
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(files_first_site), apache_tag)}) as web:
+        first = await crawl(web, ["http://mv.test/"], settings)
+        fetched = len(web.hits)
+        again = await crawl(web, ["http://mv.test/"], settings)
+        assert len(web.hits) == fetched
+    assert len(set(first.doc_ids)) == 14 and first.stats["urlnorm/audits_negotiated"] >= 3
+    assert again.stats.get("urlnorm/frontier/recovered", 0) == 0
