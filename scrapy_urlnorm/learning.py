@@ -197,9 +197,11 @@ def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
     if any(c.isalpha() for c in path):
         yield ("case", scheme, host, port, path.lower(), query), (path,), host
     stem, dot, extension = last.rpartition(".")
-    if dot and stem and extension.lower() in ALIAS_EXTENSIONS and last.lower() not in DEFAULT_PAGES:
+    aliased = bool(dot and stem) and extension.lower() in ALIAS_EXTENSIONS
+    if aliased and last.lower() not in DEFAULT_PAGES:
         yield ("ext", scheme, host, port, path[: len(path) - len(extension) - 1], query), (extension.lower(),), host
-    elif last and not dot:
+    elif last and not aliased:
+        # Without an alias extension (``ch11.en`` too): the name ``ch11.en.html`` drops to.
         yield ("ext", scheme, host, port, path, query), ("",), host
     if last.lower() in DEFAULT_PAGES:
         yield ("page", scheme, host, port, path[: len(path) - len(last)], query), (last.lower(),), host

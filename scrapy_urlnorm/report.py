@@ -23,7 +23,7 @@ JSON report schema (``"schema": 2``)::
       "unsettled_at_close": int,                # drops still waiting on a representative (0 after a normal finish)
       "learned_rules": int, "revoked_rules": int, "learned_by_kind": {kind: int},
       "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives",
-                        "sources": {via: int},   # evidence by kind: redirect, content, canonical, audit, ...
+                        "sources": {via: int},   # evidence: redirect, content, content-location, canonical, ...
                         "scope": [host]}]},      # the hosts the rule applies to (both www twins once aliased)
       "duplicates_by_host": {host: int},        # duplicate downloads per host (www twins with their
                                                 # bare host once aliased), most first (top 50)

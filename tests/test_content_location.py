@@ -76,6 +76,7 @@ def page_downloads(web: VirtualWeb) -> int:
 def test_only_a_file_the_server_may_negotiate_is_a_negotiated_pair() -> None:
     assert negotiated_pair("http://h.test/a/x", "http://h.test/a/x.html")
     assert negotiated_pair("http://h.test/a/", "http://h.test/a/index.html")
+    assert negotiated_pair("http://h.test/d/ch11.en", "http://h.test/d/ch11.en.html")  # a dotted name
     assert not negotiated_pair("http://h.test/a/x", "http://h.test/a/y.html")  # another file
     assert not negotiated_pair("http://h.test/x?sort=1", "http://h.test/x")  # a query variant
     assert not negotiated_pair("http://h.test/x", "http://www.h.test/x.html")  # two steps
