@@ -54,14 +54,11 @@ import math
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request as ScrapyRequest
-
 from . import meta as M
-from .keys import host_of
-from .learning import ALIAS_EXTENSIONS, VERIFIED_FAMILIES, negotiated_pair
+from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
 from .steps import REASONS, STEP_RANKS, STEPS
-from .validators import same_tag
+from .validators import CheapAudits
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -69,7 +66,6 @@ if TYPE_CHECKING:
     from .dedup import Deduplicator
     from .keys import Fingerprint
     from .ledger import Claim
-    from .validators import EntityTags
 
 logger = logging.getLogger(__name__)
 
@@ -215,8 +211,8 @@ class AuditDesk:
         self.auditor = auditor
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: verify every drop of a redirect-taught rule.
         self.verify_taught = True
-        #: Set by ``wiring`` when audits may be sent conditionally (see ``validators``).
-        self.tags: EntityTags | None = None
+        #: How an audit may be settled without a download (see ``validators``).
+        self.cheap = CheapAudits(self)
 
     def verifies_every(self, host: str, reason: str) -> bool:
         """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
@@ -300,12 +296,12 @@ class AuditDesk:
             return False
         if not self._answered(request, self.dedup.keys.static(request).value, audit["key"], audit["reason"]):
             return False
-        if not self._keep_as_drop(request, audit):
+        if not self.keep_as_drop(request, audit):
             return False  # no room to keep its promise: fetched
         self._count_answered()
         return True
 
-    def _keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
+    def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
         """Settle an audit without fetching it: the request, as it was dropped, is kept
         in the ledger against its delivered representative, so a revoked rule releases
         it (and released, it goes through the filter again). False: no room, fetch it."""
@@ -318,117 +314,8 @@ class AuditDesk:
     def alias(self, key: int, new_key: int) -> None:
         """``new_key`` (a learned key, after a rule change) names the page of ``key`` too."""
         self.auditor.alias(key, new_key)
-        if self.tags is not None:
-            self.tags.alias(key, new_key)
-
-    def condition(self, request: Request) -> None:
-        """At download time: send this audit with ``If-None-Match`` and its
-        representative's entity tag, where that tag is evidence (see ``validators``)."""
-        tags = self.tags
-        if tags is None:
-            return
-        audit = request.meta[M.AUDIT]
-        headers = request.headers
-        if "tag" in audit:
-            return  # sent conditionally once already: fetched in full now
-        if b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers:
-            return  # the request's own conditions: its answer is the spider's business
-        if "head" not in audit and self._ask_head(request, audit):
-            request.method = "HEAD"  # in place, as the header below: the same request goes on
-            request.meta[M.AUDIT] = {**audit, "head": True}
-            return
-        tag = tags.tag_for(audit["key"], host_of(request.url).lower())
-        if tag is None or not self.dedup.delivered_here(audit["key"]):
-            return  # no tag to compare with, or no delivered page to keep the drop against
-        headers[b"If-None-Match"] = tag
-        request.meta[M.AUDIT] = {**audit, "tag": tag}
-
-    def _ask_head(self, request: Request, audit: dict[str, Any]) -> bool:
-        """Whether to send this audit as ``HEAD``: the extensionless side of an
-        ``extension_alias`` drop, on a host that names the files it negotiates
-        (the answer's ``Content-Location`` is all that is needed; see ``validators``)."""
-        tags = self.tags
-        if tags is None or audit["reason"] != "learned:extension_alias" or request.method != "GET" or request.body:
-            return False
-        url = self.dedup.normalize(request.url)[0]
-        if url is None or not tags.is_negotiating(host_of(url).lower()):
-            return False
-        last = url.partition("?")[0].rpartition("/")[2]
-        if last.rpartition(".")[2].lower() in ALIAS_EXTENSIONS:
-            return False  # a file's own name: served as itself, with no Content-Location
-        return self.dedup.delivered_here(audit["key"]) and self.auditor.digest(audit["key"]) is not None
-
-    def negotiated(self, url: str, location: str, digest: int | None) -> str | None:
-        """A response for ``url`` named ``location`` (absolute) in its ``Content-Location``:
-        the normalized location if it is a file the server may negotiate for the URL
-        (``learning.negotiated_pair``), else None. A page's ``digest`` is then remembered
-        as that URL's answer, so an audit of it against this page needs no request."""
-        normalize = self.dedup.normalize
-        source, target = normalize(url)[0], normalize(location)[0]
-        if source is None or target is None or not negotiated_pair(source, target):
-            return None
-        if self.tags is not None:
-            self.tags.negotiates(host_of(source).lower())
-            if digest is not None:
-                self.auditor.answered(self.dedup.keys.static(ScrapyRequest(target)).value, digest)
-        return target
-
-    def head_answered(self, request: Request, location: str | None) -> bool:
-        """A ``HEAD`` audit answered ``200`` naming ``location`` in its ``Content-Location``:
-        whether that settles it (the file named is its representative's page). Then it
-        is kept as a learned drop; else it is to be fetched in full (:meth:`in_full`)."""
-        audit = request.meta[M.AUDIT]
-        target = self.negotiated(request.url, location, None) if location else None
-        if target is None:
-            return False
-        learner = self.dedup.learner
-        if learner is not None:
-            learner.observe_content_location(self.dedup.normalize(request.url)[0] or request.url, target)
-        auditor = self.auditor
-        expected = auditor.digest(audit["key"])
-        named = ScrapyRequest(target)
-        digest = auditor.answer(self.dedup.keys.static(named).value)
-        if digest is None and audit["key"] in self.dedup.fingerprint(named).keys:
-            digest = expected  # the file named is its representative, spelled by the site's other rules (www.)
-        if digest is None or digest != expected or not self.dedup.delivered_here(audit["key"]):
-            return False
-        dropped = request.replace(method="GET")
-        if not self._keep_as_drop(dropped, audit):
-            return False
-        auditor.answered(self.dedup.keys.static(dropped).value, digest)
-        auditor.audits += 1
-        self.dedup.count("urlnorm/audits")
-        self.dedup.count("urlnorm/audits_negotiated")
-        return True
-
-    def not_modified(self, request: Request, answered_tag: str | None) -> bool:
-        """A conditional audit answered ``304 Not Modified``: whether that settles it.
-        Then its URL serves the representative's page, and it is kept as a learned
-        drop against it (a revoked rule releases it); else it is to be fetched in full."""
-        audit = request.meta[M.AUDIT]
-        if answered_tag is not None and not same_tag(audit["tag"], answered_tag):
-            return False  # the server named another tag than the one it matched: no evidence
-        if not self.dedup.delivered_here(audit["key"]) or not self._keep_as_drop(request, audit):
-            return False  # no delivered page to keep the drop against, or no room: fetched
-        digest = self.auditor.digest(audit["key"])
-        if digest is not None:
-            self.auditor.answered(self.dedup.keys.static(request).value, digest)
-        self.auditor.audits += 1
-        self.dedup.count("urlnorm/audits")
-        self.dedup.count("urlnorm/audits_not_modified")
-        return True
-
-    @staticmethod
-    def in_full(request: Request) -> Request:
-        """A conditional or ``HEAD`` audit whose answer settled nothing, to be fetched
-        again as it was dropped (a ``HEAD`` audit may still go conditionally, a
-        conditional one goes in full: see :meth:`condition`)."""
-        audit = request.meta[M.AUDIT]
-        if audit.get("head"):
-            return request.replace(method="GET", meta={**request.meta, M.AUDIT: {**audit, "head": False}})
-        again = request.replace(meta={**request.meta, M.AUDIT: {**audit, "tag": None}})
-        del again.headers[b"If-None-Match"]
-        return again
+        if self.cheap.tags is not None:
+            self.cheap.tags.alias(key, new_key)
 
     def settle(self, request: Request, digest: int) -> None:
         """An audit's page arrived: compare it with its representative's."""

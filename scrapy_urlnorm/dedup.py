@@ -614,7 +614,7 @@ class Deduplicator:
         it, settle an audit or remember its digest (and tag), feed the learner."""
         host = host_of(url).lower()
         self.meter.page(digest, host)
-        tags = self.audits.tags
+        tags = self.audits.cheap.tags
         if tags is not None and tag and not tags.observe(host, tag, digest):
             self.count("urlnorm/etags_distrusted")
         if M.AUDIT in request.meta:
@@ -624,7 +624,7 @@ class Deduplicator:
             self.audits.auditor.remember(keys, digest)
             if tags is not None and tag:
                 tags.remember(keys, tag)
-        negotiated = self.audits.negotiated(url, location, digest) if location else None
+        negotiated = self.audits.cheap.negotiated(url, location, digest) if location else None
         if self.learner is not None:
             self.rule_keeper.observe_page(
                 request, url, digest, length=length, server=server, canonical=canonical, location=negotiated

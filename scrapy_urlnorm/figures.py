@@ -41,7 +41,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "hosts_with_pages_for_rekeying": len(dedup.page_hosts()),
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.audits.auditor.sizes(),
-        **(dedup.audits.tags.sizes() if dedup.audits.tags is not None else {}),
+        **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
     }
     if dedup.learner is not None:
         figures.update(dedup.learner.sizes())

@@ -134,7 +134,7 @@ class NormalizeMiddleware:
         if M.AUDIT in meta:
             if self.dedup.audits.answered_since(request):
                 raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
-            self.dedup.audits.condition(request)
+            self.dedup.audits.cheap.condition(request)
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is not None:
             self.dedup.took_over(request, original)
@@ -202,8 +202,8 @@ class NormalizeMiddleware:
         )
         if audit is not None and audit.get("head") and not held_redirect:
             # Sent as HEAD to read which file the server negotiates (a redirect is judged below).
-            if status != 200 or not self.dedup.audits.head_answered(request, content_location(response)):
-                return self.dedup.audits.in_full(request)
+            if status != 200 or not self.dedup.audits.cheap.head_answered(request, content_location(response)):
+                return self.dedup.audits.cheap.in_full(request)
             self.dedup.probe_settled(request)
             for ended in self.dedup.request_ended:
                 ended(request)
@@ -212,8 +212,8 @@ class NormalizeMiddleware:
             # Sent with its representative's entity tag, and the server says it matches.
             self.dedup.probe_settled(request)
             tag = response.headers.get(b"ETag")
-            if not self.dedup.audits.not_modified(request, tag.decode("latin-1") if tag else None):
-                return self.dedup.audits.in_full(request)
+            if not self.dedup.audits.cheap.not_modified(request, tag.decode("latin-1") if tag else None):
+                return self.dedup.audits.cheap.in_full(request)
             for ended in self.dedup.request_ended:
                 ended(request)
             raise LateDuplicate(f"audit answered 304 Not Modified to its representative's entity tag: {request.url}")

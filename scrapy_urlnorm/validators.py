@@ -46,8 +46,19 @@ conditional header, and would store the ``304`` where the page belongs.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
 
+from scrapy import Request as ScrapyRequest
+
+from . import meta as M
+from .keys import host_of
+from .learning import ALIAS_EXTENSIONS, negotiated_pair
 from .recent import put_recent
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .audits import AuditDesk
 
 #: Entity tags of delivered representatives remembered (LRU), like their digests.
 TAGS_REMEMBERED = 100_000
@@ -123,3 +134,123 @@ class EntityTags:
 
     def sizes(self) -> dict[str, int]:
         return {"entity_tags": len(self._tags), "entity_tag_pages": len(self._pages)}
+
+
+class CheapAudits:
+    """How an :class:`~scrapy_urlnorm.audits.AuditDesk`'s audits are settled without
+    downloading the page: ``If-None-Match`` with the representative's entity tag, or
+    the file a negotiating server names (see the module's docstring). ``tags`` is set
+    by ``wiring`` when that is allowed (``URLNORM_CONDITIONAL_AUDITS``, no HTTP cache)."""
+
+    def __init__(self, desk: AuditDesk) -> None:
+        self.desk = desk
+        self.tags: EntityTags | None = None
+
+    def condition(self, request: Request) -> None:
+        """At download time: send this audit with ``If-None-Match`` and its
+        representative's entity tag, where that tag is evidence (see the module's docstring)."""
+        tags = self.tags
+        if tags is None:
+            return
+        audit = request.meta[M.AUDIT]
+        headers = request.headers
+        if "tag" in audit:
+            return  # sent conditionally once already: fetched in full now
+        if b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers:
+            return  # the request's own conditions: its answer is the spider's business
+        if "head" not in audit and self._ask_head(request, audit):
+            request.method = "HEAD"  # in place, as the header below: the same request goes on
+            request.meta[M.AUDIT] = {**audit, "head": True}
+            return
+        tag = tags.tag_for(audit["key"], host_of(request.url).lower())
+        if tag is None or not self.desk.dedup.delivered_here(audit["key"]):
+            return  # no tag to compare with, or no delivered page to keep the drop against
+        headers[b"If-None-Match"] = tag
+        request.meta[M.AUDIT] = {**audit, "tag": tag}
+
+    def _ask_head(self, request: Request, audit: dict[str, Any]) -> bool:
+        """Whether to send this audit as ``HEAD``: the extensionless side of an
+        ``extension_alias`` drop, on a host that names the files it negotiates
+        (the answer's ``Content-Location`` is all that is needed)."""
+        tags = self.tags
+        if tags is None or audit["reason"] != "learned:extension_alias" or request.method != "GET" or request.body:
+            return False
+        url = self.desk.dedup.normalize(request.url)[0]
+        if url is None or not tags.is_negotiating(host_of(url).lower()):
+            return False
+        last = url.partition("?")[0].rpartition("/")[2]
+        if last.rpartition(".")[2].lower() in ALIAS_EXTENSIONS:
+            return False  # a file's own name: served as itself, with no Content-Location
+        return self.desk.dedup.delivered_here(audit["key"]) and self.desk.auditor.digest(audit["key"]) is not None
+
+    def negotiated(self, url: str, location: str, digest: int | None) -> str | None:
+        """A response for ``url`` named ``location`` (absolute) in its ``Content-Location``:
+        the normalized location if it is a file the server may negotiate for the URL
+        (``learning.negotiated_pair``), else None. A page's ``digest`` is then remembered
+        as that URL's answer, so an audit of it against this page needs no request."""
+        normalize = self.desk.dedup.normalize
+        source, target = normalize(url)[0], normalize(location)[0]
+        if source is None or target is None or not negotiated_pair(source, target):
+            return None
+        if self.tags is not None:
+            self.tags.negotiates(host_of(source).lower())
+            if digest is not None:
+                self.desk.auditor.answered(self.desk.dedup.keys.static(ScrapyRequest(target)).value, digest)
+        return target
+
+    def head_answered(self, request: Request, location: str | None) -> bool:
+        """A ``HEAD`` audit answered ``200`` naming ``location`` in its ``Content-Location``:
+        whether that settles it (the file named is its representative's page). Then it
+        is kept as a learned drop; else it is to be fetched in full (:meth:`in_full`)."""
+        audit = request.meta[M.AUDIT]
+        target = self.negotiated(request.url, location, None) if location else None
+        if target is None:
+            return False
+        learner = self.desk.dedup.learner
+        if learner is not None:
+            learner.observe_content_location(self.desk.dedup.normalize(request.url)[0] or request.url, target)
+        auditor = self.desk.auditor
+        expected = auditor.digest(audit["key"])
+        named = ScrapyRequest(target)
+        digest = auditor.answer(self.desk.dedup.keys.static(named).value)
+        if digest is None and audit["key"] in self.desk.dedup.fingerprint(named).keys:
+            digest = expected  # the file named is its representative, spelled by the site's other rules (www.)
+        if digest is None or digest != expected or not self.desk.dedup.delivered_here(audit["key"]):
+            return False
+        dropped = request.replace(method="GET")
+        if not self.desk.keep_as_drop(dropped, audit):
+            return False
+        auditor.answered(self.desk.dedup.keys.static(dropped).value, digest)
+        auditor.audits += 1
+        self.desk.dedup.count("urlnorm/audits")
+        self.desk.dedup.count("urlnorm/audits_negotiated")
+        return True
+
+    def not_modified(self, request: Request, answered_tag: str | None) -> bool:
+        """A conditional audit answered ``304 Not Modified``: whether that settles it.
+        Then its URL serves the representative's page, and it is kept as a learned
+        drop against it (a revoked rule releases it); else it is to be fetched in full."""
+        audit = request.meta[M.AUDIT]
+        if answered_tag is not None and not same_tag(audit["tag"], answered_tag):
+            return False  # the server named another tag than the one it matched: no evidence
+        if not self.desk.dedup.delivered_here(audit["key"]) or not self.desk.keep_as_drop(request, audit):
+            return False  # no delivered page to keep the drop against, or no room: fetched
+        digest = self.desk.auditor.digest(audit["key"])
+        if digest is not None:
+            self.desk.auditor.answered(self.desk.dedup.keys.static(request).value, digest)
+        self.desk.auditor.audits += 1
+        self.desk.dedup.count("urlnorm/audits")
+        self.desk.dedup.count("urlnorm/audits_not_modified")
+        return True
+
+    @staticmethod
+    def in_full(request: Request) -> Request:
+        """A conditional or ``HEAD`` audit whose answer settled nothing, to be fetched
+        again as it was dropped (a ``HEAD`` audit may still go conditionally, a
+        conditional one goes in full: see :meth:`condition`)."""
+        audit = request.meta[M.AUDIT]
+        if audit.get("head"):
+            return request.replace(method="GET", meta={**request.meta, M.AUDIT: {**audit, "head": False}})
+        again = request.replace(meta={**request.meta, M.AUDIT: {**audit, "tag": None}})
+        del again.headers[b"If-None-Match"]
+        return again

@@ -109,7 +109,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
     dedup.audits.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
-        dedup.audits.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
+        dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
     if (
         dedup.learner is not None
         and settings.getbool("URLNORM_HOLD_BACK", True)
