@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.utils.request import referer_str
 
 from . import meta as M
-from .audits import SEMANTIC_RANK, AuditDesk, Auditor
+from .audits import SEMANTIC_RANK, AuditDesk, Auditor, mark_audit
 from .figures import memory_figures, summary
 from .holdback import HoldBack
 from .hostrules import LearnedPolicies
@@ -417,8 +417,8 @@ class Deduplicator:
             self._claim(request, fingerprint)  # its learned key joins its claim
             return None
         reason = REASONS.get(_learned_rank(fingerprint.learned_rank, stored), "exact")
-        dropped = self._drop_late(request, fingerprint, key, reason, claim, own)
-        if dropped is None:
+        dropped = self._drop_late(request, fingerprint, key, reason, claim, own, may_audit=True)
+        if dropped is None and M.AUDIT not in request.meta:
             self._claim(request, fingerprint)
         return dropped
 
@@ -441,11 +441,20 @@ class Deduplicator:
         return self._drop_late(request, fingerprint, key, reason, claim, own)
 
     def _drop_late(
-        self, request: Request, fingerprint: Fingerprint, key: int, reason: str, claim: Claim | None, own: Claim | None
+        self,
+        request: Request,
+        fingerprint: Fingerprint,
+        key: int,
+        reason: str,
+        claim: Claim | None,
+        own: Claim | None,
+        *,
+        may_audit: bool = False,
     ) -> str | None:
         """Drop ``request`` at download time against ``key``'s representative (learned,
-        so revocable); ``None`` to fetch it: as an audit of a delivered representative
-        (the first drops of a rule are checked, as at check time), or when the ledger is full."""
+        so revocable); ``None`` to fetch it: to verify the drop against a delivered
+        representative (the first drops of a rule are checked, as at check time; with
+        ``may_audit``, as an audit where that needs no download), or when the ledger is full."""
         hold = None
         if claim is not None and self.distributed:
             hold = self._hold(request)
@@ -457,6 +466,15 @@ class Deduplicator:
             return None
         host = host_of(fingerprint.url or "")
         if claim is None and self.audits.verify_late(request, fingerprint.value, key, reason, host):
+            cheap = may_audit and not self.distributed and self.delivered_here(key)
+            if cheap and self.audits.cheap.may_settle(request, key, reason):
+                # Its representative's page tells how to check it without a download (an
+                # entity tag, a negotiated file): it goes on as an audit of this drop.
+                mark_audit(request.meta, key, reason, host)
+                request.dont_filter = True  # (an audit fetched in full after all is not a duplicate)
+                self.count("urlnorm/audits_scheduled")
+                self._give_up_claim(request, fingerprint, own)
+                return None
             # Fetched as written, as an ordinary request: its page goes to the learner,
             # which revokes the rule if it differs from the representative's.
             request.meta[M.NO_SHORTCUT] = True
@@ -466,12 +484,16 @@ class Deduplicator:
         if hold is not None:
             self._take_hold(request, hold)
         self.count("urlnorm/late_filtered")
+        self._give_up_claim(request, fingerprint, own)
+        return self._dropped(request, fingerprint, reason, learned=True, key=key)
+
+    def _give_up_claim(self, request: Request, fingerprint: Fingerprint, own: Claim | None) -> None:
+        """``request`` will not deliver its own key's page (dropped, or sent as an audit):
+        what was dropped against it is checked again, against the learned key now."""
         if own is not None and own.held_by(request.url):
-            # What was dropped against it is checked again, against the learned key now.
             self.abandoned.add(fingerprint.value)
             self.ledger.detach(own, fingerprint.value)
             self._fail(own, "dropped")
-        return self._dropped(request, fingerprint, reason, learned=True, key=key)
 
     def delivered_here(self, key: int) -> bool:
         """Whether a drop against ``key`` can rest on a page this crawl already has: its

@@ -156,6 +156,8 @@ class NormalizeMiddleware:
             reason = self.dedup.recheck(request)
             if reason is not None:
                 raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
+            if M.AUDIT in meta:  # its drop is to be verified, and can be cheaply
+                self.dedup.audits.cheap.condition(request)
             if self.shortcut_redirects and not meta.get(M.NO_SHORTCUT) and M.AUDIT not in meta:
                 canonical = self.dedup.canonical_url(request.url)
                 if canonical is not None:

@@ -156,7 +156,7 @@ class CheapAudits:
         headers = request.headers
         if "tag" in audit:
             return  # sent conditionally once already: fetched in full now
-        if b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers:
+        if _conditions(request):
             return  # the request's own conditions: its answer is the spider's business
         if "head" not in audit and self._ask_head(request, audit):
             request.method = "HEAD"  # in place, as the header below: the same request goes on
@@ -168,12 +168,27 @@ class CheapAudits:
         headers[b"If-None-Match"] = tag
         request.meta[M.AUDIT] = {**audit, "tag": tag}
 
-    def _ask_head(self, request: Request, audit: dict[str, Any]) -> bool:
-        """Whether to send this audit as ``HEAD``: the extensionless side of an
-        ``extension_alias`` drop, on a host that names the files it negotiates
-        (the answer's ``Content-Location`` is all that is needed)."""
+    def may_settle(self, request: Request, key: int, reason: str) -> bool:
+        """Whether an audit of ``request`` against ``key`` (delivered) could be settled
+        without a download: by its representative's entity tag, or as a negotiated file."""
         tags = self.tags
-        if tags is None or audit["reason"] != "learned:extension_alias" or request.method != "GET" or request.body:
+        if tags is None or request.method != "GET" or request.body or _conditions(request):
+            return False
+        if tags.tag_for(key, host_of(request.url).lower()) is not None:
+            return True
+        return self._negotiable(request, key, reason)
+
+    def _ask_head(self, request: Request, audit: dict[str, Any]) -> bool:
+        """Whether to send this audit as ``HEAD``: see :meth:`_negotiable`."""
+        if request.method != "GET" or request.body:
+            return False
+        return self._negotiable(request, audit["key"], audit["reason"]) and self.desk.dedup.delivered_here(audit["key"])
+
+    def _negotiable(self, request: Request, key: int, reason: str) -> bool:
+        """The extensionless side of an ``extension_alias`` drop, on a host that names
+        the files it negotiates: the answer's ``Content-Location`` is all that is needed."""
+        tags = self.tags
+        if tags is None or reason != "learned:extension_alias":
             return False
         url = self.desk.dedup.normalize(request.url)[0]
         if url is None or not tags.is_negotiating(host_of(url).lower()):
@@ -181,7 +196,7 @@ class CheapAudits:
         last = url.partition("?")[0].rpartition("/")[2]
         if last.rpartition(".")[2].lower() in ALIAS_EXTENSIONS:
             return False  # a file's own name: served as itself, with no Content-Location
-        return self.desk.dedup.delivered_here(audit["key"]) and self.desk.auditor.digest(audit["key"]) is not None
+        return self.desk.auditor.digest(key) is not None
 
     def negotiated(self, url: str, location: str, digest: int | None) -> str | None:
         """A response for ``url`` named ``location`` (absolute) in its ``Content-Location``:
@@ -254,3 +269,9 @@ class CheapAudits:
         again = request.replace(meta={**request.meta, M.AUDIT: {**audit, "tag": None}})
         del again.headers[b"If-None-Match"]
         return again
+
+
+def _conditions(request: Request) -> bool:
+    """Whether the request carries conditions of its own."""
+    headers = request.headers
+    return b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers

@@ -151,3 +151,25 @@ def test_tags_are_evidence_only_once_a_host_showed_two_and_never_after_a_clash()
     assert not tags.observe("h", '"a"', 30)  # another page with that tag
     assert tags.tag_for(1, "h") is None and tags.observe("h", '"c"', 40) and tags.tag_for(1, "h") is None
     assert same_tag('W/"x"', '"x"') and not same_tag('"x"', '"y"')
+
+
+def queued_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """nginx ``try_files $uri.html``-like: ``/pN`` serves ``/pN.html`` (same tag), naming
+    nothing; the files are linked first, their extensionless links one page deeper."""
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": [p + ".html" for p in pairs] + ["/more.html"], "/more.html": pairs}
+    pages |= {p + ".html": [] for p in pairs}
+    return multiviews_reply("mv", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_jobdir_variants_queued_before_the_rule_are_verified_conditionally(tmp_path: Path) -> None:
+    """Variants queued before their rule was learned are verified at download time: as
+    conditional audits, answered 304, not as second downloads of the page."""
+    settings = {**ONE_AT_A_TIME, "JOBDIR": str(tmp_path / "job")}
+    site = EntityTagged(FunctionSite(queued_site))
+    with VirtualWeb({"mv.test": site}) as web:
+        result = await crawl(web, ["http://mv.test/"], settings)
+    assert len(set(result.doc_ids)) == 10
+    assert site.not_modified >= 4 and result.stats["urlnorm/audits_not_modified"] == site.not_modified
+    assert len(result.doc_ids) <= 10 + 8 - site.not_modified

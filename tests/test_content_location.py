@@ -59,6 +59,15 @@ def files_first_site(path: str, query: str, headers: Mapping[str, str]) -> Reply
     return negotiating_reply("mv", pages, path)
 
 
+def queued_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """The home page links the files ``/pN.html`` and ``/more.html``, which links every
+    ``/pN``: those are queued before the rule is learned from the first two."""
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": [p + ".html" for p in pairs] + ["/more.html"], "/more.html": pairs}
+    pages |= {p + ".html": [] for p in pairs}
+    return negotiating_reply("mv", pages, path)
+
+
 def shadowed_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """As ``pairs_site``, but ``/status`` is a file of its own beside ``/status.html``:
     served as itself, with no ``Content-Location``."""
@@ -142,4 +151,22 @@ async def test_with_jobdir_a_settled_head_audit_leaves_nothing_in_flight(tmp_pat
         again = await crawl(web, ["http://mv.test/"], settings)
         assert len(web.hits) == fetched
     assert len(set(first.doc_ids)) == 14 and first.stats["urlnorm/audits_negotiated"] >= 3
+    assert again.stats.get("urlnorm/frontier/recovered", 0) == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_jobdir_variants_queued_before_the_rule_are_verified_with_head(tmp_path: Path) -> None:
+    """Without hold-back (``JOBDIR``), ``/p3``..``/p8`` are queued before the rule is
+    learned; at download time each is a drop to verify against its delivered file, and
+    it is verified as an audit, with a ``HEAD``, not downloaded again as written."""
+    settings = {**ONE_AT_A_TIME, "JOBDIR": str(tmp_path / "job")}
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(queued_site), apache_tag)}) as web:
+        result = await crawl(web, ["http://mv.test/"], settings)
+        heads = sorted(hit.target for hit in web.hits if hit.method == "HEAD")
+        fetched = len(web.hits)
+        again = await crawl(web, ["http://mv.test/"], settings)
+        assert len(web.hits) == fetched
+    assert len(set(result.doc_ids)) == 10
+    assert len(heads) >= 4 and result.stats["urlnorm/audits_negotiated"] == len(heads)
+    assert len(result.doc_ids) <= 10 + 8 - len(heads)
     assert again.stats.get("urlnorm/frontier/recovered", 0) == 0
