@@ -316,10 +316,13 @@ class RedirectLearningMiddleware:
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         if 300 <= response.status < 400 and b"Location" in response.headers:
-            if request.dont_filter and (M.SHORTCUT_OF in request.meta or M.REWRITTEN_FROM in request.meta):
-                # dont_filter was ours (a shortcut or rewrite is sent in place of a filtered
-                # request), not the user's: the redirect Scrapy builds from this request
-                # must go through the filter as the link's own redirect would.
+            meta = request.meta
+            if request.dont_filter and (M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta or M.NO_SHORTCUT in meta):
+                # dont_filter was ours (a shortcut or rewrite sent in place of a filtered
+                # request, a link fetched as written after its shortcut failed, an audit
+                # followed as the request it was), not the user's: the redirect Scrapy
+                # builds from this request must go through the filter as the link's own
+                # redirect would (a self-redirect is followed 20 times otherwise).
                 request.dont_filter = False
             try:
                 location = (response.headers.get(b"Location") or b"").decode("latin-1")
