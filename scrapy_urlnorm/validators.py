@@ -52,7 +52,7 @@ from scrapy import Request as ScrapyRequest
 
 from . import meta as M
 from .keys import host_of
-from .learning import ALIAS_EXTENSIONS, negotiated_pair
+from .learning import ALIAS_EXTENSIONS, VERIFIED_FAMILIES, negotiated_pair
 from .recent import put_recent
 
 if TYPE_CHECKING:
@@ -170,9 +170,13 @@ class CheapAudits:
 
     def may_settle(self, request: Request, key: int, reason: str) -> bool:
         """Whether an audit of ``request`` against ``key`` (delivered) could be settled
-        without a download: by its representative's entity tag, or as a negotiated file."""
+        without a download: by its representative's entity tag, or as a negotiated file.
+        Only for the families verified on every drop (two pages that may be one): a
+        redirect-taught rule's check is a redirect, which downloads nothing anyway."""
         tags = self.tags
-        if tags is None or request.method != "GET" or request.body or _conditions(request):
+        if tags is None or reason.removeprefix("learned:") not in VERIFIED_FAMILIES:
+            return False
+        if request.method != "GET" or request.body or _conditions(request):
             return False
         if tags.tag_for(key, host_of(request.url).lower()) is not None:
             return True
