@@ -266,11 +266,14 @@ class CheapAudits:
     def in_full(request: Request) -> Request:
         """A conditional or ``HEAD`` audit whose answer settled nothing, to be fetched
         again as it was dropped (a ``HEAD`` audit may still go conditionally, a
-        conditional one goes in full: see :meth:`condition`)."""
+        conditional one goes in full: see :meth:`condition`). With ``dont_filter``: it
+        goes back through the scheduler, and an audit admitted by the filter (at check
+        time) would be dropped there as a duplicate of itself, and its page lost."""
         audit = request.meta[M.AUDIT]
         if audit.get("head"):
-            return request.replace(method="GET", meta={**request.meta, M.AUDIT: {**audit, "head": False}})
-        again = request.replace(meta={**request.meta, M.AUDIT: {**audit, "tag": None}})
+            meta = {**request.meta, M.AUDIT: {**audit, "head": False}}
+            return request.replace(method="GET", dont_filter=True, meta=meta)
+        again = request.replace(dont_filter=True, meta={**request.meta, M.AUDIT: {**audit, "tag": None}})
         del again.headers[b"If-None-Match"]
         return again
 

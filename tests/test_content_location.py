@@ -78,6 +78,15 @@ def shadowed_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return negotiating_reply("mv", pages, path)
 
 
+def checked_late_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/a`` and ``/b`` teach the rule; ``/status.html`` is delivered before the page
+    that links ``/status`` (a file of its own) is: the filter makes it an audit at once."""
+    pages: dict[str, list[str]] = {"/": ["/a"], "/a.html": ["/b"], "/b.html": ["/hub.html"]}
+    pages |= {"/hub.html": ["/status.html", "/deeper.html"], "/deeper.html": ["/status"]}
+    pages |= {"/status.html": [], "/status": []}
+    return negotiating_reply("mv", pages, path)
+
+
 def page_downloads(web: VirtualWeb) -> int:
     return sum(1 for hit in web.hits if hit.status == 200 and hit.method == "GET")
 
@@ -170,3 +179,15 @@ async def test_with_jobdir_variants_queued_before_the_rule_are_verified_with_hea
     assert len(heads) >= 4 and result.stats["urlnorm/audits_negotiated"] == len(heads)
     assert len(result.doc_ids) <= 10 + 8 - len(heads)
     assert again.stats.get("urlnorm/frontier/recovered", 0) == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_audited_at_check_time_is_fetched_in_full_after_its_head() -> None:
+    """The filter admits ``/status`` as an audit (its twin delivered); the ``HEAD`` names
+    no file, so it goes back through the scheduler as a ``GET``, and must not be taken
+    for a duplicate of itself there: the page is collected."""
+    with VirtualWeb({"mv.test": EntityTagged(FunctionSite(checked_late_site), apache_tag)}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        status = [hit.method for hit in web.hits if hit.target == "/status"]
+    assert "mv:/status" in result.doc_ids and "mv:/status.html" in result.doc_ids
+    assert status == ["HEAD", "GET"]
