@@ -326,14 +326,24 @@ async def test_rule_learned_then_contradicted_revoked_and_parked_requests_fetche
     assert stats["urlnorm/unsettled_at_close"] == 0
 
 
-def shortcut_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-    """Apache-like directories, but /gone/ is only ever reached as /gone (a file)."""
+def directories_reply(
+    name: str, pages: dict[str, list[str]], path: str, specials: Mapping[str, Reply] | None = None
+) -> Reply:
+    """Apache-like directories: ``/a``..``/d`` redirect to ``/a/``..``/d/``; then
+    ``specials``, then ``pages`` (documents ``name:path``), else 404."""
     if path in ("/a", "/b", "/c", "/d"):
         return Reply.redirect(path + "/")
-    pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/d", "/gone"], "/c/": [], "/d/": [], "/gone": []}
+    if specials and path in specials:
+        return specials[path]
     if path in pages:
-        return Reply.page(f"shortcut:{path}", pages[path])
+        return Reply.page(f"{name}:{path}", pages[path])
     return Reply.not_found()
+
+
+def shortcut_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache-like directories, but /gone/ is only ever reached as /gone (a file)."""
+    pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/d", "/gone"], "/c/": [], "/d/": [], "/gone": []}
+    return directories_reply("shortcut", pages, path)
 
 
 @pytest_twisted.ensureDeferred
@@ -360,14 +370,8 @@ async def test_redirects_are_shortcut_and_a_missing_taught_form_falls_back() -> 
 
 def self_redirect_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Apache-like directories, and ``/loop``, which redirects to itself."""
-    if path in ("/a", "/b", "/c", "/d"):
-        return Reply.redirect(path + "/")
-    if path == "/loop":
-        return Reply.redirect("/loop")
     pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/d", "/loop"], "/c/": [], "/d/": []}
-    if path in pages:
-        return Reply.page(f"loop:{path}", pages[path])
-    return Reply.not_found()
+    return directories_reply("loop", pages, path, {"/loop": Reply.redirect("/loop")})
 
 
 @pytest_twisted.ensureDeferred
@@ -386,12 +390,8 @@ async def test_a_link_fetched_as_written_after_its_shortcut_failed_does_not_foll
 
 def broken_link_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Apache-like directories, and a link to /missing that is broken in every form."""
-    if path in ("/a", "/b", "/c", "/d"):
-        return Reply.redirect(path + "/")
     pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/missing", "/d"], "/c/": [], "/d/": []}
-    if path in pages:
-        return Reply.page(f"broken:{path}", pages[path])
-    return Reply.not_found()
+    return directories_reply("broken", pages, path)
 
 
 @pytest_twisted.ensureDeferred
