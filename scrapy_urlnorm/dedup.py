@@ -649,7 +649,13 @@ class Deduplicator:
         negotiated = self.audits.cheap.negotiated(url, location, digest) if location else None
         if self.learner is not None:
             self.rule_keeper.observe_page(
-                request, url, digest, length=length, server=server, canonical=canonical, location=negotiated
+                request,
+                url,
+                digest,
+                length=length,
+                server=server,
+                canonical=canonical,
+                location=negotiated[1] if negotiated else None,
             )
 
     def observe_redirect(self, source: str, target: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import xxhash
 from scrapy import Request as ScrapyRequest
@@ -207,18 +207,14 @@ class NormalizeMiddleware:
             if status != 200 or not self.dedup.audits.cheap.head_answered(request, content_location(response)):
                 return self.dedup.audits.cheap.in_full(request)
             self.dedup.probe_settled(request)
-            for ended in self.dedup.request_ended:
-                ended(request)
-            raise LateDuplicate(f"audit answered naming its representative's file (Content-Location): {request.url}")
+            self._settled_without_page(request, "answered naming its representative's file (Content-Location)")
         if audit is not None and status == 304 and audit.get("tag"):
             # Sent with its representative's entity tag, and the server says it matches.
             self.dedup.probe_settled(request)
             tag = response.headers.get(b"ETag")
             if not self.dedup.audits.cheap.not_modified(request, tag.decode("latin-1") if tag else None):
                 return self.dedup.audits.cheap.in_full(request)
-            for ended in self.dedup.request_ended:
-                ended(request)
-            raise LateDuplicate(f"audit answered 304 Not Modified to its representative's entity tag: {request.url}")
+            self._settled_without_page(request, "answered 304 Not Modified to its representative's entity tag")
         if held_redirect and audit is not None:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
             if not self.dedup.audits.redirected(request, target):
@@ -246,6 +242,14 @@ class NormalizeMiddleware:
         except Exception:  # our bookkeeping must never cost the response
             logger.exception("scrapy-urlnorm could not settle %s", response)
         return response
+
+    def _settled_without_page(self, request: Request, how: str) -> NoReturn:
+        """An audit settled by a bodiless answer (``304``, ``HEAD``): it ends with no
+        response for the spider and no error for the middlewares, so the journal and
+        the queue lease are told here (``request_ended``)."""
+        for ended in self.dedup.request_ended:
+            ended(request)
+        raise LateDuplicate(f"audit {how}: {request.url}")
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         if isinstance(exception, LateDuplicate):

@@ -202,9 +202,9 @@ class CheapAudits:
             return False  # a file's own name: served as itself, with no Content-Location
         return self.desk.auditor.digest(key) is not None
 
-    def negotiated(self, url: str, location: str, digest: int | None) -> str | None:
+    def negotiated(self, url: str, location: str, digest: int | None) -> tuple[str, str] | None:
         """A response for ``url`` named ``location`` (absolute) in its ``Content-Location``:
-        the normalized location if it is a file the server may negotiate for the URL
+        both normalized if it is a file the server may negotiate for the URL
         (``learning.negotiated_pair``), else None. A page's ``digest`` is then remembered
         as that URL's answer, so an audit of it against this page needs no request."""
         normalize = self.desk.dedup.normalize
@@ -215,19 +215,20 @@ class CheapAudits:
             self.tags.negotiates(host_of(source).lower())
             if digest is not None:
                 self.desk.auditor.answered(self.desk.dedup.keys.static(ScrapyRequest(target)).value, digest)
-        return target
+        return source, target
 
     def head_answered(self, request: Request, location: str | None) -> bool:
         """A ``HEAD`` audit answered ``200`` naming ``location`` in its ``Content-Location``:
         whether that settles it (the file named is its representative's page). Then it
         is kept as a learned drop; else it is to be fetched in full (:meth:`in_full`)."""
         audit = request.meta[M.AUDIT]
-        target = self.negotiated(request.url, location, None) if location else None
-        if target is None:
+        pair = self.negotiated(request.url, location, None) if location else None
+        if pair is None:
             return False
+        target = pair[1]
         learner = self.desk.dedup.learner
         if learner is not None:
-            learner.observe_content_location(self.desk.dedup.normalize(request.url)[0] or request.url, target)
+            learner.observe_content_location(*pair)
         auditor = self.desk.auditor
         expected = auditor.digest(audit["key"])
         named = ScrapyRequest(target)

@@ -78,9 +78,9 @@ FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
 TWIN_MODES = ("none", "to_bare", "to_www", "same", "different")
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-#: Query parameters every server ignores (tracking and session ids).
 #: What Apache adds to a response MultiViews negotiated (besides ``Content-Location``).
 _NEGOTIATED = {"Vary": "negotiate", "TCN": "choice"}
+#: Query parameters every server ignores (tracking and session ids).
 IGNORED_PARAMS = frozenset({"utm_source", "utm_medium", "utm_campaign", "PHPSESSID", "jsessionid", "fbclid"})
 TRACKING = (
     "utm_source=newsletter",
