@@ -107,7 +107,7 @@ def _feed(dupefilter: Any, requests: list[Request]) -> None:
     for request in requests:
         dupefilter.request_seen(request)
         if dedup is not None:
-            dedup.settle(request, delivered=True)
+            dedup.settling.settle(request, delivered=True)
 
 
 def retained_per_url(factory: Callable[[], Any], urls: list[str]) -> tuple[float, int]:

@@ -29,18 +29,23 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.utils.request import referer_str
 
 from . import meta as M
-from .audits import SEMANTIC_RANK, AuditDesk, Auditor, mark_audit
+from .audits import SEMANTIC_RANK, AuditDesk, Auditor
+from .counters import PUBLISH_EVERY, Counters
 from .figures import memory_figures, summary
 from .holdback import HoldBack
 from .hostrules import LearnedPolicies
 from .keys import Fingerprint, RequestKeys, host_of
+from .late import LateChecks
 from .learning import Learner
 from .ledger import Claim, DropLedger
 from .meter import RedundancyMeter
 from .observer import RuleKeeper
+from .pages import DeliveredPages
 from .persistence import FailedKeys, RulesFile
 from .redis_setup import LEASE, PARENT
-from .steps import LEARNED_RANKS, REASONS
+from .responses import ResponseFeed
+from .settling import Settlement
+from .steps import REASONS, learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
 
 if TYPE_CHECKING:
@@ -55,13 +60,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Fetched page URLs remembered per host, to store their learned keys when the host's rules
-#: change, and in all (the hosts first remembered go first). A page forgotten costs at most
-#: a duplicate fetched under a rule learned later (``urlnorm/pages_for_rekeying_forgotten``).
-PAGES_PER_HOST = 1000
-PAGE_HOSTS = 1000
-PAGES_IN_ALL = 20_000
-
 _ADMIT = None  # what _against returns when it does not drop
 
 
@@ -71,11 +69,6 @@ def _defragment(url: str) -> str:
 
 #: What ``check`` answers for a variant held back (not a duplicate: it is scheduled again later).
 HELD_BACK = "held_back"
-#: Counts gathered before they are added to ``crawler.stats`` (also at close, and
-#: whenever someone reads them through :meth:`Deduplicator.publish_counts`).
-PUBLISH_EVERY = 1024
-#: reason -> its ``urlnorm/filtered/<reason>`` counter name, made once.
-_FILTERED_KEYS: dict[str, str] = {}
 
 
 class Deduplicator:
@@ -111,14 +104,9 @@ class Deduplicator:
         self.bits = bits
         self.debug = debug
         self.stats = stats
-        # Counters pile up here and reach crawler.stats every PUBLISH_EVERY counts and at
-        # close: a stats call per request cost about a quarter of the filter's time.
-        self._counts: dict[str, int] = {}
-        self._unpublished = 0
-        # The two counts every request or drop makes, kept in attributes of their own.
-        self._requests_seen = 0
-        self._filtered = 0
-        self._filtered_by_reason: dict[str, int] = {}
+        self.counters = Counters(stats)
+        self.count = self.counters.count
+        self.publish_counts = self.counters.publish
         self.keys = RequestKeys(
             policy, bits=bits, fallback=fallback, custom=custom_fingerprinter, cache_size=cache_size, count=self.count
         )
@@ -141,6 +129,9 @@ class Deduplicator:
         self.request_ended: list[Callable[[Request], None]] = []
         self.ledger = DropLedger(self._reschedule if reschedule is not None else None, self.count)
         self.audits = AuditDesk(self, Auditor(audit_rate))
+        self.late = LateChecks(self)
+        self.settling = Settlement(self)
+        self.responses = ResponseFeed(self)
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules
         #: Other workers share the seen set: this worker's drop ledger dies with it
@@ -152,8 +143,7 @@ class Deduplicator:
         #: to hold is not made: the request is fetched.
         self.distributed = store is not None and type(store) is not MemoryStore
         self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
-        self._host_pages: dict[str, list[str]] = {}  # host -> recently delivered URLs
-        self._pages_kept = 0
+        self.pages = DeliveredPages(self.count)
         self._closed = False
         self.learner: Learner | None = None
         self.learned: LearnedPolicies | None = None
@@ -211,17 +201,18 @@ class Deduplicator:
         if self.shared_rules is not None and self.learner is not None:
             self.rule_keeper.adopt_shared()
         fingerprint = self.fingerprint(request)
-        self._requests_seen += 1  # counted apart, published with the other counts
-        if self._requests_seen >= PUBLISH_EVERY:
-            self.publish_counts()
+        counters = self.counters
+        counters.requests_seen += 1  # counted apart, published with the other counts
+        if counters.requests_seen >= PUBLISH_EVERY:
+            counters.publish()
         meta = request.meta
         if self.learner is not None:
             meta[M.RULES_VERSION] = fingerprint.namespace
         source = self._redirect_source(request) if "redirect_urls" in meta else None
         if source is not None and self._is_loop(request):
             self.count("urlnorm/redirect_loops")
-            self._fail(source, "loop")
-            return self._dropped(request, fingerprint, "redirect_loop", learned=False)
+            self.fail(source, "loop")
+            return self.dropped(request, fingerprint, "redirect_loop", learned=False)
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank
         stored = self._seen_get(value)
@@ -230,16 +221,16 @@ class Deduplicator:
             if verdict is not _ADMIT or M.AUDIT in meta:
                 return verdict
         if fingerprint.learned is not None:
-            key, stored = self._learned_match(request, fingerprint)
+            key, stored = self.learned_match(request, fingerprint)
             if stored is not None:
-                rank = _learned_rank(fingerprint.learned_rank, stored)
+                rank = learned_rank(fingerprint.learned_rank, stored)
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
         # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
         if self.holdback is not None and source is None and self._hold_back(request, fingerprint):
             return HELD_BACK
-        self._claim(request, fingerprint, source)
+        self.claim(request, fingerprint, source)
         return None
 
     def _hold_back(self, request: Request, fingerprint: Fingerprint) -> bool:
@@ -256,21 +247,7 @@ class Deduplicator:
 
         return self.ledger.is_pending(self.keys.static(Request(url)).value)
 
-    def probe_settled(self, request: Request, url: str | None = None) -> None:
-        """``request`` (normalized ``url``, if known) settled or was dropped at download
-        time: if it was a hold-back probe, the next variants go. Free when no probe is out."""
-        holdback = self.holdback
-        if holdback is None or not holdback.testing:
-            return
-        shortcut_of = request.meta.get(M.SHORTCUT_OF)  # sent in its taught form: the probe was the link
-        for normalized in (
-            url if url is not None else self.normalize(request.url)[0],
-            self.normalize(shortcut_of)[0] if shortcut_of else None,
-        ):
-            if normalized is not None:
-                holdback.settled(normalized)
-
-    def _learned_match(self, request: Request, fingerprint: Fingerprint) -> tuple[int, int | None]:
+    def learned_match(self, request: Request, fingerprint: Fingerprint) -> tuple[int, int | None]:
         """The key a request matches under its host's learned rules, and its stored
         rank: its learned key, or its learned form seen as a URL of its own."""
         assert fingerprint.learned is not None and fingerprint.learned_url is not None
@@ -302,7 +279,7 @@ class Deduplicator:
             return _ADMIT  # its representative was never sent as written
         hold = None
         if claim is not None and self.distributed and rank > 0:
-            hold = self._hold(request)
+            hold = self.hold_for(request)
             if hold is None and learned:
                 self.count("urlnorm/redis/learned_fetched")  # (see ``distributed``)
                 return _ADMIT
@@ -311,10 +288,10 @@ class Deduplicator:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
             if source is not None:
                 self._follow(source, claim, key)
-            return self._dropped(request, fingerprint, reason, learned=learned)
+            return self.dropped(request, fingerprint, reason, learned=learned)
         if claim is None and key in self.failed:
             return _ADMIT  # its representative did not deliver: this one may
-        if learned and claim is None and self._foreign(key):
+        if learned and claim is None and self.foreign(key):
             self.count("urlnorm/redis/learned_fetched")  # (see ``_foreign``)
             return _ADMIT
         # Only audits and learned drops (parked, revoked, by host) need the host.
@@ -330,17 +307,15 @@ class Deduplicator:
             request.meta[M.NO_SHORTCUT] = True
             return _ADMIT
         if hold is not None:
-            self._take_hold(request, hold)
+            self.take_hold(request, hold)
         if source is not None:
             self._follow(source, claim, key)
-        return self._dropped(request, fingerprint, reason, learned=learned, key=key)
+        return self.dropped(request, fingerprint, reason, learned=learned, key=key)
 
-    def _dropped(
+    def dropped(
         self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool, key: int | None = None
     ) -> str:
-        self._filtered += 1  # urlnorm/filtered and urlnorm/filtered/<reason>, published with the other counts
-        by_reason = self._filtered_by_reason
-        by_reason[reason] = by_reason.get(reason, 0) + 1
+        self.counters.filtered_as(reason)
         if self.debug:
             logger.debug(
                 "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
@@ -352,7 +327,7 @@ class Deduplicator:
             )
         return reason
 
-    def _claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
+    def claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
         """``request`` becomes the representative of its keys."""
         value, learned = fingerprint.value, fingerprint.learned
         self._seen_add(value, fingerprint.rank)
@@ -390,118 +365,19 @@ class Deduplicator:
         if claim is not None:
             self.ledger.merge(source, claim)
         elif key in self.failed:
-            self._fail(source, "redirect")
+            self.fail(source, "redirect")
         else:
             self.failed.discard(self.ledger.delivered(source))
 
-    # -- download time ------------------------------------------------------------------
-
-    def recheck(self, request: Request) -> str | None:
-        """At download time: check a request queued before its host's learned
-        rules last changed against what those rules now merge. Never an audit: it
-        is compared with its representative's page whatever the rules became, and
-        its URL counts as verified already, so dropped here it would go unverified."""
-        checked_under = request.meta.get(M.RULES_VERSION)
-        if checked_under is None or not self.learned or M.AUDIT in request.meta:
-            return None
-        fingerprint = self.fingerprint(request)
-        if fingerprint.namespace == checked_under:
-            return None
-        request.meta[M.RULES_VERSION] = fingerprint.namespace
-        if fingerprint.learned is None:
-            return None
-        own = self.ledger.claim_of(fingerprint.value)
-        key, stored = self._learned_match(request, fingerprint)
-        claim = self.ledger.claim_of(key)
-        if stored is None or (claim is not None and claim is own) or (claim is None and key in self.failed):
-            self._claim(request, fingerprint)  # its learned key joins its claim
-            return None
-        reason = REASONS.get(_learned_rank(fingerprint.learned_rank, stored), "exact")
-        dropped = self._drop_late(request, fingerprint, key, reason, claim, own, may_audit=True)
-        if dropped is None and M.AUDIT not in request.meta:
-            self._claim(request, fingerprint)
-        return dropped
-
-    def shortcut_duplicate(self, request: Request, canonical: str) -> str | None:
-        """``request`` is about to be sent as ``canonical`` (the form its host's redirects
-        taught): the reason to drop it instead when ``canonical`` itself was queued or
-        delivered already, else ``None``. A shortcut goes through the filter like any request."""
-        key = self.keys.static(request.replace(url=canonical)).value
-        if self.seen.get(key) is None:
-            return None
-        claim = self.ledger.claim_of(key)
-        if claim is None and (key in self.failed or key in self.abandoned):
-            return None  # its representative did not deliver: this one may
-        fingerprint = self.fingerprint(request)
-        own = self.ledger.claim_of(fingerprint.value)
-        if claim is not None and claim is own:
-            return None
-        rules = self.learned.shortcut_rules(host_of(fingerprint.url or "")) if self.learned else ()
-        reason = f"learned:{rules[0].family.value}" if rules else "learned:shortcut"
-        return self._drop_late(request, fingerprint, key, reason, claim, own)
-
-    def _drop_late(
-        self,
-        request: Request,
-        fingerprint: Fingerprint,
-        key: int,
-        reason: str,
-        claim: Claim | None,
-        own: Claim | None,
-        *,
-        may_audit: bool = False,
-    ) -> str | None:
-        """Drop ``request`` at download time against ``key``'s representative (learned,
-        so revocable); ``None`` to fetch it: to verify the drop against a delivered
-        representative (the first drops of a rule are checked, as at check time; with
-        ``may_audit``, as an audit where that needs no download), or when the ledger is full."""
-        hold = None
-        if claim is not None and self.distributed:
-            hold = self._hold(request)
-            if hold is None:
-                self.count("urlnorm/redis/learned_fetched")  # (see ``distributed``)
-                return None
-        elif claim is None and self._foreign(key):
-            self.count("urlnorm/redis/learned_fetched")  # (see ``_foreign``)
-            return None
-        host = host_of(fingerprint.url or "")
-        if claim is None and self.audits.verify_late(request, fingerprint.value, key, reason, host):
-            cheap = may_audit and not self.distributed and self.delivered_here(key)
-            if cheap and self.audits.cheap.may_settle(request, key, reason):
-                # Its representative's page tells how to check it without a download (an
-                # entity tag, a negotiated file): it goes on as an audit of this drop.
-                mark_audit(request.meta, key, reason, host)
-                request.dont_filter = True  # (an audit fetched in full after all is not a duplicate)
-                self.count("urlnorm/audits_scheduled")
-                self._give_up_claim(request, fingerprint, own)
-                return None
-            # Fetched as written, as an ordinary request: its page goes to the learner,
-            # which revokes the rule if it differs from the representative's.
-            request.meta[M.NO_SHORTCUT] = True
-            return None
-        if not self.ledger.drop(request, reason, host, learned=True, claim=claim, hold=hold):
-            return None
-        if hold is not None:
-            self._take_hold(request, hold)
-        self.count("urlnorm/late_filtered")
-        self._give_up_claim(request, fingerprint, own)
-        return self._dropped(request, fingerprint, reason, learned=True, key=key)
-
-    def _give_up_claim(self, request: Request, fingerprint: Fingerprint, own: Claim | None) -> None:
-        """``request`` will not deliver its own key's page (dropped, or sent as an audit):
-        what was dropped against it is checked again, against the learned key now."""
-        if own is not None and own.held_by(request.url):
-            self.abandoned.add(fingerprint.value)
-            self.ledger.detach(own, fingerprint.value)
-            self._fail(own, "dropped")
+    # -- what a drop may rest on (see also late.py) ------------------------------------
 
     def delivered_here(self, key: int) -> bool:
         """Whether a drop against ``key`` can rest on a page this crawl already has: its
         representative is not pending, did not fail, was sent as written and (distributed)
         was this worker's. A drop made outside ``check`` with no claim to wait on needs it."""
-        return not (self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self._foreign(key))
+        return not (self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self.foreign(key))
 
-    def _foreign(self, key: int) -> bool:
+    def foreign(self, key: int) -> bool:
         """``key`` is another worker's only (a distributed crawl): a learned drop against
         it could rest on a request that worker's filter dropped after claiming its URL,
         so on a page nobody fetches; and that worker's ledger could not release it."""
@@ -510,7 +386,7 @@ class Deduplicator:
         represented_here = getattr(self.seen, "represented_here", None)
         return represented_here is not None and not represented_here(key)
 
-    def _hold(self, request: Request) -> tuple[str, str] | None:
+    def hold_for(self, request: Request) -> tuple[str, str] | None:
         """What a drop of ``request`` against a pending representative holds (see
         ``distributed``): its own queue lease (a popped request, or a redirect, which
         carries its source's), else the lease of the page that yielded it."""
@@ -524,9 +400,11 @@ class Deduplicator:
         return None if parent is None else ("settled", parent)
 
     @staticmethod
-    def _take_hold(request: Request, hold: tuple[str, str]) -> None:
+    def take_hold(request: Request, hold: tuple[str, str]) -> None:
         """The drop holds it now: the scheduler and the middlewares must not give it back."""
         request.meta.pop(LEASE if hold[0] == "ack" else PARENT, None)
+
+    # -- requests the filter does not see ----------------------------------------------
 
     def record(self, request: Request) -> None:
         """A request Scrapy never shows the filter (``dont_filter``) is about to be
@@ -540,7 +418,7 @@ class Deduplicator:
             self.count("urlnorm/recorded_unfiltered")
         elif not (self.ledger.is_pending(fingerprint.value) or fingerprint.value in self.failed or source):
             return
-        self._claim(request, fingerprint, source)
+        self.claim(request, fingerprint, source)
 
     def claim_recovered(self, request: Request) -> None:
         """A request scheduled again after a crash holds its keys again; at
@@ -549,51 +427,9 @@ class Deduplicator:
         self.ledger.claim(fingerprint.keys, request.url)
         request.meta[M.RULES_VERSION] = -2
 
-    def took_over(self, request: Request, original: str) -> None:
-        """``request`` (a shortcut or a rewrite) is sent in place of ``original``:
-        it holds the claim, except on ``original``'s own key (that URL is not
-        fetched as written), and what was dropped against it now rests on the
-        learned rule that made the two equal."""
-        key = self.keys.static(request.replace(url=original)).value
-        claim = self.ledger.claim_of(key)
-        if claim is not None:
-            self.ledger.detach(claim, key)
-            self.abandoned.add(key)
-            claim.hand_over(request.url)
-            for drop in claim.drops or ():
-                drop.learned = True
-        self._claim(request, self.fingerprint(request))
+    # -- settling (see settling.py) ---------------------------------------------------
 
-    # -- settling -----------------------------------------------------------------------
-
-    def settle(self, request: Request, *, delivered: bool, why: str = "") -> None:
-        """A final response or error for ``request``: settle the claim it holds."""
-        if M.AUDIT in request.meta:
-            return
-        fingerprint = self.fingerprint(request)
-        self.probe_settled(request, fingerprint.url)
-        claim = self.ledger.claim_of(fingerprint.value) or self.ledger.claim_of(fingerprint.learned)
-        if delivered:
-            self.failed.discard(fingerprint.keys)
-            self.abandoned.difference_update(fingerprint.keys)
-            if claim is not None:
-                self.audits.audit_drops(claim, fingerprint, request.url)
-                self.failed.discard(self.ledger.delivered(claim))
-            if self.on_delivered is not None:
-                self.on_delivered(request, fingerprint.value)
-        elif claim is not None and claim.held_by(request.url):
-            self._fail(claim, why)
-
-    def delivered_elsewhere(self, keys: list[int]) -> None:
-        """Requests this worker queued were fetched by another worker and delivered
-        (static ``keys``): what was dropped against them here is discharged."""
-        for key in keys:
-            claim = self.ledger.claim_of(key)
-            if claim is not None:
-                self.count("urlnorm/redis/delivered_elsewhere")
-                self.failed.discard(self.ledger.delivered(claim))
-
-    def _fail(self, claim: Claim, why: str) -> None:
+    def fail(self, claim: Claim, why: str) -> None:
         self.ledger.failed(claim, why, mark=self.failed.add)
 
     def _reschedule(self, request: Request, why: str) -> None:
@@ -602,153 +438,13 @@ class Deduplicator:
         request.meta.pop("_urlnorm_frontier_parent", None)
         self.reschedule_request(request)
 
-    def release_orphans(self) -> int:
-        """At ``spider_idle``: release drops whose representative can no longer settle,
-        and the variants hold-back still holds."""
-        released = 0
-        if self.shared_rules is not None and self.learner is not None:
-            # A rule another worker revoked while this one had nothing to check
-            # (rules are looked up as requests are): its drops are released now,
-            # before this worker may close.
-            before = self.ledger.released
-            self.rule_keeper.adopt_shared(now=True)
-            released += self.ledger.released - before
-        released += self.ledger.release_orphans(mark=self.failed.add)
-        if self.holdback is not None:
-            released += self.holdback.release_all()
-        return released
-
-    # -- responses ----------------------------------------------------------------------
-
-    def observe_page(
-        self,
-        request: Request,
-        url: str,
-        digest: int,
-        *,
-        length: int,
-        server: str = "",
-        canonical: str | None = None,
-        tag: str | None = None,
-        location: str | None = None,
-    ) -> None:
-        """A 200 response (entity tag ``tag``, ``Content-Location`` ``location``): count
-        it, settle an audit or remember its digest (and tag), feed the learner."""
-        host = host_of(url).lower()
-        self.meter.page(digest, host)
-        tags = self.audits.cheap.tags
-        if tags is not None and tag and not tags.observe(host, tag, digest):
-            self.count("urlnorm/etags_distrusted")
-        if M.AUDIT in request.meta:
-            self.audits.settle(request, digest)
-        else:
-            keys = self.fingerprint(request).keys
-            self.audits.auditor.remember(keys, digest)
-            if tags is not None and tag:
-                tags.remember(keys, tag)
-        negotiated = self.audits.cheap.negotiated(url, location, digest) if location else None
-        if self.learner is not None:
-            self.rule_keeper.observe_page(
-                request,
-                url,
-                digest,
-                length=length,
-                server=server,
-                canonical=canonical,
-                location=negotiated[1] if negotiated else None,
-            )
-
-    def observe_redirect(self, source: str, target: str) -> None:
-        if self.learner is not None:
-            self.rule_keeper.observe_redirect(source, target)
-
-    def canonical_url(self, url: str) -> str | None:
-        """The form of ``url`` its host's redirects taught (see ``LearnedPolicies.canonical_url``)."""
-        return self.learned.canonical_url(url) if self.learned else None
-
-    def shortcut_fell_back(self, original: str) -> None:
-        """``original``'s taught form failed: it is fetched as written, no longer parked."""
-        if self.learner is not None:
-            self.rule_keeper.shortcut_fell_back(original)
-
-    def shortcut_contradicted(self, original: str, sent: str, final: str) -> None:
-        """``original`` delivered (at ``final``) where its taught form ``sent`` failed: a rewriting rule is wrong."""
-        if self.learner is not None:
-            self.rule_keeper.shortcut_contradicted(original, sent, final)
-
-    def park_shortcut_original(self, request: Request, canonical: str) -> bool:
-        """A link sent in its taught form is parked as written: a revoked rule fetches
-        it after all. ``False`` when the ledger has no room: then it is sent as written."""
-        fingerprint = self.fingerprint(request)
-        rules = self.learned.shortcut_rules(host_of(fingerprint.url or "")) if self.learned else ()
-        reason = f"learned:{rules[0].family.value}" if rules else "learned:shortcut"
-        host = host_of(self.normalize(canonical)[0] or "")
-        # Under its own claim: when the taught form delivers, the link as
-        # written is the drop an audit compares with it.
-        claim = self.ledger.claim_of(fingerprint.value) or self.ledger.claim_of(fingerprint.learned)
-        return self.ledger.drop(request, reason, host, learned=True, claim=claim)
-
     # -- learning (see observer.py) -----------------------------------------------------
-
-    def remember_page(self, host: str, url: str) -> None:
-        host_pages = self._host_pages
-        pages = host_pages.get(host)
-        if pages is None:
-            if len(host_pages) >= PAGE_HOSTS:
-                self._forget_pages(next(iter(host_pages)))
-            pages = host_pages[host] = []
-        pages.append(url)
-        self._pages_kept += 1
-        if len(pages) > PAGES_PER_HOST:
-            forgotten = len(pages) - PAGES_PER_HOST
-            del pages[:forgotten]
-            self._pages_kept -= forgotten
-            self.count("urlnorm/pages_for_rekeying_forgotten", forgotten)
-        while self._pages_kept > PAGES_IN_ALL and len(host_pages) > 1:
-            self._forget_pages(next(iter(host_pages)))
-
-    def _forget_pages(self, host: str) -> None:
-        forgotten = len(self._host_pages.pop(host))
-        self._pages_kept -= forgotten
-        self.count("urlnorm/pages_for_rekeying_forgotten", forgotten)
-
-    def pages_of(self, host: str) -> list[str]:
-        return self._host_pages.get(host, [])
-
-    def page_hosts(self) -> list[str]:
-        return list(self._host_pages)
 
     def _share_evidence(self, rule: Any, pair: int | None) -> int:
         """Learner hook for distributed crawls (see ``Learner.share``)."""
         return self.rule_keeper.share_evidence(rule, pair)
 
     # -- figures and lifecycle -----------------------------------------------------------
-
-    def count(self, key: str, count: int = 1) -> None:
-        counts = self._counts
-        counts[key] = counts.get(key, 0) + count
-        self._unpublished += 1
-        if self._unpublished >= PUBLISH_EVERY:
-            self.publish_counts()
-
-    def publish_counts(self) -> None:
-        """Add the counters gathered since the last call to ``crawler.stats``."""
-        stats, counts = self.stats, self._counts
-        if self._requests_seen:
-            counts["urlnorm/requests_seen"] = counts.get("urlnorm/requests_seen", 0) + self._requests_seen
-        if self._filtered:
-            counts["urlnorm/filtered"] = counts.get("urlnorm/filtered", 0) + self._filtered
-            for reason, count in self._filtered_by_reason.items():
-                name = _FILTERED_KEYS.get(reason)
-                if name is None:
-                    name = _FILTERED_KEYS[reason] = f"urlnorm/filtered/{reason}"
-                counts[name] = counts.get(name, 0) + count
-            self._filtered_by_reason.clear()
-        if stats is not None:
-            for key, value in counts.items():
-                stats.inc_value(key, value)
-        counts.clear()
-        self._unpublished = self._requests_seen = self._filtered = 0
 
     def close(self, *args: Any, **kwargs: Any) -> None:
         if self._closed:
@@ -780,14 +476,3 @@ class Deduplicator:
         self._first_urls.clear()
         if self.shared_rules is not None:
             self.shared_rules.clear()
-
-
-_FIRST_LEARNED_RANK = min(LEARNED_RANKS.values())
-
-
-def _learned_rank(own: int, stored: int) -> int:
-    """The rank a learned match is reported and audited under: the learned rule that
-    changed this request, when one did (its own spelling is what the rule vouches for:
-    ``/status`` matched against a key ``/status/index.html`` stored first is a
-    ``trailing_slash`` drop, and is checked under that rule's budget), else the riskier."""
-    return own if own >= _FIRST_LEARNED_RANK else max(own, stored)

@@ -38,7 +38,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "ledger_drops": dedup.ledger.held,
         "failed_keys": len(dedup.failed),
         "abandoned_keys": len(dedup.abandoned),
-        "hosts_with_pages_for_rekeying": len(dedup.page_hosts()),
+        "hosts_with_pages_for_rekeying": len(dedup.pages.hosts()),
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.audits.auditor.sizes(),
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),

@@ -137,7 +137,7 @@ class NormalizeMiddleware:
             self.dedup.audits.cheap.condition(request)
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is not None:
-            self.dedup.took_over(request, original)
+            self.dedup.late.took_over(request, original)
             return None
         if request.dont_filter:
             if (
@@ -153,15 +153,15 @@ class NormalizeMiddleware:
             else:
                 self.dedup.record(request)
         else:
-            reason = self.dedup.recheck(request)
+            reason = self.dedup.late.recheck(request)
             if reason is not None:
                 raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
             if M.AUDIT in meta:  # its drop is to be verified, and can be cheaply
                 self.dedup.audits.cheap.condition(request)
             if self.shortcut_redirects and not meta.get(M.NO_SHORTCUT) and M.AUDIT not in meta:
-                canonical = self.dedup.canonical_url(request.url)
+                canonical = self.dedup.responses.canonical_url(request.url)
                 if canonical is not None:
-                    reason = self.dedup.shortcut_duplicate(request, canonical)
+                    reason = self.dedup.late.shortcut_duplicate(request, canonical)
                     if reason is not None:
                         raise LateDuplicate(f"taught form {canonical} requested already ({reason}): {request.url}")
                     if meta.get(M.NO_SHORTCUT):
@@ -170,7 +170,7 @@ class NormalizeMiddleware:
                     # trip. The link as written is parked, to be fetched after
                     # all if the rule is ever revoked.
                     parked = request.replace(meta={**meta, M.NO_SHORTCUT: True})
-                    if not self.dedup.park_shortcut_original(parked, canonical):
+                    if not self.dedup.late.park_shortcut_original(parked, canonical):
                         return None  # no room to keep its promise: sent as written
                     self.dedup.count("urlnorm/redirects_shortcut")
                     return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url})
@@ -191,13 +191,13 @@ class NormalizeMiddleware:
             # written after all. Whether the rule holds is known from that
             # fetch: a page means it does not; an error means the link is broken.
             self.dedup.count("urlnorm/shortcut_fallbacks")
-            self.dedup.shortcut_fell_back(original)
+            self.dedup.responses.shortcut_fell_back(original)
             meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
             meta |= {M.NO_SHORTCUT: True, M.SHORTCUT_FELL_BACK: [original, request.url]}
             return request.replace(url=original, dont_filter=True, meta=meta)
         fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
         if fell_back is not None and status < 300:
-            self.dedup.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
+            self.dedup.responses.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
         audit = request.meta.get(M.AUDIT)
         held_redirect = (
             audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers
@@ -206,11 +206,11 @@ class NormalizeMiddleware:
             # Sent as HEAD to read which file the server negotiates (a redirect is judged below).
             if status != 200 or not self.dedup.audits.cheap.head_answered(request, content_location(response)):
                 return self.dedup.audits.cheap.in_full(request)
-            self.dedup.probe_settled(request)
+            self.dedup.settling.probe_settled(request)
             self._settled_without_page(request, "answered naming its representative's file (Content-Location)")
         if audit is not None and status == 304 and audit.get("tag"):
             # Sent with its representative's entity tag, and the server says it matches.
-            self.dedup.probe_settled(request)
+            self.dedup.settling.probe_settled(request)
             tag = response.headers.get(b"ETag")
             if not self.dedup.audits.cheap.not_modified(request, tag.decode("latin-1") if tag else None):
                 return self.dedup.audits.cheap.in_full(request)
@@ -225,7 +225,7 @@ class NormalizeMiddleware:
             return response
         try:
             if status == 200:
-                self.dedup.observe_page(
+                self.dedup.responses.observe_page(
                     request,
                     response.url,
                     xxhash.xxh3_64_intdigest(response.body),
@@ -236,9 +236,11 @@ class NormalizeMiddleware:
                     location=content_location(response),
                 )
             if 200 <= status < 300:
-                self.dedup.settle(request, delivered=True)
+                self.dedup.settling.settle(request, delivered=True)
             else:
-                self.dedup.settle(request, delivered=False, why="redirect" if 300 <= status < 400 else "status")
+                self.dedup.settling.settle(
+                    request, delivered=False, why="redirect" if 300 <= status < 400 else "status"
+                )
         except Exception:  # our bookkeeping must never cost the response
             logger.exception("scrapy-urlnorm could not settle %s", response)
         return response
@@ -253,11 +255,11 @@ class NormalizeMiddleware:
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         if isinstance(exception, LateDuplicate):
-            self.dedup.probe_settled(request)
+            self.dedup.settling.probe_settled(request)
             return
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
-            self.dedup.settle(request, delivered=False, why=why)
+            self.dedup.settling.settle(request, delivered=False, why=why)
         except Exception:
             logger.exception("scrapy-urlnorm could not settle %s", request)
 
@@ -330,7 +332,7 @@ class RedirectLearningMiddleware:
                 request.dont_filter = False
             try:
                 location = (response.headers.get(b"Location") or b"").decode("latin-1")
-                self.dedup.observe_redirect(request.url, response.urljoin(location))
+                self.dedup.responses.observe_redirect(request.url, response.urljoin(location))
             except Exception:  # learning must never cost the response
                 logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
         return response

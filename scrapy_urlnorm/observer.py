@@ -64,7 +64,7 @@ class RuleKeeper:
         if observed is None:
             return
         if request.method == "GET" and M.AUDIT not in request.meta:
-            self.dedup.remember_page(host_of(observed), request.url)
+            self.dedup.pages.remember(host_of(observed), request.url)
         self.learner.observe_page(observed, digest, length=length, server=server)
         if location:
             self.learner.observe_content_location(observed, location)
@@ -135,7 +135,7 @@ class RuleKeeper:
         already delivered from it, so their variants are found."""
         from scrapy import Request
 
-        for url in self.dedup.pages_of(host):
+        for url in self.dedup.pages.of(host):
             fingerprint = self.dedup.fingerprint(Request(url))
             if fingerprint.learned is not None:
                 self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)

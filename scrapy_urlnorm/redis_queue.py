@@ -466,7 +466,7 @@ class RedisScheduler(Scheduler):
         if dedup is not None and isinstance(self.queue, ReliableQueue):
             keys = self.queue.take_delivered()
             if keys:
-                dedup.delivered_elsewhere(keys)
+                dedup.settling.delivered_elsewhere(keys)
 
     def _take(self, hold: tuple[str, str]) -> None:
         self.queue.hold(hold[1])

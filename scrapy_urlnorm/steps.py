@@ -602,3 +602,14 @@ def enabled_steps(policy: Policy) -> tuple[str, ...]:
     """Names of the steps ``policy`` runs, in order."""
     authority, other = compiled(policy)
     return tuple(name for _, name, _ in authority + other)
+
+
+_FIRST_LEARNED_RANK = min(LEARNED_RANKS.values())
+
+
+def learned_rank(own: int, stored: int) -> int:
+    """The rank a learned match is reported and audited under: the learned rule that
+    changed this request, when one did (its own spelling is what the rule vouches for:
+    ``/status`` matched against a key ``/status/index.html`` stored first is a
+    ``trailing_slash`` drop, and is checked under that rule's budget), else the riskier."""
+    return own if own >= _FIRST_LEARNED_RANK else max(own, stored)

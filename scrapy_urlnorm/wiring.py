@@ -121,7 +121,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     def release_at_idle(spider: Spider | None = None) -> None:
         # Nothing is in flight: a representative still pending can no longer
         # deliver. What was dropped against it is scheduled again.
-        if dedup.release_orphans():
+        if dedup.settling.release_orphans():
             raise DontCloseSpider
 
     dedup.idle_handler = release_at_idle  # signal receivers are held weakly

@@ -13,7 +13,7 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.sites import ApacheSite, Doc
 from test_learning import ORDERED
 
-from scrapy_urlnorm import audits, dedup, learning, ledger
+from scrapy_urlnorm import audits, learning, ledger, pages
 
 REAL = ApacheSite(
     "real.test",
@@ -116,7 +116,7 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
     caplog.set_level("DEBUG", logger="scrapy_urlnorm")
     caps = {
         (audits, "DIGESTS_REMEMBERED"): ("page_digests_for_audits", 40),
-        (dedup, "PAGE_HOSTS"): ("hosts_with_pages_for_rekeying", 2),
+        (pages, "PAGE_HOSTS"): ("hosts_with_pages_for_rekeying", 2),
         (ledger, "MAX_DROPS"): ("ledger_drops", 3),
         (learning, "MAX_BUCKETS"): ("evidence_buckets", 60),
         (learning, "MAX_DIGESTS"): ("catch_all_digests", 30),
@@ -124,7 +124,7 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
     }
     for (module, name), (_, cap) in caps.items():
         monkeypatch.setattr(module, name, cap)
-    monkeypatch.setattr(dedup, "PAGES_PER_HOST", 5)
+    monkeypatch.setattr(pages, "PAGES_PER_HOST", 5)
     settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         "CONCURRENT_REQUESTS": 16,  # no order to keep here

@@ -64,16 +64,16 @@ def test_a_released_request_is_fetched_not_dropped_again_against_the_page_that_f
         reschedule=lambda request: verdicts.append((request.url, dedup.check(request))),
     )
     dedup.audits.verify_taught = False
-    dedup.observe_redirect("http://h/a", "http://h/a/")
-    dedup.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    dedup.responses.observe_redirect("http://h/a", "http://h/a/")
+    dedup.responses.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
     page, learned, tracked = Request("http://h/c/"), Request("http://h/c"), Request("http://h/c/?utm_source=x")
     assert dedup.check(page) is None
     assert dedup.check(learned) == "learned:trailing_slash"
     assert dedup.check(tracked) == "tracking_params"
     if how == "failed":
-        dedup.settle(page, delivered=False, why="status")
+        dedup.settling.settle(page, delivered=False, why="status")
     else:
-        assert dedup.release_orphans() == 2
+        assert dedup.settling.release_orphans() == 2
     assert verdicts[0] == (learned.url, None)  # fetched after all
     # ...and the other now waits on it, a pending page, not on the one that failed.
     assert verdicts[1] == (tracked.url, "tracking_params") and dedup.ledger.unsettled() == 1
@@ -85,8 +85,8 @@ def test_an_audit_settled_by_an_earlier_answer_waits_for_its_representative_to_d
     delivered page. While its representative is still pending that drop would have no
     claim to release it if the page then fails: the audit is fetched instead."""
     dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
-    dedup.observe_redirect("http://h/a", "http://h/a/")
-    dedup.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    dedup.responses.observe_redirect("http://h/a", "http://h/a/")
+    dedup.responses.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
     page = Request("http://h/c/")
     assert dedup.check(page) is None  # the representative, pending
     meta: dict[str, object] = {}
@@ -97,5 +97,5 @@ def test_an_audit_settled_by_an_earlier_answer_waits_for_its_representative_to_d
 
     assert not dedup.audits.answered_since(audit)  # /c/ may still fail: fetch /c
     assert dedup.ledger.unsettled() == 0
-    dedup.settle(page, delivered=True)
+    dedup.settling.settle(page, delivered=True)
     assert dedup.audits.answered_since(audit)  # now the answer settles it

@@ -334,8 +334,8 @@ def test_a_worker_is_told_when_a_request_it_queued_delivered_elsewhere(server: R
     popped = other.pop()
     other.notify_delivered(popped.meta[LEASE], dedup.fingerprint(popped).value)
     mine.notify_delivered(popped.meta[LEASE], 1)  # its own requests: nothing to tell
-    dedup.delivered_elsewhere(mine.take_delivered())
-    assert dedup.ledger.unsettled() == 0 and dedup.release_orphans() == 0 and released == []
+    dedup.settling.delivered_elsewhere(mine.take_delivered())
+    assert dedup.ledger.unsettled() == 0 and dedup.settling.release_orphans() == 0 and released == []
     assert holds == [("settled", "page-1")]
     assert mine.take_delivered() == []
 
@@ -469,8 +469,8 @@ def learned_dedup(server: RedisServer, released: list[str]) -> Deduplicator:
         reschedule=lambda request: released.append(request.url),
     )
     dedup.audits.verify_taught = False  # no audit of the rule's first drops: they are what is looked at
-    dedup.observe_redirect("http://h/a", "http://h/a/")
-    dedup.observe_redirect("http://h/b", "http://h/b/")
+    dedup.responses.observe_redirect("http://h/a", "http://h/a/")
+    dedup.responses.observe_redirect("http://h/b", "http://h/b/")
     return dedup
 
 
@@ -486,13 +486,13 @@ def test_a_learned_drop_without_a_lease_to_hold_waits_for_a_page_that_delivered(
     assert dedup.check(tracked) == "tracking_params"  # the same URL to the static policy: in the ledger
     variant = Request("http://h/c")
     assert dedup.check(variant) is None  # its page is pending: fetched
-    dedup.settle(page, delivered=False, why="status")
+    dedup.settling.settle(page, delivered=False, why="status")
     assert released == []  # the claims merged: the variant holds them now, and is pending
-    dedup.settle(variant, delivered=False, why="status")
+    dedup.settling.settle(variant, delivered=False, why="status")
     assert released == [tracked.url]  # neither delivered: released
     delivered = Request("http://h/d/")
     assert dedup.check(delivered) is None
-    dedup.settle(delivered, delivered=True)
+    dedup.settling.settle(delivered, delivered=True)
     assert dedup.check(Request("http://h/d")) == "learned:trailing_slash"
 
 
@@ -510,7 +510,7 @@ def test_a_learned_drop_is_not_made_against_a_url_only_another_worker_claimed(se
         dedup.seen.prefetch(*request_keys(dedup, batch))  # type: ignore[attr-defined]
     assert dedup.check(target) == "exact"  # the same URL as B's request: stock drops it too
     assert dedup.check(variant) is None  # but a learned drop would rest on B's request: fetched
-    assert dedup.stats is None and dedup._counts["urlnorm/redis/learned_fetched"] == 1
+    assert dedup.stats is None and dedup.counters.counts["urlnorm/redis/learned_fetched"] == 1
 
 
 def test_a_drop_against_a_pending_page_holds_the_lease_of_the_page_that_linked_it(server: RedisServer) -> None:
@@ -530,7 +530,7 @@ def test_a_drop_against_a_pending_page_holds_the_lease_of_the_page_that_linked_i
     assert dedup.check(redirected) == "tracking_params"
     assert PARENT not in variant.meta and LEASE not in redirected.meta  # the drops hold them now
     assert holds == []
-    dedup.settle(page, delivered=False, why="status")
+    dedup.settling.settle(page, delivered=False, why="status")
     assert released == [variant.url, redirected.url]  # queued again first...
     assert holds == [("settled", "page-1"), ("ack", "source-2")]  # ...then the leases go on
 

@@ -1,0 +1,164 @@
+"""Download-time decisions: what the filter admitted may be a duplicate by the time it is sent.
+
+A request waits in the scheduler while its host's learned rules change, and a link
+sent in the form its host's redirects taught (a *shortcut*) may name a page already
+queued or delivered. :class:`LateChecks` drops such requests at download time, with
+the same promise as a drop at check time (see :mod:`scrapy_urlnorm.dedup`): against
+a representative that delivered or is pending, written in the ledger, revocable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+from .audits import mark_audit
+from .keys import host_of
+from .steps import REASONS, learned_rank
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+    from .keys import Fingerprint
+    from .ledger import Claim
+
+
+class LateChecks:
+    """The download-time half of a :class:`~scrapy_urlnorm.dedup.Deduplicator`."""
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+
+    def recheck(self, request: Request) -> str | None:
+        """Check a request queued before its host's learned rules last changed
+        against what those rules now merge. Never an audit: it is compared with
+        its representative's page whatever the rules became, and its URL counts
+        as verified already, so dropped here it would go unverified."""
+        dedup = self.dedup
+        checked_under = request.meta.get(M.RULES_VERSION)
+        if checked_under is None or not dedup.learned or M.AUDIT in request.meta:
+            return None
+        fingerprint = dedup.fingerprint(request)
+        if fingerprint.namespace == checked_under:
+            return None
+        request.meta[M.RULES_VERSION] = fingerprint.namespace
+        if fingerprint.learned is None:
+            return None
+        own = dedup.ledger.claim_of(fingerprint.value)
+        key, stored = dedup.learned_match(request, fingerprint)
+        claim = dedup.ledger.claim_of(key)
+        if stored is None or (claim is not None and claim is own) or (claim is None and key in dedup.failed):
+            dedup.claim(request, fingerprint)  # its learned key joins its claim
+            return None
+        reason = REASONS.get(learned_rank(fingerprint.learned_rank, stored), "exact")
+        dropped = self._drop(request, fingerprint, key, reason, claim, own, may_audit=True)
+        if dropped is None and M.AUDIT not in request.meta:
+            dedup.claim(request, fingerprint)
+        return dropped
+
+    def shortcut_duplicate(self, request: Request, canonical: str) -> str | None:
+        """``request`` is about to be sent as ``canonical`` (the form its host's redirects
+        taught): the reason to drop it instead when ``canonical`` itself was queued or
+        delivered already, else ``None``. A shortcut goes through the filter like any request."""
+        dedup = self.dedup
+        key = dedup.keys.static(request.replace(url=canonical)).value
+        if dedup.seen.get(key) is None:
+            return None
+        claim = dedup.ledger.claim_of(key)
+        if claim is None and (key in dedup.failed or key in dedup.abandoned):
+            return None  # its representative did not deliver: this one may
+        fingerprint = dedup.fingerprint(request)
+        own = dedup.ledger.claim_of(fingerprint.value)
+        if claim is not None and claim is own:
+            return None
+        return self._drop(request, fingerprint, key, self._shortcut_reason(fingerprint), claim, own)
+
+    def _shortcut_reason(self, fingerprint: Fingerprint) -> str:
+        learned = self.dedup.learned
+        rules = learned.shortcut_rules(host_of(fingerprint.url or "")) if learned else ()
+        return f"learned:{rules[0].family.value}" if rules else "learned:shortcut"
+
+    def _drop(
+        self,
+        request: Request,
+        fingerprint: Fingerprint,
+        key: int,
+        reason: str,
+        claim: Claim | None,
+        own: Claim | None,
+        *,
+        may_audit: bool = False,
+    ) -> str | None:
+        """Drop ``request`` against ``key``'s representative (learned, so revocable);
+        ``None`` to fetch it: to verify the drop against a delivered representative
+        (the first drops of a rule are checked, as at check time; with ``may_audit``,
+        as an audit where that needs no download), or when the ledger is full."""
+        dedup = self.dedup
+        hold = None
+        if claim is not None and dedup.distributed:
+            hold = dedup.hold_for(request)
+            if hold is None:
+                dedup.count("urlnorm/redis/learned_fetched")  # (see ``Deduplicator.distributed``)
+                return None
+        elif claim is None and dedup.foreign(key):
+            dedup.count("urlnorm/redis/learned_fetched")  # (see ``Deduplicator.foreign``)
+            return None
+        host = host_of(fingerprint.url or "")
+        if claim is None and dedup.audits.verify_late(request, fingerprint.value, key, reason, host):
+            cheap = may_audit and not dedup.distributed and dedup.delivered_here(key)
+            if cheap and dedup.audits.cheap.may_settle(request, key, reason):
+                # Its representative's page tells how to check it without a download (an
+                # entity tag, a negotiated file): it goes on as an audit of this drop.
+                mark_audit(request.meta, key, reason, host)
+                request.dont_filter = True  # (an audit fetched in full after all is not a duplicate)
+                dedup.count("urlnorm/audits_scheduled")
+                self._give_up_claim(request, fingerprint, own)
+                return None
+            # Fetched as written, as an ordinary request: its page goes to the learner,
+            # which revokes the rule if it differs from the representative's.
+            request.meta[M.NO_SHORTCUT] = True
+            return None
+        if not dedup.ledger.drop(request, reason, host, learned=True, claim=claim, hold=hold):
+            return None
+        if hold is not None:
+            dedup.take_hold(request, hold)
+        dedup.count("urlnorm/late_filtered")
+        self._give_up_claim(request, fingerprint, own)
+        return dedup.dropped(request, fingerprint, reason, learned=True, key=key)
+
+    def _give_up_claim(self, request: Request, fingerprint: Fingerprint, own: Claim | None) -> None:
+        """``request`` will not deliver its own key's page (dropped, or sent as an audit):
+        what was dropped against it is checked again, against the learned key now."""
+        if own is not None and own.held_by(request.url):
+            dedup = self.dedup
+            dedup.abandoned.add(fingerprint.value)
+            dedup.ledger.detach(own, fingerprint.value)
+            dedup.fail(own, "dropped")
+
+    def took_over(self, request: Request, original: str) -> None:
+        """``request`` (a shortcut or a rewrite) is sent in place of ``original``:
+        it holds the claim, except on ``original``'s own key (that URL is not
+        fetched as written), and what was dropped against it now rests on the
+        learned rule that made the two equal."""
+        dedup = self.dedup
+        key = dedup.keys.static(request.replace(url=original)).value
+        claim = dedup.ledger.claim_of(key)
+        if claim is not None:
+            dedup.ledger.detach(claim, key)
+            dedup.abandoned.add(key)
+            claim.hand_over(request.url)
+            for drop in claim.drops or ():
+                drop.learned = True
+        dedup.claim(request, dedup.fingerprint(request))
+
+    def park_shortcut_original(self, request: Request, canonical: str) -> bool:
+        """A link sent in its taught form is parked as written: a revoked rule fetches
+        it after all. ``False`` when the ledger has no room: then it is sent as written."""
+        dedup = self.dedup
+        fingerprint = dedup.fingerprint(request)
+        host = host_of(dedup.normalize(canonical)[0] or "")
+        # Under its own claim: when the taught form delivers, the link as
+        # written is the drop an audit compares with it.
+        claim = dedup.ledger.claim_of(fingerprint.value) or dedup.ledger.claim_of(fingerprint.learned)
+        return dedup.ledger.drop(request, self._shortcut_reason(fingerprint), host, learned=True, claim=claim)

@@ -1,0 +1,81 @@
+"""What a response tells the de-duplication engine: pages, redirects, taught forms."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+from .keys import host_of
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+
+
+class ResponseFeed:
+    """Feeds the redundancy meter, the audits and the learner from responses.
+
+    The middlewares call it; every call is cheap when learning is off."""
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+
+    def observe_page(
+        self,
+        request: Request,
+        url: str,
+        digest: int,
+        *,
+        length: int,
+        server: str = "",
+        canonical: str | None = None,
+        tag: str | None = None,
+        location: str | None = None,
+    ) -> None:
+        """A 200 response (entity tag ``tag``, ``Content-Location`` ``location``): count
+        it, settle an audit or remember its digest (and tag), feed the learner."""
+        dedup = self.dedup
+        audits = dedup.audits
+        host = host_of(url).lower()
+        dedup.meter.page(digest, host)
+        tags = audits.cheap.tags
+        if tags is not None and tag and not tags.observe(host, tag, digest):
+            dedup.count("urlnorm/etags_distrusted")
+        if M.AUDIT in request.meta:
+            audits.settle(request, digest)
+        else:
+            keys = dedup.fingerprint(request).keys
+            audits.auditor.remember(keys, digest)
+            if tags is not None and tag:
+                tags.remember(keys, tag)
+        negotiated = audits.cheap.negotiated(url, location, digest) if location else None
+        if dedup.learner is not None:
+            dedup.rule_keeper.observe_page(
+                request,
+                url,
+                digest,
+                length=length,
+                server=server,
+                canonical=canonical,
+                location=negotiated[1] if negotiated else None,
+            )
+
+    def observe_redirect(self, source: str, target: str) -> None:
+        if self.dedup.learner is not None:
+            self.dedup.rule_keeper.observe_redirect(source, target)
+
+    def canonical_url(self, url: str) -> str | None:
+        """The form of ``url`` its host's redirects taught (see ``LearnedPolicies.canonical_url``)."""
+        learned = self.dedup.learned
+        return learned.canonical_url(url) if learned else None
+
+    def shortcut_fell_back(self, original: str) -> None:
+        """``original``'s taught form failed: it is fetched as written, no longer parked."""
+        if self.dedup.learner is not None:
+            self.dedup.rule_keeper.shortcut_fell_back(original)
+
+    def shortcut_contradicted(self, original: str, sent: str, final: str) -> None:
+        """``original`` delivered (at ``final``) where its taught form ``sent`` failed: a rewriting rule is wrong."""
+        if self.dedup.learner is not None:
+            self.dedup.rule_keeper.shortcut_contradicted(original, sent, final)

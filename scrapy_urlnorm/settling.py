@@ -1,0 +1,86 @@
+"""Settling what the filter admitted: a final response or error keeps or releases its drops."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+
+
+class Settlement:
+    """How the requests a :class:`~scrapy_urlnorm.dedup.Deduplicator` admitted end.
+
+    A representative that delivers discharges the drops written against it (after
+    their audits); one that fails releases them (``DropLedger.failed``); at
+    ``spider_idle``, drops whose representative can no longer settle are released."""
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+
+    def settle(self, request: Request, *, delivered: bool, why: str = "") -> None:
+        """A final response or error for ``request``: settle the claim it holds."""
+        if M.AUDIT in request.meta:
+            return
+        dedup = self.dedup
+        ledger = dedup.ledger
+        fingerprint = dedup.fingerprint(request)
+        self.probe_settled(request, fingerprint.url)
+        claim = ledger.claim_of(fingerprint.value) or ledger.claim_of(fingerprint.learned)
+        if delivered:
+            dedup.failed.discard(fingerprint.keys)
+            dedup.abandoned.difference_update(fingerprint.keys)
+            if claim is not None:
+                dedup.audits.audit_drops(claim, fingerprint, request.url)
+                dedup.failed.discard(ledger.delivered(claim))
+            if dedup.on_delivered is not None:
+                dedup.on_delivered(request, fingerprint.value)
+        elif claim is not None and claim.held_by(request.url):
+            dedup.fail(claim, why)
+
+    def probe_settled(self, request: Request, url: str | None = None) -> None:
+        """``request`` (normalized ``url``, if known) settled or was dropped at download
+        time: if it was a hold-back probe, the next variants go. Free when no probe is out."""
+        holdback = self.dedup.holdback
+        if holdback is None or not holdback.testing:
+            return
+        normalize = self.dedup.normalize
+        shortcut_of = request.meta.get(M.SHORTCUT_OF)  # sent in its taught form: the probe was the link
+        for normalized in (
+            url if url is not None else normalize(request.url)[0],
+            normalize(shortcut_of)[0] if shortcut_of else None,
+        ):
+            if normalized is not None:
+                holdback.settled(normalized)
+
+    def delivered_elsewhere(self, keys: list[int]) -> None:
+        """Requests this worker queued were fetched by another worker and delivered
+        (static ``keys``): what was dropped against them here is discharged."""
+        dedup = self.dedup
+        for key in keys:
+            claim = dedup.ledger.claim_of(key)
+            if claim is not None:
+                dedup.count("urlnorm/redis/delivered_elsewhere")
+                dedup.failed.discard(dedup.ledger.delivered(claim))
+
+    def release_orphans(self) -> int:
+        """At ``spider_idle``: release drops whose representative can no longer settle,
+        and the variants hold-back still holds."""
+        dedup = self.dedup
+        ledger = dedup.ledger
+        released = 0
+        if dedup.shared_rules is not None and dedup.learner is not None:
+            # A rule another worker revoked while this one had nothing to check
+            # (rules are looked up as requests are): its drops are released now,
+            # before this worker may close.
+            before = ledger.released
+            dedup.rule_keeper.adopt_shared(now=True)
+            released += ledger.released - before
+        released += ledger.release_orphans(mark=dedup.failed.add)
+        if dedup.holdback is not None:
+            released += dedup.holdback.release_all()
+        return released
