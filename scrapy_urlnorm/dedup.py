@@ -1,16 +1,22 @@
 """The de-duplication engine shared by the dupe filter and the middlewares.
 
-One :class:`Deduplicator` per crawler (:func:`~scrapy_urlnorm.wiring.for_crawler`)
-wires the units that do the work and makes the decisions:
+One :class:`Deduplicator` per crawler (:func:`~scrapy_urlnorm.wiring.build_deduplicator`)
+holds the crawl's state, makes the check-time decision, and wires the units that
+do the rest of the work:
 
 - :class:`~scrapy_urlnorm.keys.RequestKeys`: a request's static and learned keys;
 - the seen index (a :class:`~scrapy_urlnorm.stores.SeenStore`) and the
   :class:`~scrapy_urlnorm.persistence.FailedKeys`;
 - the :class:`~scrapy_urlnorm.ledger.DropLedger`: every drop against its representative;
+- :class:`~scrapy_urlnorm.late.LateChecks`: drops made at download time;
+- :class:`~scrapy_urlnorm.settling.Settlement`: what a final response or error settles;
+- :class:`~scrapy_urlnorm.responses.ResponseFeed`: what pages and redirects teach;
 - :class:`~scrapy_urlnorm.hostrules.LearnedPolicies`: what learned rules mean per host;
 - the :class:`~scrapy_urlnorm.learning.Learner` (fed by :mod:`scrapy_urlnorm.observer`);
-- the :class:`~scrapy_urlnorm.audits.Auditor` and the
-  :class:`~scrapy_urlnorm.meter.RedundancyMeter`.
+- the :class:`~scrapy_urlnorm.audits.AuditDesk`, the
+  :class:`~scrapy_urlnorm.meter.RedundancyMeter` and the
+  :class:`~scrapy_urlnorm.counters.Counters`;
+- :class:`~scrapy_urlnorm.holds.LeaseHolds`: what a drop holds in a distributed crawl.
 
 The invariant it enforces: a request is dropped only against a
 *representative* with the same key that has delivered its page (a final,
@@ -33,6 +39,7 @@ from .audits import SEMANTIC_RANK, AuditDesk, Auditor
 from .counters import PUBLISH_EVERY, Counters
 from .figures import memory_figures, summary
 from .holdback import HoldBack
+from .holds import LeaseHolds
 from .hostrules import LearnedPolicies
 from .keys import Fingerprint, RequestKeys, host_of
 from .late import LateChecks
@@ -42,7 +49,6 @@ from .meter import RedundancyMeter
 from .observer import RuleKeeper
 from .pages import DeliveredPages
 from .persistence import FailedKeys, RulesFile
-from .redis_setup import LEASE, PARENT
 from .responses import ResponseFeed
 from .settling import Settlement
 from .steps import REASONS, learned_rank
@@ -134,14 +140,9 @@ class Deduplicator:
         self.responses = ResponseFeed(self)
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules
-        #: Other workers share the seen set: this worker's drop ledger dies with it
-        #: (kill -9), and no other worker can release what it holds. So a drop
-        #: against a representative still pending holds the queue lease of the
-        #: page that yielded it (or its own) until the representative settles
-        #: (``ledger.on_hold``): killed meanwhile, that page is fetched again by
-        #: another worker and its links with it. A learned drop with no lease
-        #: to hold is not made: the request is fetched.
+        #: Other workers share the seen set (see :mod:`scrapy_urlnorm.holds`).
         self.distributed = store is not None and type(store) is not MemoryStore
+        self.holds = LeaseHolds(self.seen, self.ledger, distributed=self.distributed)
         self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
         self.pages = DeliveredPages(self.count)
         self._closed = False
@@ -279,9 +280,9 @@ class Deduplicator:
             return _ADMIT  # its representative was never sent as written
         hold = None
         if claim is not None and self.distributed and rank > 0:
-            hold = self.hold_for(request)
+            hold = self.holds.hold_for(request)
             if hold is None and learned:
-                self.count("urlnorm/redis/learned_fetched")  # (see ``distributed``)
+                self.count("urlnorm/redis/learned_fetched")  # (see holds.py)
                 return _ADMIT
         reason = REASONS.get(rank, "exact")
         if rank == 0:
@@ -291,8 +292,8 @@ class Deduplicator:
             return self.dropped(request, fingerprint, reason, learned=learned)
         if claim is None and key in self.failed:
             return _ADMIT  # its representative did not deliver: this one may
-        if learned and claim is None and self.foreign(key):
-            self.count("urlnorm/redis/learned_fetched")  # (see ``_foreign``)
+        if learned and claim is None and self.holds.foreign(key):
+            self.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
             return _ADMIT
         # Only audits and learned drops (parked, revoked, by host) need the host.
         host = host_of(fingerprint.url or "") if learned or claim is None else ""
@@ -307,7 +308,7 @@ class Deduplicator:
             request.meta[M.NO_SHORTCUT] = True
             return _ADMIT
         if hold is not None:
-            self.take_hold(request, hold)
+            self.holds.take(request, hold)
         if source is not None:
             self._follow(source, claim, key)
         return self.dropped(request, fingerprint, reason, learned=learned, key=key)
@@ -375,34 +376,9 @@ class Deduplicator:
         """Whether a drop against ``key`` can rest on a page this crawl already has: its
         representative is not pending, did not fail, was sent as written and (distributed)
         was this worker's. A drop made outside ``check`` with no claim to wait on needs it."""
-        return not (self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self.foreign(key))
-
-    def foreign(self, key: int) -> bool:
-        """``key`` is another worker's only (a distributed crawl): a learned drop against
-        it could rest on a request that worker's filter dropped after claiming its URL,
-        so on a page nobody fetches; and that worker's ledger could not release it."""
-        if not self.distributed:
-            return False
-        represented_here = getattr(self.seen, "represented_here", None)
-        return represented_here is not None and not represented_here(key)
-
-    def hold_for(self, request: Request) -> tuple[str, str] | None:
-        """What a drop of ``request`` against a pending representative holds (see
-        ``distributed``): its own queue lease (a popped request, or a redirect, which
-        carries its source's), else the lease of the page that yielded it."""
-        if self.ledger.on_hold is None:
-            return None
-        meta = request.meta
-        lease = meta.get(LEASE)
-        if lease is not None:
-            return ("ack", lease)
-        parent = meta.get(PARENT)
-        return None if parent is None else ("settled", parent)
-
-    @staticmethod
-    def take_hold(request: Request, hold: tuple[str, str]) -> None:
-        """The drop holds it now: the scheduler and the middlewares must not give it back."""
-        request.meta.pop(LEASE if hold[0] == "ack" else PARENT, None)
+        return not (
+            self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self.holds.foreign(key)
+        )
 
     # -- requests the filter does not see ----------------------------------------------
 

@@ -97,12 +97,12 @@ class LateChecks:
         dedup = self.dedup
         hold = None
         if claim is not None and dedup.distributed:
-            hold = dedup.hold_for(request)
+            hold = dedup.holds.hold_for(request)
             if hold is None:
-                dedup.count("urlnorm/redis/learned_fetched")  # (see ``Deduplicator.distributed``)
+                dedup.count("urlnorm/redis/learned_fetched")  # (see holds.py)
                 return None
-        elif claim is None and dedup.foreign(key):
-            dedup.count("urlnorm/redis/learned_fetched")  # (see ``Deduplicator.foreign``)
+        elif claim is None and dedup.holds.foreign(key):
+            dedup.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
             return None
         host = host_of(fingerprint.url or "")
         if claim is None and dedup.audits.verify_late(request, fingerprint.value, key, reason, host):
@@ -122,7 +122,7 @@ class LateChecks:
         if not dedup.ledger.drop(request, reason, host, learned=True, claim=claim, hold=hold):
             return None
         if hold is not None:
-            dedup.take_hold(request, hold)
+            dedup.holds.take(request, hold)
         dedup.count("urlnorm/late_filtered")
         self._give_up_claim(request, fingerprint, own)
         return dedup.dropped(request, fingerprint, reason, learned=True, key=key)

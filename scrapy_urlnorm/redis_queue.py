@@ -441,7 +441,7 @@ class RedisScheduler(Scheduler):
             self.store.gate = lambda: not self.spill
             if isinstance(self.queue, ReliableQueue):
                 # A drop against a pending representative holds a lease until it settles
-                # (see Deduplicator.distributed): given back here.
+                # (see scrapy_urlnorm.holds): given back here.
                 dedup.ledger.on_take = self._take  # type: ignore[union-attr]
                 dedup.ledger.on_hold = self._give_back  # type: ignore[union-attr]
                 dedup.on_delivered = self._delivered  # type: ignore[union-attr]
