@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from .policy import Policy
+    from .twins import TwinProbes
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,8 @@ class Deduplicator:
         self.learned: LearnedPolicies | None = None
         #: Set by ``wiring`` when hold-back applies (learning on, no JOBDIR, no shared store).
         self.holdback: HoldBack | None = None
+        #: Set by ``wiring`` when learning and conditional requests are on.
+        self.twins: TwinProbes | None = None
         self.rules_file = RulesFile(rules_path)
         if learn:
             self.learner = Learner(

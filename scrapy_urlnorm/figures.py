@@ -42,6 +42,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.audits.auditor.sizes(),
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
+        **(dedup.twins.sizes() if dedup.twins is not None else {}),
     }
     if dedup.learner is not None:
         figures.update(dedup.learner.sizes())

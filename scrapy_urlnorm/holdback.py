@@ -74,6 +74,18 @@ def variant_kinds(a: str, b: str) -> list[str]:
     return [kind for kind, _direction, _host in one_step_pairs(ua, ub) if kind.partition(":")[0] in _GATED]
 
 
+def undecided_rules(learner: Learner, first: str, url: str, host: str) -> list[tuple[str, str]]:
+    """The (site, kind) of each gated rule under which ``first`` and ``url`` (on ``host``)
+    are one step apart and that is neither active nor revoked: what the pair would test."""
+    site = learner.site_of(host)
+    undecided = []
+    for kind in variant_kinds(first, url):
+        rule = learner.rules.get((site, kind)) or learner.rules.get((host, kind))
+        if rule is None or not (rule.active or rule.revoked):
+            undecided.append((site, kind))
+    return undecided
+
+
 @dataclass
 class _Gate:
     """One undecided rule on one site: the variant being tested, and those waiting."""
@@ -94,6 +106,7 @@ class HoldBack:
         count: Callable[[str], None],
         pending: Callable[[str], bool] = lambda url: False,
         *,
+        conditional: Callable[[str], bool] = lambda host: False,
         max_held: int = MAX_HELD,
         max_loose: int = MAX_LOOSE,
     ) -> None:
@@ -101,6 +114,7 @@ class HoldBack:
         self.reschedule = reschedule
         self.count = count
         self.pending = pending  # whether a normalized URL's request is still to settle
+        self.conditional = conditional  # whether a host's variants can be probed with a 304 (see twins)
         self.max_held = max_held
         self.max_loose = max_loose
         self._loose: OrderedDict[str, str] = OrderedDict()  # loose key -> first URL admitted
@@ -120,12 +134,7 @@ class HoldBack:
             return False
         if first == url or request.meta.get(M.NO_HOLD):
             return False
-        site = self.learner.site_of(host)
-        undecided = []
-        for kind in variant_kinds(first, url):
-            rule = self.learner.rules.get((site, kind)) or self.learner.rules.get((host, kind))
-            if rule is None or not (rule.active or rule.revoked):
-                undecided.append((site, kind))
+        undecided = undecided_rules(self.learner, first, url, host)
         if not undecided:
             return False
         gates = self._gates
@@ -135,14 +144,30 @@ class HoldBack:
             self.held += 1
             self.count("urlnorm/held_back")
             return True
+        if self.pending(first) and self.held < self.max_held and self.conditional(host):
+            # Its twin's answer is still to come, and with it an entity tag that can make
+            # this variant a conditional request (a 304 instead of a second download):
+            # the twin is the probe, and this variant waits for it.
+            free = [key for key in undecided if gates.get(key) is None or gates[key].probe is None]
+            if free:
+                for key in free:
+                    self._test(key, first, {first})
+                gates[free[0]].held.append(request)
+                self.held += 1
+                self.count("urlnorm/held_back")
+                return True
         for key in undecided:  # the probe of every gate that is free
-            gate = gates.setdefault(key, _Gate())
-            if gate.probe is None:
-                gate.probe = url
-                gate.waiting = {url, first} if self.pending(first) else {url}
-                for waited in gate.waiting:
-                    self._probes.setdefault(waited, []).append(key)
+            if key not in gates or gates[key].probe is None:
+                self._test(key, url, {url, first} if self.pending(first) else {url})
         return False
+
+    def _test(self, key: tuple[str, str], probe: str, waiting: set[str]) -> None:
+        """``probe`` tests the rule ``key``: its gate opens when all of ``waiting`` settled."""
+        gate = self._gates.setdefault(key, _Gate())
+        gate.probe = probe
+        gate.waiting = waiting
+        for waited in waiting:
+            self._probes.setdefault(waited, []).append(key)
 
     @property
     def testing(self) -> bool:

@@ -39,3 +39,7 @@ def scrub(meta: dict[str, Any]) -> bool:
             lineage = True
         del meta[key]
     return lineage
+
+
+#: On a variant sent with its delivered twin's entity tag (see ``twins``): {"key", "tag"}.
+TWIN = "_urlnorm_twin"

@@ -174,6 +174,13 @@ class NormalizeMiddleware:
                         return None  # no room to keep its promise: sent as written
                     self.dedup.count("urlnorm/redirects_shortcut")
                     return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url})
+            if (
+                self.dedup.twins is not None
+                and M.AUDIT not in meta
+                and "redirect_urls" not in meta
+                and not self.rewrite
+            ):
+                self.dedup.twins.condition(request)
         if self.rewrite and not meta.get("verbatim_url"):
             normalized = self.dedup.normalize(request.url)[0]
             if normalized is not None and normalized != request.url:
@@ -207,14 +214,22 @@ class NormalizeMiddleware:
             if status != 200 or not self.dedup.audits.cheap.head_answered(request, content_location(response)):
                 return self.dedup.audits.cheap.in_full(request)
             self.dedup.settling.probe_settled(request)
-            self._settled_without_page(request, "answered naming its representative's file (Content-Location)")
+            self._settled_without_page(request, "audit answered naming its representative's file (Content-Location)")
         if audit is not None and status == 304 and audit.get("tag"):
             # Sent with its representative's entity tag, and the server says it matches.
             self.dedup.settling.probe_settled(request)
             tag = response.headers.get(b"ETag")
             if not self.dedup.audits.cheap.not_modified(request, tag.decode("latin-1") if tag else None):
                 return self.dedup.audits.cheap.in_full(request)
-            self._settled_without_page(request, "answered 304 Not Modified to its representative's entity tag")
+            self._settled_without_page(request, "audit answered 304 Not Modified to its representative's entity tag")
+        twin = request.meta.get(M.TWIN)
+        if twin is not None and status == 304 and self.dedup.twins is not None:
+            # A variant sent with its delivered twin's entity tag, and the server says it matches.
+            tag = response.headers.get(b"ETag")
+            server = (response.headers.get("Server") or b"").decode("latin-1")
+            if not self.dedup.twins.not_modified(request, tag.decode("latin-1") if tag else None, server):
+                return self.dedup.twins.in_full(request)
+            self._settled_without_page(request, "variant answered 304 Not Modified to its twin's entity tag")
         if held_redirect and audit is not None:
             target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
             if not self.dedup.audits.redirected(request, target):
@@ -246,12 +261,12 @@ class NormalizeMiddleware:
         return response
 
     def _settled_without_page(self, request: Request, how: str) -> NoReturn:
-        """An audit settled by a bodiless answer (``304``, ``HEAD``): it ends with no
-        response for the spider and no error for the middlewares, so the journal and
-        the queue lease are told here (``request_ended``)."""
+        """An audit or twin probe settled by a bodiless answer (``304``, ``HEAD``): it ends
+        with no response for the spider and no error for the middlewares, so the journal
+        and the queue lease are told here (``request_ended``)."""
         for ended in self.dedup.request_ended:
             ended(request)
-        raise LateDuplicate(f"audit {how}: {request.url}")
+        raise LateDuplicate(f"{how}: {request.url}")
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         if isinstance(exception, LateDuplicate):
@@ -330,6 +345,8 @@ class RedirectLearningMiddleware:
                 # builds from this request must go through the filter as the link's own
                 # redirect would (a self-redirect is followed 20 times otherwise).
                 request.dont_filter = False
+            if M.TWIN in meta and self.dedup.twins is not None:
+                self.dedup.twins.unmark(request)  # (before RedirectMiddleware copies it)
             try:
                 location = (response.headers.get(b"Location") or b"").decode("latin-1")
                 self.dedup.responses.observe_redirect(request.url, response.urljoin(location))

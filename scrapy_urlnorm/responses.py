@@ -49,6 +49,8 @@ class ResponseFeed:
             audits.auditor.remember(keys, digest)
             if tags is not None and tag:
                 tags.remember(keys, tag)
+        if dedup.twins is not None:
+            dedup.twins.delivered(request, url, digest, length)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
         if dedup.learner is not None:
             dedup.rule_keeper.observe_page(

@@ -129,6 +129,14 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/held_back_released", "learning", "live",
         "held variants scheduled again: the rule was decided, the next probe, or the crawl went idle",
     ),
+    StatKey(
+        "urlnorm/twin_probes", "learning", "live",
+        "variants of an undecided rule sent with their delivered twin's entity tag (If-None-Match)",
+    ),
+    StatKey(
+        "urlnorm/twin_probes_not_modified", "learning", "live",
+        "twin probes answered 304: the pair is evidence, and the variant's page is its twin's (no download)",
+    ),
     # -- learning
     StatKey("urlnorm/learned_rules", "learning", "live", "learned rules active now"),
     StatKey("urlnorm/learned/<kind>", "learning", "live", f"active rules by kind: {_LEARNED_KINDS}"),
@@ -244,6 +252,10 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/audit_answers", "memory", "close",
         "what URLs fetched as audits answered, kept so none is fetched for an audit twice (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/twin_pages", "memory", "close",
+        "delivered pages kept by their variant-free form, for twin probes (cap 50,000, LRU)",
     ),
     StatKey(
         "urlnorm/memory/entity_tags", "memory", "close",

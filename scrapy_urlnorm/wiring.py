@@ -17,6 +17,7 @@ from .keys import is_default_fingerprinter
 from .persistence import FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
 from .stores import RedisRules, RedisStore, SeenStore
+from .twins import TwinProbes
 from .validators import EntityTags
 
 if TYPE_CHECKING:
@@ -110,13 +111,22 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     dedup.audits.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
         dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
+        if dedup.learner is not None:
+            dedup.twins = TwinProbes(dedup)
     if (
         dedup.learner is not None
         and settings.getbool("URLNORM_HOLD_BACK", True)
         and not jobdir  # a held request is in no journal: kill -9 would lose it
         and store is None  # other workers share the seen set and the rules
     ):
-        dedup.holdback = HoldBack(dedup.learner, reschedule, dedup.count, dedup.is_pending_url)
+        tags = dedup.audits.cheap.tags if dedup.twins is not None else None
+        dedup.holdback = HoldBack(
+            dedup.learner,
+            reschedule,
+            dedup.count,
+            dedup.is_pending_url,
+            conditional=(lambda host: tags.trusts(host.lower())) if tags is not None else lambda host: False,
+        )
 
     def release_at_idle(spider: Spider | None = None) -> None:
         # Nothing is in flight: a representative still pending can no longer

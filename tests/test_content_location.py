@@ -119,8 +119,8 @@ def test_content_location_teaches_extension_alias_from_single_downloads() -> Non
 async def test_negotiated_twins_are_verified_without_a_second_download() -> None:
     """Every ``extension_alias`` drop is verified. Here neither side needs a download:
     ``/x.html`` dropped against ``/x`` is settled by ``/x``'s own ``Content-Location``,
-    ``/x`` dropped against ``/x.html`` by a ``HEAD`` naming ``x.html``. Nothing is lost,
-    and no ``HEAD`` response reaches the spider."""
+    ``/x`` dropped against ``/x.html`` by a ``HEAD`` naming ``x.html`` (which of the two
+    a crawl order needs varies). Nothing is lost, and no ``HEAD`` response reaches the spider."""
     with VirtualWeb({"mv.test": EntityTagged(FunctionSite(pairs_site), apache_tag)}) as web:
         full = await crawl(web, ["http://mv.test/"], {**ONE_AT_A_TIME, "URLNORM_CONDITIONAL_AUDITS": False})
         full_downloads = page_downloads(web)
@@ -129,9 +129,12 @@ async def test_negotiated_twins_are_verified_without_a_second_download() -> None
         cheap_downloads = page_downloads(web)
         heads = [hit for hit in web.hits if hit.method == "HEAD"]
     assert set(cheap.doc_ids) == set(full.doc_ids) and len(set(full.doc_ids)) == 13
-    settled = cheap.stats["urlnorm/audits_negotiated"]
-    assert settled >= 5 and len(heads) == settled  # every HEAD sent settled its audit
-    assert cheap.stats.get("urlnorm/audits_answered", 0) >= 1  # the representative named the URL
+    negotiated = cheap.stats.get("urlnorm/audits_negotiated", 0)
+    assert len(heads) == negotiated  # every HEAD sent settled its audit
+    answered = cheap.stats.get("urlnorm/audits_answered", 0)
+    assert answered >= 1  # the representative named the URL
+    settled = negotiated + answered
+    assert settled >= 11  # every drop of the rule verified, none by a download
     assert cheap_downloads <= full_downloads - settled
     assert len(cheap.doc_ids) == cheap_downloads  # the spider saw each download once, and no HEAD
     assert "urlnorm/audit_mismatches" not in cheap.stats and "urlnorm/revoked_rules" not in cheap.stats
