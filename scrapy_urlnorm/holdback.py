@@ -106,7 +106,6 @@ class HoldBack:
         count: Callable[[str], None],
         pending: Callable[[str], bool] = lambda url: False,
         *,
-        conditional: Callable[[str], bool] = lambda host: False,
         max_held: int = MAX_HELD,
         max_loose: int = MAX_LOOSE,
     ) -> None:
@@ -114,7 +113,6 @@ class HoldBack:
         self.reschedule = reschedule
         self.count = count
         self.pending = pending  # whether a normalized URL's request is still to settle
-        self.conditional = conditional  # whether a host's variants can be probed with a 304 (see twins)
         self.max_held = max_held
         self.max_loose = max_loose
         self._loose: OrderedDict[str, str] = OrderedDict()  # loose key -> first URL admitted
@@ -144,18 +142,6 @@ class HoldBack:
             self.held += 1
             self.count("urlnorm/held_back")
             return True
-        if self.pending(first) and self.held < self.max_held and self.conditional(host):
-            # Its twin's answer is still to come, and with it an entity tag that can make
-            # this variant a conditional request (a 304 instead of a second download):
-            # the twin is the probe, and this variant waits for it.
-            free = [key for key in undecided if gates.get(key) is None or gates[key].probe is None]
-            if free:
-                for key in free:
-                    self._test(key, first, {first})
-                gates[free[0]].held.append(request)
-                self.held += 1
-                self.count("urlnorm/held_back")
-                return True
         for key in undecided:  # the probe of every gate that is free
             if key not in gates or gates[key].probe is None:
                 self._test(key, url, {url, first} if self.pending(first) else {url})

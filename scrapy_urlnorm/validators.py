@@ -119,10 +119,6 @@ class EntityTags:
         if tag is not None:
             self._tags[new_key] = tag
 
-    def trusts(self, host: str) -> bool:
-        """Whether ``host``'s entity tags are evidence now."""
-        return host in self._trusted
-
     def tag_for(self, key: int, host: str) -> str | None:
         """The tag an audit against ``key`` (on ``host``) may send, if its tags are evidence."""
         if host not in self._trusted:

@@ -119,14 +119,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         and not jobdir  # a held request is in no journal: kill -9 would lose it
         and store is None  # other workers share the seen set and the rules
     ):
-        tags = dedup.audits.cheap.tags if dedup.twins is not None else None
-        dedup.holdback = HoldBack(
-            dedup.learner,
-            reschedule,
-            dedup.count,
-            dedup.is_pending_url,
-            conditional=(lambda host: tags.trusts(host.lower())) if tags is not None else lambda host: False,
-        )
+        dedup.holdback = HoldBack(dedup.learner, reschedule, dedup.count, dedup.is_pending_url)
 
     def release_at_idle(spider: Spider | None = None) -> None:
         # Nothing is in flight: a representative still pending can no longer
