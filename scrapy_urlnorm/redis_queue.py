@@ -525,7 +525,7 @@ class RedisScheduler(Scheduler):
         return not self.spill and (self.store is None or self.store.flush_pending())
 
     def _tick(self) -> None:
-        if self.spill or (self.store is not None and self.store._pending):
+        if self.spill or (self.store is not None and self.store.link.pending):
             self.drain()
         if self.store is not None and self.store.available and not self.lost:
             try:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from .redis_link import DEFAULT_BUCKET_BITS, Epoch, RedisLink
 from .seen import FingerprintSet, SeenFile
 
 logger = logging.getLogger(__name__)
@@ -91,73 +91,6 @@ class MemoryStore:
 
 # -- Redis: one seen set for every worker of a distributed crawl ---------------
 
-#: Claims, in one atomic step each: KEYS = [epoch, bucket...]; ARGV = [token,
-#: n, field, rank, field, rank...]. The first n pairs only set ranks (of
-#: fields this worker claimed earlier, before it knew their rank; rank ``d``
-#: gives back a claim: the field keeps the tombstone ``x``, read as absent);
-#: for each other pair the answer is the stored rank, or -1 if the field was
-#: absent and is now stored with the given rank (claimed by the caller; a
-#: rank ``r`` only reads). ``nil`` if the epoch token is not the caller's:
-#: the crawl's state was wiped (or cleared); then nothing is written.
-#:
-#: A bucket is a chain of small hashes, ``<bucket>``, ``<bucket>:1``, ... (one
-#: hash tag, so one Redis Cluster slot), each holding up to the epoch's ``cap``
-#: fields (the server's ``hash-max-listpack-entries``): a bucket never turns
-#: into a hash table, whatever the crawl's size. Links fill in order and never
-#: shrink, so the first link below ``cap`` is the last one. ``cap`` 0: one hash.
-_CLAIM = """
-local epoch = redis.call('HMGET', KEYS[1], 'token', 'cap')
-if epoch[1] ~= ARGV[1] then return false end
-local cap = tonumber(epoch[2]) or 0
--- (link, value) if a link holds field, else (nil, the link a new field goes to)
-local function find(bucket, field)
-  local link, i = bucket, 0
-  while true do
-    local v = redis.call('HGET', link, field)
-    if v then return link, v end
-    if cap == 0 or redis.call('HLEN', link) < cap then return nil, link end
-    i = i + 1
-    link = bucket .. ':' .. i
-  end
-end
-local updates = tonumber(ARGV[2])
-local out, new = {}, 0
-for i = 2, updates + 1 do
-  local field, rank = ARGV[2 * i - 1], ARGV[2 * i]
-  local link, v = find(KEYS[i], field)
-  if rank == 'd' then
-    if link and v ~= 'x' then
-      redis.call('HSET', link, field, 'x')
-      new = new - 1
-    end
-  else
-    if not link or v == 'x' then new = new + 1 end
-    redis.call('HSET', link or v, field, rank)
-  end
-end
-for i = updates + 2, #KEYS do
-  local field, rank = ARGV[2 * i - 1], ARGV[2 * i]
-  local link, v = find(KEYS[i], field)
-  if link and v ~= 'x' then
-    out[i - updates - 1] = tonumber(v)
-  elseif rank == 'r' then
-    out[i - updates - 1] = -1
-  else
-    redis.call('HSET', link or v, field, rank)
-    out[i - updates - 1] = -1
-    new = new + 1
-  end
-end
-if new ~= 0 then redis.call('HINCRBY', KEYS[1], 'count', new) end
-return out
-"""
-
-#: Buckets: 2**17 chains of small hashes. Redis keeps a hash of up to 128
-#: entries (``hash-max-listpack-entries``) as one listpack, a few bytes per
-#: entry; past that a bucket grows a second link. Each bucket costs ~100 bytes
-#: of its own: fewer buckets cost less memory, more buckets shorter chains.
-DEFAULT_BUCKET_BITS = 15
-
 
 class RedisUnavailable(RuntimeError):
     """Redis could not be reached when the crawl started."""
@@ -170,7 +103,7 @@ def without_retries(client: Any) -> Any:
     lost: a claim sent again reads the worker's own claim as another worker's
     (and the request is dropped with nobody to fetch it); a pop sent again
     strands the first entry it moved. Failures are handled where they happen
-    (the local spill, :meth:`RedisStore._failed`), so a command is sent once."""
+    (the local spill, :meth:`~scrapy_urlnorm.redis_link.RedisLink._failed`), so a command is sent once."""
     pool = getattr(client, "connection_pool", None)
     if pool is None:
         return client
@@ -190,36 +123,19 @@ def without_retries(client: Any) -> Any:
 class RedisStore:
     """Seen fingerprints in Redis, shared by every worker of a crawl.
 
-    **Layout.** The fingerprint's high ``bucket_bits`` bits name a small hash
-    ``<key>:{<bucket>}`` (the braces are a Redis Cluster hash tag: buckets
-    spread over the cluster's slots), its remaining bits are the field, as
-    short binary (6 bytes for a 64-bit fingerprint), the rank byte the value.
-    A bucket that reaches the server's ``hash-max-listpack-entries`` goes on
-    in ``<key>:{<bucket>}:1``, ``:2``... (same hash tag), so every hash stays
-    small and Redis stores each as a listpack: ~11 bytes per fingerprint plus
-    ~100 per bucket, against ~90 per fingerprint for a set of hex strings.
-    ``<key>:epoch`` holds the crawl's token, the bucket layout (``bucket_bits``,
-    ``cap``) and the count of fingerprints.
+    A request's fate is the answer of one atomic check-and-add (a Lua script):
+    :meth:`prefetch` claims the exact keys of every request a page yields in
+    one round trip (the worker that claims first is told "new", every other
+    one the stored rank) and looks up their learned keys; :meth:`get` then
+    answers from that without a round trip, :meth:`add` confirms a claim (or
+    claims, for a key nobody prefetched), and :meth:`release` gives back the
+    claim of a request the filter dropped. :meth:`get` alone never claims: a
+    key looked at and not taken must not read as seen to the other workers.
 
-    **Claims.** A request's fate is the answer of one atomic check-and-add (a
-    Lua script): :meth:`prefetch` claims the exact keys of every request a page
-    yields in one round trip (the worker that claims first is told "new",
-    every other one the stored rank) and looks up their learned keys;
-    :meth:`get` then answers from that without a round trip, :meth:`add`
-    confirms a claim (or claims, for a key nobody prefetched), and
-    :meth:`release` gives back the claim of a request the filter dropped.
-    :meth:`get` alone never claims: a key looked at and not taken must not
-    read as seen to the other workers.
-
-    **Outages.** If Redis goes away the crawl goes on locally: what is added
-    meanwhile is kept and claimed in Redis when it answers again; its writing
-    waits for :attr:`gate` (the scheduler's spill of requests it could not
-    push) so a fingerprint never reaches Redis before its request's queue
-    entry does.
-
-    **Wipes.** Every claim checks the epoch token first; if it is gone
-    (``FLUSHALL``, a restart without persistence, deleted keys) nothing is
-    written, an error says what was lost, and :attr:`on_lost` is called.
+    This class keeps what each fingerprint means to this worker; where it
+    lives in Redis is the :class:`~scrapy_urlnorm.redis_link.Epoch`'s, and
+    getting it there through outages and wipes the
+    :class:`~scrapy_urlnorm.redis_link.RedisLink`'s.
     """
 
     def __init__(
@@ -237,203 +153,66 @@ class RedisStore:
         self.key = key
         self.url = url
         self.bits = bits
-        self._count = count or (lambda key: None)
-        self.on_lost = on_lost
-        #: Called before fingerprints kept during an outage are written: False holds them back.
-        self.gate: Callable[[], bool] = lambda: True
         self._known = FingerprintSet(bits)  # seen for sure: answered without a round trip
         self._theirs = FingerprintSet(bits)  # of those, found by a read: another worker's page (see get())
         self._trusted = FingerprintSet(bits)  # of those, found by a claim too, or represented here as well
         self._own = FingerprintSet(bits)  # added by this worker: it represents them (see represented_here)
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
-        self._pending: list[tuple[int, int]] = []  # added while Redis was away
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
-        self._claim_script = self.client.register_script(_CLAIM)
-        self._ranks: list[tuple[int, int | str]] = []  # ranks of earlier claims, sent with the next one
-        self._retry_at = 0.0
-        self._backoff = 0.5
-        self.lost = False
-        self.epoch_key = key + ":epoch"
+        self.epoch = Epoch(self.client, key, bits)
+        self.link = RedisLink(
+            self.client,
+            self.epoch,
+            count=count or (lambda key: None),
+            url=url,
+            knew=(self._known, self._mine),
+            on_lost=on_lost,
+        )
+        self._claim = self.link.claim  # bound once: the claims of get, add and prefetch go straight to it
+        self.locate = self.epoch.locate  # where a fingerprint lives in Redis
         try:
             self.client.ping()
-            self._open_epoch(bucket_bits)
+            self.epoch.join(bucket_bits)
         except ValueError:
             raise
         except Exception as exc:
             raise RedisUnavailable(f"scrapy-urlnorm cannot reach Redis at {url or client}: {exc}") from exc
 
-    # -- layout -------------------------------------------------------------------
-
-    def _open_epoch(self, bucket_bits: int) -> None:
-        """Join the crawl's epoch, or start one: the first worker's layout wins."""
-        token = os.urandom(8).hex()
-        cap = self._listpack_entries()
-        pipe = self.client.pipeline(transaction=True)
-        pipe.hsetnx(self.epoch_key, "token", token)
-        pipe.hsetnx(self.epoch_key, "bucket_bits", bucket_bits)
-        pipe.hsetnx(self.epoch_key, "bits", self.bits)
-        pipe.hsetnx(self.epoch_key, "cap", cap)
-        pipe.hgetall(self.epoch_key)
-        epoch = {k.decode(): v.decode() for k, v in pipe.execute()[-1].items()}
-        if int(epoch["bits"]) != self.bits:
-            raise ValueError(
-                f"Redis key {self.key} holds {epoch['bits']}-bit fingerprints; this worker uses {self.bits} "
-                "(URLNORM_FINGERPRINT_BITS must be the same on every worker)"
-            )
-        self.token = epoch["token"]
-        self._set_layout(int(epoch["bucket_bits"]))
-
-    def _listpack_entries(self) -> int:
-        """The server's ``hash-max-listpack-entries`` (128 where ``CONFIG`` is not allowed)."""
-        for name in ("hash-max-listpack-entries", "hash-max-ziplist-entries"):
-            try:
-                value = self.client.config_get(name).get(name)
-            except Exception:
-                break
-            if value is not None:
-                return max(int(value), 1)
-        return 128
-
-    def _set_layout(self, bucket_bits: int) -> None:
-        self.bucket_bits = bucket_bits
-        self._shift = self.bits - bucket_bits
-        self._low_mask = (1 << self._shift) - 1
-        self._width = (self._shift + 7) // 8
-
-    def locate(self, fingerprint: int) -> tuple[str, bytes]:
-        """The bucket key and the field of ``fingerprint``."""
-        return (
-            f"{self.key}:{{{fingerprint >> self._shift:x}}}",
-            (fingerprint & self._low_mask).to_bytes(self._width, "big"),
-        )
-
-    # -- the round trip -----------------------------------------------------------
-
-    def _run(self, items: Sequence[tuple[int, int | str]]) -> list[int] | None:
-        """Claim (fingerprint, rank) pairs, sending the ranks kept back with them;
-        ``None`` if the state was lost."""
-        ranks, self._ranks = self._ranks, []
-        keys = [self.epoch_key]
-        args: list[Any] = [self.token, len(ranks)]
-        for fingerprint, rank in [*ranks, *items]:
-            bucket, field = self.locate(fingerprint)
-            keys.append(bucket)
-            args += (field, rank)
-        try:
-            answer = self._claim_script(keys=keys, args=args)
-        except Exception:
-            self._ranks[:0] = ranks
-            raise
-        if answer is None:
-            self._state_lost("its epoch key is gone or was replaced")
-            return None
-        return answer if isinstance(answer, list) else []
-
-    def _claim(self, items: Sequence[tuple[int, int | str]]) -> list[int] | None:
-        """Claim each (fingerprint, rank): -1 where it was new, else the stored rank."""
-        try:
-            answer = self._run(items)
-        except Exception as exc:
-            self._failed(exc)
-            return None
-        self._count("urlnorm/redis/round_trips")
-        return answer
-
-    # -- availability ---------------------------------------------------------------
+    # -- the link's and the epoch's, where the scheduler and the wiring look for them ---
 
     @property
     def available(self) -> bool:
-        if self.lost:
-            return False
-        if self._retry_at == 0.0:
-            if self._pending and self.gate():
-                return self._flush_pending()
-            return True
-        if time.monotonic() < self._retry_at:
-            return False
-        return self._reconnect()
+        return self.link.available
 
-    def _reconnect(self) -> bool:
-        try:
-            token = self.client.hget(self.epoch_key, "token")
-        except Exception as exc:
-            self._failed(exc)
-            return False
-        if token is None or token.decode() != self.token:
-            self._state_lost("its epoch key is gone or was replaced (a restart without persistence?)")
-            return False
-        logger.warning("Redis at %s is back", self.url)
-        self._retry_at = 0.0
-        self._backoff = 0.5
-        if self._pending and self.gate():
-            return self._flush_pending()
-        return True
+    @property
+    def lost(self) -> bool:
+        return self.link.lost
+
+    @property
+    def gate(self) -> Callable[[], bool]:
+        return self.link.gate
+
+    @gate.setter
+    def gate(self, gate: Callable[[], bool]) -> None:
+        self.link.gate = gate
+
+    @property
+    def on_lost(self) -> Callable[[str], None] | None:
+        return self.link.on_lost
+
+    @on_lost.setter
+    def on_lost(self, on_lost: Callable[[str], None] | None) -> None:
+        self.link.on_lost = on_lost
 
     def flush_pending(self) -> bool:
-        """Claim in Redis what was added locally while it was away (the gate
-        owner calls this once what it held is safe). True if nothing is left."""
-        return not self._pending or (self.available and self._flush_pending())
-
-    def _flush_pending(self) -> bool:
-        pending = self._pending
-        for start in range(0, len(pending), 1000):
-            answer = self._claim(pending[start : start + 1000])
-            if answer is None:
-                del pending[:start]
-                return False
-            # Claimed meanwhile by another worker: both fetch it (at-least-once), none is lost.
-            for stored in answer:
-                if stored >= 0:
-                    self._count("urlnorm/redis/claimed_twice")
-        logger.warning("Redis at %s: %d fingerprint(s) kept during the outage are shared", self.url, len(pending))
-        pending.clear()
-        return True
-
-    def _failed(self, exc: Exception) -> None:
-        self._count("urlnorm/redis_errors")
-        if self._retry_at == 0.0:
-            logger.warning(
-                "Redis at %s is unreachable (%s): de-duplicating locally until it answers again "
-                "(other workers may fetch what this one fetches meanwhile)",
-                self.url,
-                exc,
-            )
-        self._retry_at = time.monotonic() + self._backoff
-        self._backoff = min(self._backoff * 2, 30.0)
-
-    def _state_lost(self, why: str) -> None:
-        if self.lost:
-            return
-        self.lost = True
-        self._count("urlnorm/redis/state_lost")
-        logger.error(
-            "The crawl's shared state in Redis at %s was LOST: %s (%s). This worker knew %d seen fingerprint(s) "
-            "that Redis no longer has; the shared queue is gone with them. Stopping this worker "
-            "(finish reason urlnorm_redis_state_lost): once every worker has stopped, delete what is left "
-            "of the crawl's keys and start the crawl again to collect what was lost.",
-            self.url,
-            self.epoch_key,
-            why,
-            len(self._known) + len(self._mine),
-        )
-        if self.on_lost is not None:
-            self.on_lost(why)
+        return self.link.flush_pending()
 
     def check_epoch(self) -> bool:
-        """False (after saying so loudly, once) if the crawl's state in Redis is gone."""
-        if self.lost:
-            return False
-        if self._retry_at and time.monotonic() < self._retry_at:
-            return True  # unknown while Redis is away; checked when it answers
-        try:
-            token = self.client.hget(self.epoch_key, "token")
-        except Exception as exc:
-            self._failed(exc)
-            return True
-        if token is None or token.decode() != self.token:
-            self._state_lost("its epoch key is gone or was replaced")
-            return False
-        return True
+        return self.link.check_epoch()
+
+    @property
+    def bucket_bits(self) -> int:
+        return self.epoch.bucket_bits
 
     # -- SeenStore ------------------------------------------------------------------
 
@@ -449,7 +228,7 @@ class RedisStore:
         for fingerprint in reads:
             if fingerprint not in wanted and fingerprint not in self._absent and self._unknown(fingerprint):
                 wanted[fingerprint] = "r"
-        if not wanted or not self.available:
+        if not wanted or not self.link.available:
             return 0
         batch = list(wanted.items())
         answer = self._claim(batch)
@@ -510,7 +289,7 @@ class RedisStore:
         if fingerprint in self._absent:
             self._absent.discard(fingerprint)  # answered once, from the batch that just looked
             return None
-        if not self.available:
+        if not self.link.available:
             return None
         answer = self._claim([(fingerprint, "r")])
         if not answer or answer[0] < 0:
@@ -530,19 +309,18 @@ class RedisStore:
         self._own.add(fingerprint, rank)
         if claimed is not None:
             if claimed != rank:
-                self._ranks.append((fingerprint, rank))  # sent with the next claim
-                if len(self._ranks) >= 256 and self.available:
-                    self._claim([])
+                self.link.set_rank(fingerprint, rank)  # sent with the next claim
             return None
-        if self.available:
+        link = self.link
+        if link.available:
             answer = self._claim([(fingerprint, rank)])
             if answer:
                 if answer[0] >= 0:
                     self._claimed_by_other(fingerprint, answer[0])
                     return answer[0]
                 return None
-        if not self.lost:
-            self._pending.append((fingerprint, rank))
+        if not link.lost:
+            link.pending.append((fingerprint, rank))
         return None
 
     def represented_here(self, fingerprint: int) -> bool:
@@ -558,13 +336,11 @@ class RedisStore:
         worker drops that URL against a request nobody queued."""
         if self._mine.pop(fingerprint, None) is None:
             return
-        self._ranks.append((fingerprint, "d"))
-        if self.available:
-            self._claim([])
+        self.link.set_rank(fingerprint, "d", now=True)
 
     def __len__(self) -> int:
         try:
-            return int(self.client.hget(self.epoch_key, "count") or 0) + len(self._pending)
+            return int(self.client.hget(self.epoch.epoch_key, "count") or 0) + len(self.link.pending)
         except Exception:
             return len(self._known)
 
@@ -581,24 +357,10 @@ class RedisStore:
         self._own.clear()
         self._mine.clear()
         self._absent.clear()
-        self._pending.clear()
-        try:
-            buckets = list(self.client.scan_iter(match=f"{self.key}:{{*", count=10_000))
-            for start in range(0, len(buckets), 1000):
-                self.client.delete(*buckets[start : start + 1000])
-            self.client.delete(self.epoch_key)
-            self.lost = False
-            self._open_epoch(self.bucket_bits)
-        except Exception as exc:
-            self._failed(exc)
+        self.link.restart()
 
     def close(self) -> None:
-        if self._ranks and not self.lost and self.available:
-            self._claim([])
-        if self._pending and not self.lost:
-            self.flush_pending()
-        if self._pending and not self.lost:
-            logger.error("Redis at %s unreachable at close: %d fingerprint(s) not shared", self.url, len(self._pending))
+        self.link.close()
 
 
 #: Publish rule states: KEYS = [rules, version]; ARGV = [field, state, ...]. A

@@ -226,7 +226,7 @@ def test_outage_keeps_going_and_writes_after_the_gate(server: RedisServer, caplo
     assert errors["urlnorm/redis_errors"] >= 1
     assert "is unreachable" in caplog.text
     server.start()
-    store._retry_at = time.monotonic()  # its backoff is over (however long the loop above took)
+    store.link._retry_at = time.monotonic()  # its backoff is over (however long the loop above took)
     assert store.get(99) is None and store.add(99, 0) is None
     assert "is back" in caplog.text
     assert len(store) == 2 + 10  # the ten kept meanwhile wait for the gate (their requests' queue entries)
@@ -264,7 +264,7 @@ def test_key_deletion_and_restart_without_persistence_are_detected(tmp_path: Pat
         for _ in range(100):  # the first command after the restart may meet the old connection
             if not store.check_epoch():
                 break
-            store._retry_at = 0.0  # no backoff to wait out
+            store.link._retry_at = 0.0  # no backoff to wait out
         assert store.lost
         store = RedisStore(client(volatile), "t:seen", url=volatile.url)
         client(volatile).delete("t:seen:epoch")
