@@ -255,14 +255,21 @@ class RedisLink:
             return False
         return self._reconnect()
 
-    def _reconnect(self) -> bool:
+    def _epoch_intact(self, why: str) -> bool | None:
+        """Whether the crawl's epoch key still holds this crawl's token (``None``: Redis
+        did not answer); if not, the state is lost, ``why``."""
         try:
             token = self.client.hget(self.epoch.epoch_key, "token")
         except Exception as exc:
             self._failed(exc)
-            return False
+            return None
         if token is None or token.decode() != self.epoch.token:
-            self._state_lost("its epoch key is gone or was replaced (a restart without persistence?)")
+            self._state_lost(why)
+            return False
+        return True
+
+    def _reconnect(self) -> bool:
+        if not self._epoch_intact("its epoch key is gone or was replaced (a restart without persistence?)"):
             return False
         logger.warning("Redis at %s is back", self.url)
         self._retry_at = 0.0
@@ -327,15 +334,7 @@ class RedisLink:
             return False
         if self._retry_at and time.monotonic() < self._retry_at:
             return True  # unknown while Redis is away; checked when it answers
-        try:
-            token = self.client.hget(self.epoch.epoch_key, "token")
-        except Exception as exc:
-            self._failed(exc)
-            return True
-        if token is None or token.decode() != self.epoch.token:
-            self._state_lost("its epoch key is gone or was replaced")
-            return False
-        return True
+        return self._epoch_intact("its epoch key is gone or was replaced") is not False  # unknown: checked later
 
     def restart(self) -> None:
         """A clear: wipe the crawl's state in Redis and start a new epoch (what an outage kept goes too)."""

@@ -5,11 +5,11 @@ its 200 replies and honours ``If-None-Match`` as Apache and nginx do."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest_twisted
-from demoweb.crawling import crawl
+from demoweb.crawling import CrawlResult, crawl
 from demoweb.server import EntityTagged, FunctionSite, Reply, VirtualWeb
 from test_learning import ADDON, multiviews_reply, shadowed_page_site
 
@@ -30,17 +30,27 @@ def downloads(web: VirtualWeb) -> int:
     return sum(1 for hit in web.hits if hit.status == 200)
 
 
+async def crawl_untagged_and_tagged(
+    host: str, handler: Callable[[str, str, Mapping[str, str]], Reply]
+) -> tuple[CrawlResult, int, CrawlResult, int, EntityTagged]:
+    """One page at a time, the site as is and with entity tags: each result, its page
+    downloads, and the tagged site (which counts the 304s it sent)."""
+    with VirtualWeb({host: FunctionSite(handler)}) as web:
+        untagged = await crawl(web, [f"http://{host}/"], ONE_AT_A_TIME)
+        untagged_downloads = downloads(web)
+    site = EntityTagged(FunctionSite(handler))
+    with VirtualWeb({host: site}) as web:
+        tagged = await crawl(web, [f"http://{host}/"], ONE_AT_A_TIME)
+        return untagged, untagged_downloads, tagged, downloads(web), site
+
+
 @pytest_twisted.ensureDeferred
 async def test_verifications_answered_304_download_no_page() -> None:
     """``extension_alias`` drops are all verified; with entity tags each verification
     is answered 304 instead of a second copy of the page, and nothing is lost."""
-    with VirtualWeb({"mv.test": FunctionSite(multiviews_site)}) as web:
-        plain = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
-        plain_downloads = downloads(web)
-    tagged_site = EntityTagged(FunctionSite(multiviews_site))
-    with VirtualWeb({"mv.test": tagged_site}) as web:
-        tagged = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
-        tagged_downloads = downloads(web)
+    plain, plain_downloads, tagged, tagged_downloads, tagged_site = await crawl_untagged_and_tagged(
+        "mv.test", multiviews_site
+    )
     assert set(tagged.doc_ids) == set(plain.doc_ids) and len(set(plain.doc_ids)) == 13
     # The learning pairs' variants go with their twin's tag too (see test_twin_probes).
     not_modified = tagged.stats["urlnorm/audits_not_modified"] + tagged.stats.get("urlnorm/twin_probes_not_modified", 0)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import pytest_twisted
 from demoweb.crawling import crawl
 from demoweb.server import EntityTagged, FunctionSite, Reply, VirtualWeb
+from test_conditional_audits import crawl_untagged_and_tagged
 from test_learning import ADDON, shadowed_page_site
 
 ONE_AT_A_TIME = {**ADDON, "CONCURRENT_REQUESTS": 1}
@@ -27,21 +28,11 @@ def index_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return Reply.not_found()
 
 
-def page_downloads(web: VirtualWeb) -> int:
-    return sum(1 for hit in web.hits if hit.status == 200)
-
-
 @pytest_twisted.ensureDeferred
 async def test_a_variant_answered_304_to_its_twins_tag_is_evidence_and_no_download() -> None:
     """``default_page`` is undecided while its first pairs come in: each variant goes
     with its twin's tag, the 304s teach the rule, and no page is downloaded twice."""
-    with VirtualWeb({"ix.test": FunctionSite(index_site)}) as web:
-        untagged = await crawl(web, ["http://ix.test/"], ONE_AT_A_TIME)
-        untagged_downloads = page_downloads(web)
-    site = EntityTagged(FunctionSite(index_site))
-    with VirtualWeb({"ix.test": site}) as web:
-        tagged = await crawl(web, ["http://ix.test/"], ONE_AT_A_TIME)
-        tagged_downloads = page_downloads(web)
+    untagged, untagged_downloads, tagged, tagged_downloads, _ = await crawl_untagged_and_tagged("ix.test", index_site)
     assert set(tagged.doc_ids) == set(untagged.doc_ids) and len(set(tagged.doc_ids)) == 9
     probes = tagged.stats["urlnorm/twin_probes_not_modified"]
     assert probes >= 2 and tagged.stats["urlnorm/learned/default_page"] == 1
