@@ -19,7 +19,8 @@ class Counters:
 
     A stats call per request cost about a quarter of the filter's time, so counts
     pile up here and reach ``crawler.stats`` every :data:`PUBLISH_EVERY` counts and
-    at close. The two counts every request or drop makes have attributes of their own.
+    at close. The two counts every request or drop makes have attributes of their own
+    (``Deduplicator.check`` adds to ``requests_seen`` in place: it runs for every request).
     """
 
     __slots__ = ("counts", "filtered", "filtered_by_reason", "requests_seen", "stats", "unpublished")
@@ -37,11 +38,6 @@ class Counters:
         counts[key] = counts.get(key, 0) + count
         self.unpublished += 1
         if self.unpublished >= PUBLISH_EVERY:
-            self.publish()
-
-    def request_seen(self) -> None:
-        self.requests_seen += 1
-        if self.requests_seen >= PUBLISH_EVERY:
             self.publish()
 
     def filtered_as(self, reason: str) -> None:

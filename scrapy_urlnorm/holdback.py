@@ -143,17 +143,13 @@ class HoldBack:
             self.count("urlnorm/held_back")
             return True
         for key in undecided:  # the probe of every gate that is free
-            if key not in gates or gates[key].probe is None:
-                self._test(key, url, {url, first} if self.pending(first) else {url})
+            gate = gates.setdefault(key, _Gate())
+            if gate.probe is None:
+                gate.probe = url
+                gate.waiting = {url, first} if self.pending(first) else {url}
+                for waited in gate.waiting:
+                    self._probes.setdefault(waited, []).append(key)
         return False
-
-    def _test(self, key: tuple[str, str], probe: str, waiting: set[str]) -> None:
-        """``probe`` tests the rule ``key``: its gate opens when all of ``waiting`` settled."""
-        gate = self._gates.setdefault(key, _Gate())
-        gate.probe = probe
-        gate.waiting = waiting
-        for waited in waiting:
-            self._probes.setdefault(waited, []).append(key)
 
     @property
     def testing(self) -> bool:

@@ -29,7 +29,7 @@ from . import meta as M
 from .holdback import loose_key, undecided_rules
 from .keys import host_of
 from .recent import put_recent
-from .validators import same_tag
+from .validators import has_conditions, same_tag
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -67,9 +67,8 @@ class TwinProbes:
         tags, learner = dedup.audits.cheap.tags, dedup.learner
         if tags is None or learner is None or request.method != "GET" or request.body:
             return
-        headers = request.headers
-        if b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers:
-            return
+        if has_conditions(request):
+            return  # the request's own conditions: its answer is the spider's business
         url = dedup.normalize(request.url)[0]
         if url is None:
             return
@@ -80,7 +79,7 @@ class TwinProbes:
         tag = tags.tag_for(twin.key, host.lower())
         if tag is None or not dedup.delivered_here(twin.key) or not undecided_rules(learner, twin.url, url, host):
             return
-        headers[b"If-None-Match"] = tag
+        request.headers[b"If-None-Match"] = tag
         request.meta[M.TWIN] = {"key": twin.key, "tag": tag}
         dedup.count("urlnorm/twin_probes")
 

@@ -156,7 +156,7 @@ class CheapAudits:
         headers = request.headers
         if "tag" in audit:
             return  # sent conditionally once already: fetched in full now
-        if _conditions(request):
+        if has_conditions(request):
             return  # the request's own conditions: its answer is the spider's business
         if "head" not in audit and self._ask_head(request, audit):
             request.method = "HEAD"  # in place, as the header below: the same request goes on
@@ -176,7 +176,7 @@ class CheapAudits:
         tags = self.tags
         if tags is None or reason.removeprefix("learned:") not in VERIFIED_FAMILIES:
             return False
-        if request.method != "GET" or request.body or _conditions(request):
+        if request.method != "GET" or request.body or has_conditions(request):
             return False
         if tags.tag_for(key, host_of(request.url).lower()) is not None:
             return True
@@ -279,7 +279,7 @@ class CheapAudits:
         return again
 
 
-def _conditions(request: Request) -> bool:
+def has_conditions(request: Request) -> bool:
     """Whether the request carries conditions of its own."""
     headers = request.headers
     return b"If-None-Match" in headers or b"If-Modified-Since" in headers or b"Range" in headers
