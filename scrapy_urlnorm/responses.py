@@ -45,12 +45,13 @@ class ResponseFeed:
         if M.AUDIT in request.meta:
             audits.settle(request, digest)
         else:
-            keys = dedup.fingerprint(request).keys
+            fingerprint = dedup.fingerprint(request)
+            keys = fingerprint.keys
             audits.auditor.remember(keys, digest)
             if tags is not None and tag:
                 tags.remember(keys, tag)
-        if dedup.twins is not None:
-            dedup.twins.delivered(request, url, digest, length)
+            if dedup.twins is not None and request.method == "GET":
+                dedup.twins.delivered(fingerprint, digest, length)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
         if dedup.learner is not None:
             dedup.rule_keeper.observe_page(

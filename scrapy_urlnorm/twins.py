@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from .dedup import Deduplicator
+    from .keys import Fingerprint
 
 #: Delivered pages remembered by loose key (least recently delivered go first).
 TWINS_REMEMBERED = 50_000
@@ -54,11 +55,12 @@ class TwinProbes:
         self.dedup = dedup
         self._twins: OrderedDict[str, _Twin] = OrderedDict()
 
-    def delivered(self, request: Request, url: str, digest: int, length: int) -> None:
-        """``request`` (normalized ``url``) delivered a page, which its variants' may equal."""
-        if request.method == "GET" and M.AUDIT not in request.meta:
-            key = self.dedup.keys.static(request).value
-            put_recent(self._twins, loose_key(url), _Twin(url, key, digest, length), TWINS_REMEMBERED)
+    def delivered(self, fingerprint: Fingerprint, digest: int, length: int) -> None:
+        """A ``GET`` (not an audit) with these keys delivered a page, which its variants' may
+        equal. Kept under its normalized URL, the form ``condition`` looks its variants up by."""
+        url = fingerprint.url
+        if url is not None:
+            put_recent(self._twins, loose_key(url), _Twin(url, fingerprint.value, digest, length), TWINS_REMEMBERED)
 
     def condition(self, request: Request) -> None:
         """At download time: send ``request`` with its delivered twin's entity tag,

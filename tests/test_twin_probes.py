@@ -77,3 +77,21 @@ async def test_off_without_conditional_audits() -> None:
     with VirtualWeb({"ix.test": EntityTagged(FunctionSite(index_site))}) as web:
         result = await crawl(web, ["http://ix.test/"], {**ONE_AT_A_TIME, "URLNORM_CONDITIONAL_AUDITS": False})
     assert len(set(result.doc_ids)) == 9 and "urlnorm/twin_probes" not in result.stats
+
+
+def tracked_index_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As ``index_site``, but the home page links each directory with a tracking parameter."""
+    if path == "/":
+        return Reply.page("ix:/", [link for d in DIRECTORIES for link in (d + "?utm_source=feed", d + "index.html")])
+    return index_site(path, query, headers)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_twin_delivered_under_a_tracked_link_is_found_by_its_normalized_url() -> None:
+    """The twin page arrived as ``/dN/?utm_source=feed``; its variant ``/dN/index.html``
+    is matched against the twin's normalized URL (``/dN/``), not the spelling it came by."""
+    site = EntityTagged(FunctionSite(tracked_index_site))
+    with VirtualWeb({"ix.test": site}) as web:
+        result = await crawl(web, ["http://ix.test/"], ONE_AT_A_TIME)
+    assert len(set(result.doc_ids)) == 9
+    assert result.stats.get("urlnorm/twin_probes_not_modified", 0) >= 2
