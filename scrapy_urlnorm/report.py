@@ -45,6 +45,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
 from . import figures
+from . import meta as M
 from .dedup import Deduplicator
 from .dupefilter import UrlNormDupeFilter
 from .wiring import redis_url
@@ -59,6 +60,28 @@ logger = logging.getLogger(__name__)
 
 #: Below this many audits the report gives their mismatches, not a share of them.
 MIN_AUDITS_FOR_SHARE = 30
+
+
+#: Why the add-on sent a request other than as an ordinary one, by the meta key that says so.
+_SENT_AS = (
+    (M.AUDIT, "audit"),
+    (M.TWIN, "twin_probe"),
+    (M.SHORTCUT_OF, "shortcut"),
+    (M.REWRITTEN_FROM, "rewritten"),
+    (M.NO_SHORTCUT, "as_written"),
+)
+
+
+def sent_as(meta: dict[str, Any]) -> str | None:
+    """The crawl log's ``sent_as``: ``audit`` (a drop fetched to compare its page),
+    ``twin_probe`` (a variant sent with its twin's entity tag), ``shortcut`` (a link
+    sent in the form its host's redirects taught), ``rewritten`` (sent normalized),
+    ``as_written`` (kept from its taught form: a learned drop fetched to check its rule,
+    a shortcut's fallback, an audit fetched in full after all), or ``None``."""
+    for key, role in _SENT_AS:
+        if key in meta:
+            return role
+    return None
 
 
 class UrlNormReport:
@@ -108,6 +131,7 @@ class UrlNormReport:
             "status": response.status,
             "digest": f"{xxhash.xxh3_64_intdigest(response.body):016x}" if response.status == 200 else None,
             "referer": referer_str(request),
+            "sent_as": sent_as(request.meta),
         }
         self._log.write(json.dumps(record) + "\n")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -173,7 +174,11 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     # The crawl log has one line per response, and analyze reads it.
     records = [json.loads(line) for line in crawl_log.read_text().splitlines()]
     assert len([r for r in records if r["status"] == 200]) == report["downloads"] == 36
-    assert {"url", "final_url", "status", "digest", "referer"} <= set(records[0])
+    assert {"url", "final_url", "status", "digest", "referer", "sent_as"} <= set(records[0])
+    # Why the add-on sent what it sent, when not as an ordinary request: its audits among them.
+    roles = Counter(r["sent_as"] for r in records)
+    assert set(roles) <= {None, "audit", "twin_probe", "shortcut", "rewritten", "as_written"}
+    assert roles["audit"] > 0
     redirected = next(r for r in records if r["url"] == "http://apache.test/docs")
     assert redirected["final_url"] == "http://apache.test/docs/"
     table = json.loads(run_cli(str(crawl_log), "--json").stdout)
