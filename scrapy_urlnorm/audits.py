@@ -55,7 +55,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
-from .learning import VERIFIED_FAMILIES
+from .hostrules import twins
+from .learning import VERIFIED_FAMILIES, RuleKind
 from .recent import put_recent
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import CheapAudits
@@ -82,6 +83,7 @@ AUDITS_PER_SCOPE = 5
 VERIFIED_PER_SCOPE = 20_000
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
+_WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
 #: Digests of delivered pages remembered for audits (LRU).
 DIGESTS_REMEMBERED = 100_000
 #: Answers of URLs fetched as audits remembered (LRU), so none is fetched for an audit twice.
@@ -226,13 +228,22 @@ class AuditDesk:
             return True
         return self.verify_taught and any(rule.family.value == family for rule in learned.shortcut_rules(host))
 
+    def scope(self, host: str, reason: str) -> str:
+        """What a learned drop's audit budget is counted against: the rule on its site.
+        Twins an active ``www_alias`` made one site share their rules, so they share
+        the rules' audits too (``www_alias`` itself lives on the bare twin)."""
+        learned = self.dedup.learned
+        if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
+            host = twins(host)[0]
+        return f"{host} {reason}"
+
     def audit_now(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
         learned = reason.startswith("learned:")
-        scope = f"{host} {reason}" if learned else reason
+        scope = self.scope(host, reason) if learned else reason
         every = self.verifies_every(host, reason)
         if not self.auditor.should_audit(scope, own, key, learned=learned, every=every):
             return False
@@ -250,7 +261,7 @@ class AuditDesk:
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
         every = self.verifies_every(host, reason)
-        if not self.auditor.should_audit(f"{host} {reason}", own, key, learned=True, every=every):
+        if not self.auditor.should_audit(self.scope(host, reason), own, key, learned=True, every=every):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -271,7 +282,7 @@ class AuditDesk:
             request = drop.request
             if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
-            scope = f"{drop.host} {drop.reason}" if drop.learned else drop.reason
+            scope = self.scope(drop.host, drop.reason) if drop.learned else drop.reason
             every = self.verifies_every(drop.host, drop.reason)
             own = dedup.keys.static(request).value
             if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every):

@@ -46,6 +46,7 @@ from .late import LateChecks
 from .learning import Learner
 from .ledger import Claim, DropLedger
 from .meter import RedundancyMeter
+from .narrow import NarrowKeys
 from .observer import RuleKeeper
 from .pages import DeliveredPages
 from .persistence import FailedKeys, RulesFile
@@ -149,6 +150,8 @@ class Deduplicator:
         self._closed = False
         self.learner: Learner | None = None
         self.learned: LearnedPolicies | None = None
+        #: Which learned rules a drop needs (see :mod:`scrapy_urlnorm.narrow`); with learning.
+        self.narrow: NarrowKeys | None = None
         #: Set by ``wiring`` when hold-back applies (learning on, no JOBDIR, no shared store).
         self.holdback: HoldBack | None = None
         #: Set by ``wiring`` when learning and conditional requests are on.
@@ -161,6 +164,7 @@ class Deduplicator:
                 share=self._share_evidence if shared_rules is not None else None,
             )
             self.learned = LearnedPolicies(policy, self.learner)
+            self.narrow = NarrowKeys(self.keys, self.learned)
             self.rule_keeper = RuleKeeper(self)
             self.rules_file.load(self.learner)
 
@@ -228,6 +232,8 @@ class Deduplicator:
             key, stored = self.learned_match(request, fingerprint)
             if stored is not None:
                 rank = learned_rank(fingerprint.learned_rank, stored)
+                if self.narrow is not None:
+                    rank = self.narrow.rank(request, fingerprint.url or "", rank)
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
@@ -452,6 +458,8 @@ class Deduplicator:
         self.abandoned.clear()
         self.ledger.clear()
         self.keys.clear()
+        if self.narrow is not None:
+            self.narrow.clear()
         self._first_urls.clear()
         if self.shared_rules is not None:
             self.shared_rules.clear()

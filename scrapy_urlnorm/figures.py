@@ -44,6 +44,8 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
         **(dedup.twins.sizes() if dedup.twins is not None else {}),
     }
+    if dedup.narrow is not None:
+        figures["narrow_keys"] = len(dedup.narrow)
     if dedup.learner is not None:
         figures.update(dedup.learner.sizes())
     return figures

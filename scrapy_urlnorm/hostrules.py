@@ -11,13 +11,16 @@ A ``www_alias`` rule lives on the bare host but applies to both twins, and
 once it holds the twins are one *site*: each gets the union of both twins'
 rules, so both have the same learned policy, namespace and shortcuts (their
 variants key alike whichever twin a link names).
+
+A host whose rules mix families verified on every drop (``VERIFIED_FAMILIES``)
+with others also gets a *narrow* policy: the others only (see :mod:`scrapy_urlnorm.narrow`).
 """
 
 from __future__ import annotations
 
 import xxhash
 
-from .learning import Learner, Rule, RuleKind, policy_overrides
+from .learning import VERIFIED_FAMILIES, Learner, Rule, RuleKind, policy_overrides
 from .normalize import host_key
 from .policy import Policy
 from .steps import trailing_slash
@@ -69,6 +72,8 @@ class LearnedPolicies:
         self.policy = policy
         self.learner = learner
         self.by_host: dict[str, tuple[Policy, int]] = {}
+        #: Hosts whose rules mix verified families with others: the others' policy and namespace.
+        self.narrow_by_host: dict[str, tuple[Policy, int]] = {}
         self._shortcuts: dict[str, tuple[Rule, ...]] = {}
 
     def __bool__(self) -> bool:
@@ -109,10 +114,14 @@ class LearnedPolicies:
                 self._shortcuts[host] = shortcuts
             else:
                 self._shortcuts.pop(host, None)
+            self.narrow_by_host.pop(host, None)
             if not rules:
                 self.by_host.pop(host, None)
                 continue
             base = self.policy.for_host(host)
+            narrow = [r for r in rules if r.family.value not in VERIFIED_FAMILIES]
+            if narrow and len(narrow) < len(rules):
+                self.narrow_by_host[host] = (base.replace(**policy_overrides(narrow)), namespace_of(narrow))
             overrides = policy_overrides(rules)
             if "default_pages" in overrides:
                 names = (*base.default_pages, *sorted(overrides["default_pages"]))
@@ -192,4 +201,5 @@ class LearnedPolicies:
 
     def clear(self) -> None:
         self.by_host.clear()
+        self.narrow_by_host.clear()
         self._shortcuts.clear()

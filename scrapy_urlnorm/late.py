@@ -51,7 +51,10 @@ class LateChecks:
         if stored is None or (claim is not None and claim is own) or (claim is None and key in dedup.failed):
             dedup.claim(request, fingerprint)  # its learned key joins its claim
             return None
-        reason = REASONS.get(learned_rank(fingerprint.learned_rank, stored), "exact")
+        rank = learned_rank(fingerprint.learned_rank, stored)
+        if dedup.narrow is not None:
+            rank = dedup.narrow.rank(request, fingerprint.url or "", rank)
+        reason = REASONS.get(rank, "exact")
         dropped = self._drop(request, fingerprint, key, reason, claim, own, may_audit=True)
         if dropped is None and M.AUDIT not in request.meta:
             dedup.claim(request, fingerprint)

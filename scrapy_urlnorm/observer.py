@@ -65,6 +65,8 @@ class RuleKeeper:
             return
         if request.method == "GET" and M.AUDIT not in request.meta:
             self.dedup.pages.remember(host_of(observed), request.url)
+            if self.dedup.narrow is not None:
+                self.dedup.narrow.delivered(request, observed)
         self.learner.observe_page(observed, digest, length=length, server=server)
         if location:
             self.learner.observe_content_location(observed, location)
@@ -136,7 +138,10 @@ class RuleKeeper:
         from scrapy import Request
 
         for url in self.dedup.pages.of(host):
-            fingerprint = self.dedup.fingerprint(Request(url))
+            request = Request(url)
+            fingerprint = self.dedup.fingerprint(request)
+            if self.dedup.narrow is not None and fingerprint.url is not None:
+                self.dedup.narrow.delivered(request, fingerprint.url)
             if fingerprint.learned is not None:
                 self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
                 # Drops matched under the new key can be checked against the page.

@@ -258,6 +258,11 @@ STATS: tuple[StatKey, ...] = (
         "delivered pages kept by their variant-free form, for twin probes (cap 50,000, LRU)",
     ),
     StatKey(
+        "urlnorm/memory/narrow_keys", "memory", "close",
+        "delivered pages keyed under their host's rules that are not verified on every drop, "
+        "so a drop is audited under the rule it needs (cap 100,000, LRU)",
+    ),
+    StatKey(
         "urlnorm/memory/entity_tags", "memory", "close",
         "entity tags of delivered pages kept for conditional audits (cap 100,000, LRU)",
     ),

@@ -714,9 +714,11 @@ async def crawl_twins(pages: dict[str, list[str]]) -> tuple[CrawlResult, list[st
 async def test_a_url_is_fetched_for_audits_once_whichever_rules_ask() -> None:
     """Real-server benchmark (nginx): ``h.test/x.html``, queued before the host's redirects
     taught ``www_alias``, is sent as its ``www`` twin and then verified as written (its
-    redirect held). Once the host also has ``extension_alias``, the next link to it is
-    dropped under that rule, whose drops are verified too: it was fetched again, once per
-    rule (Apache: ``index.html`` three times). What it answered the first time settles it."""
+    redirect held). Once the host also has ``extension_alias``, the next link to it keys
+    under both rules: it was dropped under ``extension_alias``, whose drops are verified
+    too, and fetched again, once per rule (Apache: ``index.html`` three times). It differs
+    from the delivered ``www.h.test/x.html`` by ``www.`` only, so it is a ``www_alias`` drop
+    (see ``scrapy_urlnorm.narrow``), and that rule verified it already."""
     result, bare = await crawl_twins(
         {
             "/": ["http://h.test/a.html", "http://h.test/b.html", "/s1"],  # teach www_alias (add)
@@ -729,7 +731,7 @@ async def test_a_url_is_fetched_for_audits_once_whichever_rules_ask() -> None:
         }
     )
     assert bare.count("/x.html") == 1, bare
-    assert result.stats["urlnorm/audits_answered"] >= 1
+    assert "urlnorm/filtered/learned:extension_alias" not in result.stats  # none needed that rule
 
 
 @pytest_twisted.ensureDeferred
@@ -737,8 +739,9 @@ async def test_an_audit_queued_beside_another_of_its_url_is_settled_by_its_answe
     """Real-server benchmark (nginx, one request at a time): ``h.test/x.html`` is dropped
     against its ``www`` twin under ``www_alias``; when the twin delivers (``extension_alias``
     learned meanwhile), that drop is verified, and the twin's own link to it is dropped
-    under ``extension_alias`` and verified too, before either audit is sent. The second
-    is settled at download time by what the first answered."""
+    under ``extension_alias`` and verified too, before either audit is sent; the second
+    was settled at download time by what the first answered. Both differ from the delivered
+    twin by ``www.`` only: ``www_alias`` drops (see ``scrapy_urlnorm.narrow``), verified once."""
     result, bare = await crawl_twins(
         {
             "/": ["http://h.test/a.html", "http://h.test/b.html", "/s1"],  # teach www_alias (add)
@@ -749,7 +752,7 @@ async def test_an_audit_queued_beside_another_of_its_url_is_settled_by_its_answe
         }
     )
     assert bare.count("/x.html") == 1, bare
-    assert result.stats["urlnorm/audits_answered"] >= 1
+    assert result.stats["urlnorm/filtered/learned:www_alias"] >= 1
 
 
 def late_rule_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
@@ -830,3 +833,60 @@ async def test_a_page_linked_only_from_an_audit_that_found_a_page_is_collected()
     with VirtualWeb({"ap.test": FunctionSite(audited_parent_site)}) as web:
         result = await crawl(web, ["http://ap.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
     assert {"ap:/readme", "ap:/status", "ap:/status.html"} <= set(result.doc_ids)
+
+
+QUOTES = [f"/q{n}.html" for n in range(1, 13)]
+
+
+def same_twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews (``/pN`` serves ``/pN.html``) serving one tree under both
+    ``h.test`` and ``www.h.test``, without entity tags; ``/s5`` links the ``www``
+    twin of twelve pages already delivered from ``h.test``."""
+    pages: dict[str, list[str]] = {
+        "/": ["/p1.html", "/p1", "/s1"],  # extension_alias, first pair
+        "/s1": ["/p2.html", "/p2", "/s2"],  # second pair: learned
+        "/s2": ["http://www.h.test/s2", "/s3"],  # www_alias, first pair
+        "/s3": ["http://www.h.test/s3", "/s4"],  # second pair: learned
+        "/s4": [*QUOTES, "/s5"],
+        "/s5": [f"http://www.h.test{quote}" for quote in QUOTES],
+        "/p1.html": [],
+        "/p2.html": [],
+    } | {quote: [] for quote in QUOTES}
+    return multiviews_reply("st", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_drop_is_audited_under_the_rule_it_needs_on_one_site_of_two_twins() -> None:
+    """``www.h.test/q1.html`` keys as ``h.test/q1`` (both rules strip something) but
+    differs from the delivered ``h.test/q1.html`` by ``www.`` only: it is a ``www_alias``
+    drop, audited within that rule's budget (the first two, at most five per site, both
+    twins together), not an ``extension_alias`` drop, each one verified by a download on
+    a host whose tags cannot spare it. Real Apache: most of a crawl's duplicate downloads."""
+    site = FunctionSite(same_twins_site)
+    with VirtualWeb({"h.test": site, "www.h.test": site}) as web:
+        settings = {**ADDON, "CONCURRENT_REQUESTS": 1, "URLNORM_AUDIT_RATE": 0.02}  # the default
+        result = await crawl(web, ["http://h.test/"], settings)
+        www = web.fetched("www.h.test")
+    assert result.stats["urlnorm/learned/www_alias"] == result.stats["urlnorm/learned/extension_alias"] == 1
+    assert {f"st:{quote}" for quote in QUOTES} <= set(result.doc_ids)
+    audited = [path for path in www if path in QUOTES]
+    assert len(audited) <= 5, www  # every one of the twelve before
+    assert result.stats["urlnorm/filtered/learned:www_alias"] >= len(QUOTES) - 5
+
+
+def test_twins_one_site_share_their_rules_audit_budget() -> None:
+    """Once ``www_alias`` holds, the first audits of a rule are counted once for the
+    site, not once per spelling of its host (each twin used to audit two drops)."""
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    assert dedup.learner is not None and dedup.learned is not None
+    for page in ("a", "b"):
+        dedup.learner.observe_redirect(f"http://www.h.test/{page}", f"http://h.test/{page}")
+    assert dedup.learned.aliased("www.h.test")
+    scope = dedup.audits.scope
+    case = "learned:case_insensitive_path"
+    assert scope("www.h.test", case) == scope("h.test", case)
+    # Twins not (yet) one site keep apart, except for www_alias itself, which lives on the bare twin.
+    assert scope("www.o.test", case) != scope("o.test", case)
+    assert scope("www.o.test", "learned:www_alias") == scope("o.test", "learned:www_alias")
