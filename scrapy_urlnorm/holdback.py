@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .learning import ALIAS_EXTENSIONS, Learner, one_step_pairs
+from .learning import Learner
+from .pairs import ALIAS_EXTENSIONS, one_step_pairs
 from .params import DEFAULT_PAGES
 from .urlparts import split_url
 

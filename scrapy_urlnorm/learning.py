@@ -19,6 +19,9 @@ canonical), and no negative one; the first negative one revokes it for good.
 Everything here is pure bookkeeping on already-normalized URL strings:
 the Scrapy side lives in :mod:`scrapy_urlnorm.dedup` and the middlewares.
 
+Which pairs of URLs are evidence, and finding them among the pages delivered,
+is :mod:`scrapy_urlnorm.pairs`; this module is what pairs mean for rules.
+
 Memory is bounded by what learning can still use: each page registers a
 handful of URL forms (evidence buckets), and a pair is almost always found
 among the recent pages of its own host, so at most ``max_buckets_per_host``
@@ -35,36 +38,17 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-import xxhash
-
-from .params import DEFAULT_PAGES
-from .urlparts import SplitURL, split_url
+from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
+from .urlparts import split_url
 
 logger = logging.getLogger(__name__)
 
-#: Positive evidence from pages is only taken from bodies at least this long:
-#: empty and near-empty bodies say nothing about identity.
-MIN_BODY = 32
-#: A digest served under this many unrelated URLs is a catch-all page
-#: (soft 404, login wall, error page): it is no evidence of equivalence.
-CATCH_ALL_URLS = 3
-_MAX_BUCKET = 6
 _MAX_PAIRS = 32
-_MAX_PARAMS = 8
-#: Extensions a server may serve its pages without (Apache MultiViews, nginx
-#: ``try_files $uri $uri.html``): ``/x`` and ``/x.html`` form an ``extension_alias`` pair.
-ALIAS_EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
-#: Default caps (module constants, read when a Learner is made). A page registers
-#: about six forms: 1,024 per host are its last ~170 pages; a bucket takes ~450 bytes.
-MAX_BUCKETS = 16_384
-MAX_BUCKETS_PER_HOST = 1_024
-#: Catch-all pages (soft 404s) come back often: the digests of the last 8,192 pages catch them.
-MAX_DIGESTS = 8_192
 MAX_RULES = 100_000
 
 
@@ -177,103 +161,6 @@ class Rule:
         )
 
 
-# -- the aspects a pair of URLs can differ by -------------------------------------
-#
-# Each URL is registered under one key per family; two URLs in the same bucket
-# differ only in that family's aspect, and their "forms" say whether they are
-# a valid one-step pair and which rule it is evidence for.
-
-Form = tuple[str, ...]
-
-
-def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
-    """(bucket key, form, rule host) for each family the URL belongs to."""
-    scheme, _userinfo, host, port, path, query, _fragment = u
-    segments = path.rsplit("/", 1)
-    last = segments[-1]
-    stripped = path.rstrip("/")
-    if stripped and "." not in stripped.rsplit("/", 1)[-1]:
-        yield ("slash", scheme, host, port, stripped, query), ("slash" if path.endswith("/") else "bare",), host
-    if any(c.isalpha() for c in path):
-        yield ("case", scheme, host, port, path.lower(), query), (path,), host
-    stem, dot, extension = last.rpartition(".")
-    aliased = bool(dot and stem) and extension.lower() in ALIAS_EXTENSIONS
-    if aliased and last.lower() not in DEFAULT_PAGES:
-        yield ("ext", scheme, host, port, path[: len(path) - len(extension) - 1], query), (extension.lower(),), host
-    elif last and not aliased:
-        # Without an alias extension (``ch11.en`` too): the name ``ch11.en.html`` drops to.
-        yield ("ext", scheme, host, port, path, query), ("",), host
-    if last.lower() in DEFAULT_PAGES:
-        yield ("page", scheme, host, port, path[: len(path) - len(last)], query), (last.lower(),), host
-    elif path.endswith("/"):
-        yield ("page", scheme, host, port, path, query), ("",), host
-    bare_host = host[4:] if host.startswith("www.") else host
-    yield ("www", scheme, bare_host, port, path, query), ("www" if bare_host != host else "bare",), bare_host
-    yield ("scheme", host, port, path, query), (scheme,), host
-    # Parameters: register under the URL itself (bare) and, per parameter,
-    # under the URL without it.
-    yield ("param", scheme, host, port, path, query), ("",), host
-    if query:
-        pairs = query.split("&")
-        names = {pair.partition("=")[0].lower() for pair in pairs if pair}
-        for name in sorted(names)[:_MAX_PARAMS]:
-            rest = [pair for pair in pairs if pair.partition("=")[0].lower() != name]
-            values = "&".join(pair for pair in pairs if pair.partition("=")[0].lower() == name)
-            yield ("param", scheme, host, port, path, "&".join(rest) or None), (name, values), host
-
-
-def _pair_kind(family: str, a: Form, b: Form) -> str | None:
-    """The rule a pair of forms in one bucket is evidence for, if any."""
-    if a == b:
-        return None
-    if family == "slash":
-        return "trailing_slash"
-    if family == "case":
-        return "case_insensitive_path"
-    if family == "www":
-        return "www_alias"
-    if family == "scheme":
-        return "https_alias" if {a[0], b[0]} == {"http", "https"} else None
-    if family == "ext":
-        return f"extension_alias:{a[0] or b[0]}" if "" in (a[0], b[0]) else None
-    if family == "page":
-        if "" in (a[0], b[0]):
-            return f"default_page:{a[0] or b[0]}"
-        return None  # index.html vs default.htm: two steps apart
-    if family == "param" and (a[0] == "" or b[0] == "" or a[0] == b[0]):
-        return f"ignore_param:{a[0] or b[0]}"
-    return None
-
-
-def _direction(family: str, target: Form) -> str:
-    if family == "slash":
-        return "add" if target[0] == "slash" else "remove"
-    if family == "www":
-        return "add" if target[0] == "www" else "strip"
-    if family == "scheme":
-        return target[0]
-    return ""
-
-
-def _pair_id(a: str, b: str) -> int:
-    """A stable id for an unordered pair of URLs (the same in every process)."""
-    first, second = (a, b) if a < b else (b, a)
-    return xxhash.xxh3_64_intdigest(f"{first}\0{second}".encode("utf-8", "surrogatepass")) >> 2
-
-
-def one_step_pairs(u: SplitURL, v: SplitURL) -> Iterator[tuple[str, str, str]]:
-    """(rule kind, direction from ``u`` to ``v``, rule host) for each aspect in which
-    ``u`` and ``v`` are one step apart: what a redirect from ``u`` to ``v`` teaches."""
-    v_forms = {key: form for key, form, _host in _registrations(v)}
-    for key, form, host in _registrations(u):
-        target = v_forms.get(key)
-        if target is None:
-            continue
-        kind = _pair_kind(key[0], form, target)
-        if kind is not None:
-            yield kind, _direction(key[0], target), host
-
-
 def negotiated_pair(url: str, location: str) -> bool:
     """Whether ``location`` is a file a server may negotiate for ``url`` (both
     normalized): one step apart, in :data:`NEGOTIATED_FAMILIES` only."""
@@ -282,26 +169,6 @@ def negotiated_pair(url: str, location: str) -> bool:
     except ValueError:
         return False
     return bool(kinds) and all(kind.partition(":")[0] in NEGOTIATED_FAMILIES for kind in kinds)
-
-
-def _merged_key(u: SplitURL) -> tuple[str, ...]:
-    """The URL with every learnable aspect erased: URLs with different merged
-    keys cannot be equivalent by any rule we learn."""
-    path = u.path.lower().rstrip("/")
-    last = path.rsplit("/", 1)[-1]
-    if last in DEFAULT_PAGES:
-        path = path[: len(path) - len(last)].rstrip("/")
-    elif last.rpartition(".")[2] in ALIAS_EXTENSIONS and "." in last[1:]:
-        path = path[: path.rfind(".")]
-    host = u.host[4:] if u.host.startswith("www.") else u.host
-    return (host, u.port, path)
-
-
-@dataclass
-class _Seen:
-    url: str
-    form: Form
-    digest: int | None  # None: known only as a redirect source
 
 
 class Learner:
@@ -325,23 +192,13 @@ class Learner:
         # workers and returns how many distinct pairs they found together;
         # share(rule, None) tells them a rule not yet active was contradicted.
         self.share = share
-        self.max_buckets = MAX_BUCKETS if max_buckets is None else max_buckets
-        self.max_buckets_per_host = MAX_BUCKETS_PER_HOST if max_buckets_per_host is None else max_buckets_per_host
-        self.max_digests = MAX_DIGESTS if max_digests is None else max_digests
+        self.pages = PagePairs(
+            max_buckets=max_buckets, max_digests=max_digests, max_buckets_per_host=max_buckets_per_host
+        )
         self.max_rules = MAX_RULES if max_rules is None else max_rules
         self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
         self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
-        # host -> its buckets (least recently used first); hosts least recently used first.
-        self._buckets: OrderedDict[str, OrderedDict[tuple[Any, ...], list[_Seen]]] = OrderedDict()
-        self._bucket_count = 0
-        # digest -> hashes of the merged keys it was served under (up to CATCH_ALL_URLS): a
-        # small tuple of ints, not a set of tuples (~150 bytes a page instead of ~450).
-        self._digest_urls: OrderedDict[int, tuple[int, ...]] = OrderedDict()
-        #: Entries the caps pushed out (``urlnorm/memory/*_evicted``).
-        self.evicted_buckets = 0
-        self.evicted_digests = 0
         self._iis_hosts: set[str] = set()
-        self.ignored_catch_all = 0
 
     # -- observations -------------------------------------------------------------
 
@@ -375,26 +232,8 @@ class Learner:
             return
         if "microsoft-iis" in server.lower() and len(self._iis_hosts) < self.max_rules:
             self._iis_hosts.add(u.host)
-        informative = length >= MIN_BODY and not self._is_catch_all(digest, u)
-        for key, form, host in _registrations(u):
-            bucket = self._bucket(key, host)
-            for seen in bucket:
-                if seen.url == url or seen.digest is None:
-                    continue
-                kind = _pair_kind(key[0], form, seen.form)
-                if kind is None:
-                    continue
-                if seen.digest == digest:
-                    if informative:
-                        self._evidence(host, kind, seen.url, url, positive=True, via="content", digest=digest)
-                    else:
-                        self.ignored_catch_all += 1
-                else:
-                    self._evidence(host, kind, seen.url, url, positive=False, via="content")
-            if not any(seen.url == url for seen in bucket):
-                bucket.append(_Seen(url, form, digest))
-                if len(bucket) > _MAX_BUCKET:
-                    del bucket[0]
+        for host, kind, other, same in self.pages.page(u, url, digest, length):
+            self._evidence(host, kind, other, url, positive=same, via="content", digest=digest if same else None)
 
     def contradict(self, host: str, kind: str, source: str, target: str, *, via: str = "audit") -> None:
         """Negative evidence from outside (a failed audit)."""
@@ -428,47 +267,6 @@ class Learner:
             if not rules:
                 self._active.pop(rule.host, None)
 
-    def _bucket(self, key: tuple[Any, ...], host: str) -> list[_Seen]:
-        hosts = self._buckets
-        buckets = hosts.get(host)
-        if buckets is None:
-            buckets = hosts[host] = OrderedDict()
-        else:
-            hosts.move_to_end(host)
-        bucket = buckets.get(key)
-        if bucket is not None:
-            buckets.move_to_end(key)
-            return bucket
-        bucket = buckets[key] = []
-        self._bucket_count += 1
-        if len(buckets) > self.max_buckets_per_host:
-            buckets.popitem(last=False)
-            self._bucket_count -= 1
-            self.evicted_buckets += 1
-        while self._bucket_count > self.max_buckets:
-            oldest_host, oldest = next(iter(hosts.items()))
-            oldest.popitem(last=False)
-            self._bucket_count -= 1
-            self.evicted_buckets += 1
-            if not oldest:
-                del hosts[oldest_host]
-        return bucket
-
-    def _is_catch_all(self, digest: int, u: SplitURL) -> bool:
-        digests = self._digest_urls
-        keys = digests.get(digest)
-        if keys is None:
-            digests[digest] = (hash(_merged_key(u)),)
-            if len(digests) > self.max_digests:
-                digests.popitem(last=False)
-                self.evicted_digests += 1
-            return CATCH_ALL_URLS <= 1
-        if len(keys) < CATCH_ALL_URLS:
-            merged = hash(_merged_key(u))
-            if merged not in keys:
-                keys = digests[digest] = (*keys, merged)
-        return len(keys) >= CATCH_ALL_URLS
-
     def _rule(self, host: str, kind: str) -> Rule | None:
         """The state of a rule, made on first use; ``None`` when the rule cap
         is reached and every rule kept is active (a new rule is not kept then)."""
@@ -485,10 +283,7 @@ class Learner:
     def sizes(self) -> dict[str, int]:
         """How full each bounded structure is (entries, not bytes)."""
         return {
-            "evidence_buckets": self._bucket_count,
-            "evidence_buckets_evicted": self.evicted_buckets,
-            "catch_all_digests": len(self._digest_urls),
-            "catch_all_digests_evicted": self.evicted_digests,
+            **self.pages.sizes(),
             "rule_states": len(self.rules),
             "iis_hosts": len(self._iis_hosts),
         }
@@ -536,7 +331,7 @@ class Learner:
             return
         if direction and not rule.direction:
             rule.direction = direction
-        pair = _pair_id(a, b)
+        pair = pair_id(a, b)
         if len(rule.pairs) < _MAX_PAIRS:
             rule.pairs.add(pair)
         pairs = len(rule.pairs)

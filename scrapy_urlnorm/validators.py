@@ -52,7 +52,8 @@ from scrapy import Request as ScrapyRequest
 
 from . import meta as M
 from .keys import host_of
-from .learning import ALIAS_EXTENSIONS, VERIFIED_FAMILIES, negotiated_pair
+from .learning import VERIFIED_FAMILIES, negotiated_pair
+from .pairs import ALIAS_EXTENSIONS
 from .recent import put_recent
 
 if TYPE_CHECKING:

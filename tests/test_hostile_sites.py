@@ -13,7 +13,7 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.sites import ApacheSite, Doc
 from test_learning import ORDERED
 
-from scrapy_urlnorm import audits, learning, ledger, pages
+from scrapy_urlnorm import audits, learning, ledger, pages, pairs
 
 REAL = ApacheSite(
     "real.test",
@@ -118,8 +118,8 @@ async def test_memory_caps_hold_through_a_long_hostile_crawl(
         (audits, "DIGESTS_REMEMBERED"): ("page_digests_for_audits", 40),
         (pages, "PAGE_HOSTS"): ("hosts_with_pages_for_rekeying", 2),
         (ledger, "MAX_DROPS"): ("ledger_drops", 3),
-        (learning, "MAX_BUCKETS"): ("evidence_buckets", 60),
-        (learning, "MAX_DIGESTS"): ("catch_all_digests", 30),
+        (pairs, "MAX_BUCKETS"): ("evidence_buckets", 60),
+        (pairs, "MAX_DIGESTS"): ("catch_all_digests", 30),
         (learning, "MAX_RULES"): ("rule_states", 6),
     }
     for (module, name), (_, cap) in caps.items():

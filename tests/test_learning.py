@@ -132,7 +132,7 @@ class TestLearner:
         for path in ("/a", "/a/", "/b", "/b/", "/c", "/c/", "/d", "/d/"):
             learner.observe_page(f"http://soft404.test{path}", 42, length=BODY)
         assert active(learner) == set()
-        assert learner.ignored_catch_all > 0
+        assert learner.pages.ignored_catch_all > 0
 
     def test_one_page_under_many_urls_counts_once(self) -> None:
         learner = Learner(min_evidence=2)
@@ -171,8 +171,8 @@ class TestLearner:
         for i in range(5000):
             learner.observe_page(f"http://host{i % 97}.test/p/{i}?x={i}", i, length=BODY)
             learner.observe_redirect(f"http://host{i}.test/d{i}", f"http://host{i}.test/d{i}/")
-        assert len(learner._buckets) <= 500
-        assert len(learner._digest_urls) <= 300
+        assert learner.sizes()["evidence_buckets"] <= 500
+        assert learner.sizes()["catch_all_digests"] <= 300
         assert len(learner.rules) <= 50
 
     def test_rule_cap_holds_when_every_rule_is_active(self) -> None:
