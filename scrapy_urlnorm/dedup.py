@@ -231,9 +231,7 @@ class Deduplicator:
         if fingerprint.learned is not None:
             key, stored = self.learned_match(request, fingerprint)
             if stored is not None:
-                rank = learned_rank(fingerprint.learned_rank, stored)
-                if self.narrow is not None:
-                    rank = self.narrow.rank(request, fingerprint.url or "", rank)
+                rank = self.learned_drop_rank(request, fingerprint, stored)
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
@@ -266,6 +264,14 @@ class Deduplicator:
             return fingerprint.learned, stored
         plain = self.keys.hash(request, fingerprint.learned_url)
         return plain, self.seen.get(plain)
+
+    def learned_drop_rank(self, request: Request, fingerprint: Fingerprint, stored: int) -> int:
+        """The rank (reason) a learned match of ``request`` against a key stored with
+        rank ``stored`` is dropped and audited under: the rule it needs (see ``narrow``)."""
+        rank = learned_rank(fingerprint.learned_rank, stored)
+        if self.narrow is not None:
+            rank = self.narrow.rank(request, fingerprint.url or "", rank)
+        return rank
 
     def _against(
         self,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from . import meta as M
 from .audits import mark_audit
 from .keys import host_of
-from .steps import REASONS, learned_rank
+from .steps import REASONS
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -51,10 +51,7 @@ class LateChecks:
         if stored is None or (claim is not None and claim is own) or (claim is None and key in dedup.failed):
             dedup.claim(request, fingerprint)  # its learned key joins its claim
             return None
-        rank = learned_rank(fingerprint.learned_rank, stored)
-        if dedup.narrow is not None:
-            rank = dedup.narrow.rank(request, fingerprint.url or "", rank)
-        reason = REASONS.get(rank, "exact")
+        reason = REASONS.get(dedup.learned_drop_rank(request, fingerprint, stored), "exact")
         dropped = self._drop(request, fingerprint, key, reason, claim, own, may_audit=True)
         if dropped is None and M.AUDIT not in request.meta:
             dedup.claim(request, fingerprint)

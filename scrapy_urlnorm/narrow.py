@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from .keys import host_of
 from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
-from .steps import LEARNED_KINDS, LEARNED_RANKS, learned_rank
+from .steps import FIRST_LEARNED_RANK, LEARNED_KINDS, LEARNED_RANKS, learned_rank
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -37,7 +37,6 @@ NARROW_KEYS_REMEMBERED = 100_000
 
 #: The ranks of learned rule families verified on every drop.
 VERIFIED_RANKS = frozenset(rank for step, rank in LEARNED_RANKS.items() if LEARNED_KINDS[step] in VERIFIED_FAMILIES)
-_FIRST_LEARNED_RANK = min(LEARNED_RANKS.values())
 
 
 class NarrowKeys:
@@ -78,7 +77,7 @@ class NarrowKeys:
         if stored is None:
             return rank
         narrow = learned_rank(found[1], stored)
-        return narrow if narrow >= _FIRST_LEARNED_RANK else rank
+        return narrow if narrow >= FIRST_LEARNED_RANK else rank
 
     def __len__(self) -> int:
         return len(self._delivered)

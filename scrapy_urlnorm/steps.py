@@ -604,7 +604,8 @@ def enabled_steps(policy: Policy) -> tuple[str, ...]:
     return tuple(name for _, name, _ in authority + other)
 
 
-_FIRST_LEARNED_RANK = min(LEARNED_RANKS.values())
+#: The lowest rank a learned step reports (every static step ranks below it).
+FIRST_LEARNED_RANK = min(LEARNED_RANKS.values())
 
 
 def learned_rank(own: int, stored: int) -> int:
@@ -612,4 +613,4 @@ def learned_rank(own: int, stored: int) -> int:
     changed this request, when one did (its own spelling is what the rule vouches for:
     ``/status`` matched against a key ``/status/index.html`` stored first is a
     ``trailing_slash`` drop, and is checked under that rule's budget), else the riskier."""
-    return own if own >= _FIRST_LEARNED_RANK else max(own, stored)
+    return own if own >= FIRST_LEARNED_RANK else max(own, stored)
