@@ -1,9 +1,10 @@
 """The de-duplication engine shared by the dupe filter and the middlewares.
 
 One :class:`Deduplicator` per crawler (:func:`~scrapy_urlnorm.wiring.build_deduplicator`)
-holds the crawl's state, makes the check-time decision, and wires the units that
-do the rest of the work:
+holds the crawl's state and wires the units that do the work:
 
+- :class:`~scrapy_urlnorm.admission.Admission`: the check-time decision (fetch,
+  drop, hold back) and the claims it makes;
 - :class:`~scrapy_urlnorm.keys.RequestKeys`: a request's static and learned keys;
 - the seen index (a :class:`~scrapy_urlnorm.stores.SeenStore`) and the
   :class:`~scrapy_urlnorm.persistence.FailedKeys`;
@@ -32,11 +33,10 @@ import logging
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from scrapy.utils.request import referer_str
-
 from . import meta as M
-from .audits import SEMANTIC_RANK, AuditDesk, Auditor
-from .counters import PUBLISH_EVERY, Counters
+from .admission import Admission
+from .audits import AuditDesk, Auditor
+from .counters import Counters
 from .figures import memory_figures, summary
 from .holdback import HoldBack
 from .holds import LeaseHolds
@@ -52,7 +52,7 @@ from .pages import DeliveredPages
 from .persistence import FailedKeys, RulesFile
 from .responses import ResponseFeed
 from .settling import Settlement
-from .steps import REASONS, learned_rank
+from .steps import learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
 
 if TYPE_CHECKING:
@@ -67,16 +67,6 @@ if TYPE_CHECKING:
     from .twins import TwinProbes
 
 logger = logging.getLogger(__name__)
-
-_ADMIT = None  # what _against returns when it does not drop
-
-
-def _defragment(url: str) -> str:
-    return url.partition("#")[0]
-
-
-#: What ``check`` answers for a variant held back (not a duplicate: it is scheduled again later).
-HELD_BACK = "held_back"
 
 
 class Deduplicator:
@@ -119,13 +109,6 @@ class Deduplicator:
             policy, bits=bits, fallback=fallback, custom=custom_fingerprinter, cache_size=cache_size, count=self.count
         )
         self.seen: SeenStore = store if store is not None else MemoryStore(bits, path)
-        # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
-        self._seen_get: Callable[[int], int | None] = (
-            self.seen.table.get if type(self.seen) is MemoryStore else self.seen.get
-        )
-        self._seen_add: Callable[[int, int], int | None] = (
-            self.seen.table.add if type(self.seen) is MemoryStore and self.seen.file is None else self.seen.add
-        )
         self.failed = FailedKeys(failed_path, bits)
         #: Keys whose representative was replaced before it was sent (a shortcut,
         #: a late drop): no request was fetched as written under them.
@@ -145,7 +128,6 @@ class Deduplicator:
         #: Other workers share the seen set (see :mod:`scrapy_urlnorm.holds`).
         self.distributed = store is not None and type(store) is not MemoryStore
         self.holds = LeaseHolds(self.seen, self.ledger, distributed=self.distributed)
-        self._first_urls: dict[int, str] = {}  # key -> first URL, only with debug
         self.pages = DeliveredPages(self.count)
         self._closed = False
         self.learner: Learner | None = None
@@ -167,6 +149,13 @@ class Deduplicator:
             self.narrow = NarrowKeys(self.keys, self.learned)
             self.rule_keeper = RuleKeeper(self)
             self.rules_file.load(self.learner)
+        self.admission = Admission(self)
+        # The decision's entry points, bound once (``check`` runs for every request).
+        self.check = self.admission.check
+        self.claim = self.admission.claim
+        self.dropped = self.admission.dropped
+        self.record = self.admission.record
+        self.claim_recovered = self.admission.claim_recovered
 
     # -- construction from a crawler -----------------------------------------------------
 
@@ -201,54 +190,6 @@ class Deduplicator:
                 return self.keys.learned(request, static, *learned)
         return static
 
-    # -- decisions ----------------------------------------------------------------------
-
-    def check(self, request: Request) -> str | None:
-        """What the dupe filter asks: ``None`` if ``request`` is to be fetched
-        (it is now a representative, or an audit), else the reason it is a duplicate."""
-        if self.shared_rules is not None and self.learner is not None:
-            self.rule_keeper.adopt_shared()
-        fingerprint = self.fingerprint(request)
-        counters = self.counters
-        counters.requests_seen += 1  # counted apart, published with the other counts
-        if counters.requests_seen >= PUBLISH_EVERY:
-            counters.publish()
-        meta = request.meta
-        if self.learner is not None:
-            meta[M.RULES_VERSION] = fingerprint.namespace
-        source = self._redirect_source(request) if "redirect_urls" in meta else None
-        if source is not None and self._is_loop(request):
-            self.count("urlnorm/redirect_loops")
-            self.fail(source, "loop")
-            return self.dropped(request, fingerprint, "redirect_loop", learned=False)
-        # The decision, in this one function: it runs for every request.
-        value, rank = fingerprint.value, fingerprint.rank
-        stored = self._seen_get(value)
-        if stored is not None:
-            verdict = self._against(request, fingerprint, value, rank if rank > stored else stored, source)
-            if verdict is not _ADMIT or M.AUDIT in meta:
-                return verdict
-        if fingerprint.learned is not None:
-            key, stored = self.learned_match(request, fingerprint)
-            if stored is not None:
-                rank = self.learned_drop_rank(request, fingerprint, stored)
-                verdict = self._against(request, fingerprint, key, rank, source, learned=True)
-                if verdict is not _ADMIT or M.AUDIT in meta:
-                    return verdict
-        # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
-        if self.holdback is not None and source is None and self._hold_back(request, fingerprint):
-            return HELD_BACK
-        self.claim(request, fingerprint, source)
-        return None
-
-    def _hold_back(self, request: Request, fingerprint: Fingerprint) -> bool:
-        url = fingerprint.url
-        meta = request.meta
-        if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta:
-            return False
-        assert self.holdback is not None
-        return self.holdback.hold(request, url, host_of(url))
-
     def is_pending_url(self, url: str) -> bool:
         """Whether the request admitted for normalized ``url`` is still to settle (holds a claim)."""
         from scrapy import Request
@@ -273,118 +214,6 @@ class Deduplicator:
             rank = self.narrow.rank(request, fingerprint.url or "", rank)
         return rank
 
-    def _against(
-        self,
-        request: Request,
-        fingerprint: Fingerprint,
-        key: int,
-        rank: int,
-        source: Claim | None,
-        *,
-        learned: bool = False,
-    ) -> str | None:
-        """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
-        claim = self.ledger._claims.get(key)
-        if claim is not None and claim is source:
-            # A redirect to its own chain's key (/pubs -> /pubs/): the server just
-            # said the first form is not the page. It takes the claim over.
-            if not learned or self.seen.get(fingerprint.value) is None:
-                self.count("urlnorm/redirects_passed")
-            return _ADMIT
-        if claim is None and key in self.abandoned:
-            return _ADMIT  # its representative was never sent as written
-        hold = None
-        if claim is not None and self.distributed and rank > 0:
-            hold = self.holds.hold_for(request)
-            if hold is None and learned:
-                self.count("urlnorm/redis/learned_fetched")  # (see holds.py)
-                return _ADMIT
-        reason = REASONS.get(rank, "exact")
-        if rank == 0:
-            # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
-            if source is not None:
-                self._follow(source, claim, key)
-            return self.dropped(request, fingerprint, reason, learned=learned)
-        if claim is None and key in self.failed:
-            return _ADMIT  # its representative did not deliver: this one may
-        if learned and claim is None and self.holds.foreign(key):
-            self.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
-            return _ADMIT
-        # Only audits and learned drops (parked, revoked, by host) need the host.
-        host = host_of(fingerprint.url or "") if learned or claim is None else ""
-        if (
-            claim is None
-            and rank >= SEMANTIC_RANK
-            and self.audits.audit_now(request, fingerprint.value, key, reason, host)
-        ):
-            return _ADMIT
-        if not self.ledger.drop(request, reason, host, learned=learned, claim=claim, hold=hold):
-            # The ledger is full: fetch rather than drop without a promise, as written.
-            request.meta[M.NO_SHORTCUT] = True
-            return _ADMIT
-        if hold is not None:
-            self.holds.take(request, hold)
-        if source is not None:
-            self._follow(source, claim, key)
-        return self.dropped(request, fingerprint, reason, learned=learned, key=key)
-
-    def dropped(
-        self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool, key: int | None = None
-    ) -> str:
-        self.counters.filtered_as(reason)
-        if self.debug:
-            logger.debug(
-                "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
-                request,
-                reason,
-                self._first_urls.get(key if key is not None else fingerprint.value, "?"),
-                fingerprint.learned_url if learned else fingerprint.url,
-                referer_str(request),
-            )
-        return reason
-
-    def claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
-        """``request`` becomes the representative of its keys."""
-        value, learned = fingerprint.value, fingerprint.learned
-        self._seen_add(value, fingerprint.rank)
-        if learned is None:
-            keys: tuple[int, ...] = (value,)
-        else:
-            self._seen_add(learned, fingerprint.learned_rank)
-            keys = (value, learned)
-        if self.debug:
-            for key in keys:
-                self._first_urls.setdefault(key, request.url)
-        claim = self.ledger.claim(keys, request.url)
-        if source is not None:
-            self.ledger.merge(source, claim)
-        return claim
-
-    # -- redirects ----------------------------------------------------------------------
-
-    def _redirect_source(self, request: Request) -> Claim | None:
-        """The claim of the URL that redirected to ``request``, if it is pending."""
-        chain = request.meta.get("redirect_urls")
-        if not chain:
-            return None
-        source = self.fingerprint(request.replace(url=chain[-1]))
-        return self.ledger.claim_of(source.value) or self.ledger.claim_of(source.learned)
-
-    @staticmethod
-    def _is_loop(request: Request) -> bool:
-        """A redirect chain that comes back to a URL it passed: stock's filter stops it there too."""
-        url = _defragment(request.url)
-        return any(_defragment(previous) == url for previous in request.meta.get("redirect_urls", ()))
-
-    def _follow(self, source: Claim, claim: Claim | None, key: int) -> None:
-        """A redirect's target was a duplicate: the source's drops follow its page."""
-        if claim is not None:
-            self.ledger.merge(source, claim)
-        elif key in self.failed:
-            self.fail(source, "redirect")
-        else:
-            self.failed.discard(self.ledger.delivered(source))
-
     # -- what a drop may rest on (see also late.py) ------------------------------------
 
     def delivered_here(self, key: int) -> bool:
@@ -394,29 +223,6 @@ class Deduplicator:
         return not (
             self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self.holds.foreign(key)
         )
-
-    # -- requests the filter does not see ----------------------------------------------
-
-    def record(self, request: Request) -> None:
-        """A request Scrapy never shows the filter (``dont_filter``) is about to be
-        fetched: it represents its keys unless they are delivered already."""
-        if M.AUDIT in request.meta:
-            return  # compared with its representative's page, never one itself
-        fingerprint = self.fingerprint(request)
-        source = self._redirect_source(request)
-        stored = self.seen.get(fingerprint.value)
-        if stored is None:
-            self.count("urlnorm/recorded_unfiltered")
-        elif not (self.ledger.is_pending(fingerprint.value) or fingerprint.value in self.failed or source):
-            return
-        self.claim(request, fingerprint, source)
-
-    def claim_recovered(self, request: Request) -> None:
-        """A request scheduled again after a crash holds its keys again; at
-        download time it is checked again under the learned rules."""
-        fingerprint = self.fingerprint(request)
-        self.ledger.claim(fingerprint.keys, request.url)
-        request.meta[M.RULES_VERSION] = -2
 
     # -- settling (see settling.py) ---------------------------------------------------
 
@@ -466,6 +272,6 @@ class Deduplicator:
         self.keys.clear()
         if self.narrow is not None:
             self.narrow.clear()
-        self._first_urls.clear()
+        self.admission.first_urls.clear()
         if self.shared_rules is not None:
             self.shared_rules.clear()

@@ -1,0 +1,253 @@
+"""Admission: the check-time decision for every request, and the claims it makes.
+
+:meth:`Admission.check` is what the dupe filter asks of each request (and the
+middlewares of a request Scrapy never shows the filter, :meth:`Admission.record`).
+It answers with one of three things:
+
+- ``None``: fetch it; the request now *claims* its keys (it is their
+  representative, written in the :class:`~scrapy_urlnorm.ledger.DropLedger`), or
+  it is an audit;
+- a reason: a duplicate, dropped against a representative that has delivered its
+  page or is pending (the drop is then written in the ledger and released if the
+  representative settles without delivering);
+- :data:`HELD_BACK`: a variant of an undecided learned rule, scheduled again later.
+
+The state it reads and writes (the seen index, the ledger, failed and abandoned
+keys, the audits, hold-back) belongs to the :class:`~scrapy_urlnorm.dedup.Deduplicator`;
+this unit is the decision alone, kept apart so it can be read in one place.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.utils.request import referer_str
+
+from . import meta as M
+from .audits import SEMANTIC_RANK
+from .counters import PUBLISH_EVERY
+from .keys import host_of
+from .steps import REASONS
+from .stores import MemoryStore
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+    from .keys import Fingerprint
+    from .ledger import Claim
+
+logger = logging.getLogger(__name__)
+
+_ADMIT = None  # what _against returns when it does not drop
+
+#: What ``check`` answers for a variant held back (not a duplicate: it is scheduled again later).
+HELD_BACK = "held_back"
+
+
+def _defragment(url: str) -> str:
+    return url.partition("#")[0]
+
+
+class Admission:
+    """Decides, for each request, whether it is fetched, dropped or held back."""
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+        self.ledger = dedup.ledger
+        self.counters = dedup.counters
+        self.count = dedup.count
+        self.fingerprint = dedup.fingerprint
+        seen = dedup.seen
+        # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
+        self._seen_get: Callable[[int], int | None] = seen.table.get if type(seen) is MemoryStore else seen.get
+        self._seen_add: Callable[[int, int], int | None] = (
+            seen.table.add if type(seen) is MemoryStore and seen.file is None else seen.add
+        )
+        self.first_urls: dict[int, str] = {}  # key -> first URL, only with debug
+
+    # -- decisions ----------------------------------------------------------------------
+
+    def check(self, request: Request) -> str | None:
+        """What the dupe filter asks: ``None`` if ``request`` is to be fetched
+        (it is now a representative, or an audit), else the reason it is a duplicate."""
+        if self.dedup.shared_rules is not None and self.dedup.learner is not None:
+            self.dedup.rule_keeper.adopt_shared()
+        fingerprint = self.fingerprint(request)
+        counters = self.counters
+        counters.requests_seen += 1  # counted apart, published with the other counts
+        if counters.requests_seen >= PUBLISH_EVERY:
+            counters.publish()
+        meta = request.meta
+        if self.dedup.learner is not None:
+            meta[M.RULES_VERSION] = fingerprint.namespace
+        source = self._redirect_source(request) if "redirect_urls" in meta else None
+        if source is not None and self._is_loop(request):
+            self.count("urlnorm/redirect_loops")
+            self.dedup.fail(source, "loop")
+            return self.dropped(request, fingerprint, "redirect_loop", learned=False)
+        # The decision, in this one function: it runs for every request.
+        value, rank = fingerprint.value, fingerprint.rank
+        stored = self._seen_get(value)
+        if stored is not None:
+            verdict = self._against(request, fingerprint, value, rank if rank > stored else stored, source)
+            if verdict is not _ADMIT or M.AUDIT in meta:
+                return verdict
+        if fingerprint.learned is not None:
+            key, stored = self.dedup.learned_match(request, fingerprint)
+            if stored is not None:
+                rank = self.dedup.learned_drop_rank(request, fingerprint, stored)
+                verdict = self._against(request, fingerprint, key, rank, source, learned=True)
+                if verdict is not _ADMIT or M.AUDIT in meta:
+                    return verdict
+        # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
+        if self.dedup.holdback is not None and source is None and self._hold_back(request, fingerprint):
+            return HELD_BACK
+        self.claim(request, fingerprint, source)
+        return None
+
+    def _hold_back(self, request: Request, fingerprint: Fingerprint) -> bool:
+        url = fingerprint.url
+        meta = request.meta
+        if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta:
+            return False
+        assert self.dedup.holdback is not None
+        return self.dedup.holdback.hold(request, url, host_of(url))
+
+    def _against(
+        self,
+        request: Request,
+        fingerprint: Fingerprint,
+        key: int,
+        rank: int,
+        source: Claim | None,
+        *,
+        learned: bool = False,
+    ) -> str | None:
+        """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
+        claim = self.ledger._claims.get(key)
+        if claim is not None and claim is source:
+            # A redirect to its own chain's key (/pubs -> /pubs/): the server just
+            # said the first form is not the page. It takes the claim over.
+            if not learned or self.dedup.seen.get(fingerprint.value) is None:
+                self.count("urlnorm/redirects_passed")
+            return _ADMIT
+        if claim is None and key in self.dedup.abandoned:
+            return _ADMIT  # its representative was never sent as written
+        hold = None
+        if claim is not None and self.dedup.distributed and rank > 0:
+            hold = self.dedup.holds.hold_for(request)
+            if hold is None and learned:
+                self.count("urlnorm/redis/learned_fetched")  # (see holds.py)
+                return _ADMIT
+        reason = REASONS.get(rank, "exact")
+        if rank == 0:
+            # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
+            if source is not None:
+                self._follow(source, claim, key)
+            return self.dropped(request, fingerprint, reason, learned=learned)
+        if claim is None and key in self.dedup.failed:
+            return _ADMIT  # its representative did not deliver: this one may
+        if learned and claim is None and self.dedup.holds.foreign(key):
+            self.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
+            return _ADMIT
+        # Only audits and learned drops (parked, revoked, by host) need the host.
+        host = host_of(fingerprint.url or "") if learned or claim is None else ""
+        if (
+            claim is None
+            and rank >= SEMANTIC_RANK
+            and self.dedup.audits.audit_now(request, fingerprint.value, key, reason, host)
+        ):
+            return _ADMIT
+        if not self.ledger.drop(request, reason, host, learned=learned, claim=claim, hold=hold):
+            # The ledger is full: fetch rather than drop without a promise, as written.
+            request.meta[M.NO_SHORTCUT] = True
+            return _ADMIT
+        if hold is not None:
+            self.dedup.holds.take(request, hold)
+        if source is not None:
+            self._follow(source, claim, key)
+        return self.dropped(request, fingerprint, reason, learned=learned, key=key)
+
+    def dropped(
+        self, request: Request, fingerprint: Fingerprint, reason: str, *, learned: bool, key: int | None = None
+    ) -> str:
+        self.counters.filtered_as(reason)
+        if self.dedup.debug:
+            logger.debug(
+                "Filtered duplicate %s (reason: %s; same as %s; normalized: %s; referer: %s)",
+                request,
+                reason,
+                self.first_urls.get(key if key is not None else fingerprint.value, "?"),
+                fingerprint.learned_url if learned else fingerprint.url,
+                referer_str(request),
+            )
+        return reason
+
+    def claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
+        """``request`` becomes the representative of its keys."""
+        value, learned = fingerprint.value, fingerprint.learned
+        self._seen_add(value, fingerprint.rank)
+        if learned is None:
+            keys: tuple[int, ...] = (value,)
+        else:
+            self._seen_add(learned, fingerprint.learned_rank)
+            keys = (value, learned)
+        if self.dedup.debug:
+            for key in keys:
+                self.first_urls.setdefault(key, request.url)
+        claim = self.ledger.claim(keys, request.url)
+        if source is not None:
+            self.ledger.merge(source, claim)
+        return claim
+
+    # -- redirects ----------------------------------------------------------------------
+
+    def _redirect_source(self, request: Request) -> Claim | None:
+        """The claim of the URL that redirected to ``request``, if it is pending."""
+        chain = request.meta.get("redirect_urls")
+        if not chain:
+            return None
+        source = self.fingerprint(request.replace(url=chain[-1]))
+        return self.ledger.claim_of(source.value) or self.ledger.claim_of(source.learned)
+
+    @staticmethod
+    def _is_loop(request: Request) -> bool:
+        """A redirect chain that comes back to a URL it passed: stock's filter stops it there too."""
+        url = _defragment(request.url)
+        return any(_defragment(previous) == url for previous in request.meta.get("redirect_urls", ()))
+
+    def _follow(self, source: Claim, claim: Claim | None, key: int) -> None:
+        """A redirect's target was a duplicate: the source's drops follow its page."""
+        if claim is not None:
+            self.ledger.merge(source, claim)
+        elif key in self.dedup.failed:
+            self.dedup.fail(source, "redirect")
+        else:
+            self.dedup.failed.discard(self.ledger.delivered(source))
+
+    # -- requests the filter does not see ----------------------------------------------
+
+    def record(self, request: Request) -> None:
+        """A request Scrapy never shows the filter (``dont_filter``) is about to be
+        fetched: it represents its keys unless they are delivered already."""
+        if M.AUDIT in request.meta:
+            return  # compared with its representative's page, never one itself
+        fingerprint = self.fingerprint(request)
+        source = self._redirect_source(request)
+        stored = self.dedup.seen.get(fingerprint.value)
+        if stored is None:
+            self.count("urlnorm/recorded_unfiltered")
+        elif not (self.ledger.is_pending(fingerprint.value) or fingerprint.value in self.dedup.failed or source):
+            return
+        self.claim(request, fingerprint, source)
+
+    def claim_recovered(self, request: Request) -> None:
+        """A request scheduled again after a crash holds its keys again; at
+        download time it is checked again under the learned rules."""
+        fingerprint = self.fingerprint(request)
+        self.ledger.claim(fingerprint.keys, request.url)
+        request.meta[M.RULES_VERSION] = -2
