@@ -1,14 +1,19 @@
-"""Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4 and nginx on loopback.
+"""Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx and lighttpd,
+and Python's ``http.server``, on loopback.
 
-Both servers serve the same Debian documentation trees (a Doxygen manual with its
-examples, the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``)
-with stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301 ``/dir/``),
-``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly`` (case variants
--> 301) and a ``www.`` alias serving the same content; nginx with ``try_files $uri
-$uri.html $uri/ =404`` and a bare host that 301-redirects to ``www.``. Each server runs
-privately on a free 127.0.0.1 port; Scrapy reaches the hostnames (``docs.test``,
-``ref.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo web's
-``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
+All four serve the same Debian documentation trees (a Doxygen manual with its examples,
+the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``) with stock
+directory handling: Apache with ``mod_dir`` (``/dir`` -> 301 ``/dir/``), ``MultiViews``
+(``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly`` (case variants -> 301) and a
+``www.`` alias serving the same content; nginx with ``try_files $uri $uri.html $uri/
+=404`` and a bare host that 301-redirects to ``www.``; lighttpd as Debian ships it
+(``/dir`` -> 301 ``/dir/``, ``index.html``, no listings) with ``www.`` 301-redirecting
+to the bare host; ``http.server`` (``/dir`` -> 301 ``/dir/``, ``index.html`` or a
+generated listing, ``Last-Modified`` and no ETag, HTTP/1.0) serving the same tree under
+both names. Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the
+hostnames (``docs.test``, ``ref.test``, ``lt.test``, ``py.test`` and their ``www.``
+twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so
+redirects name the real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
@@ -25,7 +30,7 @@ redundancy (1 - distinct documents / 200 HTML responses), requests per necessary
 (documents + distinct non-HTML files + unavoidable redirects, see ``necessary``) and the
 rules the add-on learned (its JSON report).
 
-    sudo benchmarks/real_servers/setup.sh      # once: apache2, nginx, the documentation packages
+    sudo benchmarks/real_servers/setup.sh      # once: apache2, nginx, lighttpd, the documentation packages
     nice python benchmarks/bench_real_servers.py
     nice python benchmarks/bench_real_servers.py --orders lifo-c16 --servers nginx --json out.json
 
@@ -351,7 +356,7 @@ def summarize(crawl: Crawl, stock: Crawl) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = (
-        f"{'server':<7} {'order':<9} {'mode':<14} {'requests':>8} {'downloads':>9} {'docs':>5} {'lost':>5}"
+        f"{'server':<8} {'order':<9} {'mode':<14} {'requests':>8} {'downloads':>9} {'docs':>5} {'lost':>5}"
         f" {'refetch':>7} {'redund.':>8} {'req/nec.':>8} {'finish':<10} learned rules"
     )
     lines = [head, "-" * len(head)]
@@ -359,7 +364,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         s = row["summary"]
         lost = f"{s['lost']}" + (" !!" if s["lost"] else "")
         lines.append(
-            f"{row['server']:<7} {row['order']:<9} {row['mode']:<14} {s['requests']:>8} {s['downloads']:>9}"
+            f"{row['server']:<8} {row['order']:<9} {row['mode']:<14} {s['requests']:>8} {s['downloads']:>9}"
             f" {s['documents']:>5} {lost:>5} {sum(s['refetched'].values()) - len(s['refetched']):>7}"
             f" {s['redundancy']:>8.3f} {s['requests_per_necessary']:>8.2f}"
             f" {s['finish_reason']:<10} {'; '.join(s['learned']) or '-'}"
@@ -373,8 +378,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
         workdir = Path(tmp)
         for kind in args.servers:
-            start = servers.apache if kind == "apache" else servers.nginx
-            with start() as server:
+            with servers.serve(kind) as server:
                 for order in args.orders:
                     stock: Crawl | None = None
                     for mode in ["stock", *(mode for mode in args.modes if mode != "stock")]:
@@ -389,7 +393,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         summary = summarize(result, stock)
                         rows.append({"server": kind, "order": order, "mode": mode, "summary": summary})
                         print(
-                            f"{kind:<7} {order:<9} {mode:<14} {summary['requests']:>5} requests"
+                            f"{kind:<8} {order:<9} {mode:<14} {summary['requests']:>5} requests"
                             f" {summary['documents']:>4} docs {summary['lost']} lost"
                             f" {summary['seconds']:>6.1f}s {summary['finish_reason']}",
                             file=sys.stderr,
@@ -420,7 +424,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--servers", nargs="+", choices=["apache", "nginx"], default=["apache", "nginx"])
+    parser.add_argument("--servers", nargs="+", choices=list(servers.FAMILIES), default=list(servers.FAMILIES))
     parser.add_argument("--orders", nargs="+", choices=list(ORDERS), default=list(ORDERS))
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=DEFAULT_MODES, help="stock always runs")
     parser.add_argument("--seed", type=int, default=0, help="which links get a variant, and which (default 0)")
@@ -433,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--verbose", action="store_true", help="Scrapy's INFO log")
     args = parser.parse_args(argv)
-    if missing := servers.missing():
+    if missing := servers.missing(args.servers):
         print(f"missing {missing}: run benchmarks/real_servers/setup.sh (as root) first", file=sys.stderr)
         return 2
     if args.keep_logs:

@@ -1,10 +1,11 @@
-"""On real Apache and nginx servers, the add-on loses no document stock Scrapy collects.
+"""On real servers, the add-on loses no document stock Scrapy collects.
 
 Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurrent
-requests) in a child process: each server crawled with stock Scrapy, the add-on and the
-add-on with ``URLNORM_LEARN=False``. Skipped unless ``URLNORM_REAL_SERVERS=1`` and
-``benchmarks/real_servers/setup.sh`` has installed the servers and documentation trees.
-No timing assertions.
+requests) in a child process: each server (Apache, nginx, lighttpd, Python's
+``http.server``: four ways of serving a ``www.`` twin and a directory) crawled with stock
+Scrapy, the add-on and the add-on with ``URLNORM_LEARN=False``. Skipped unless
+``URLNORM_REAL_SERVERS=1`` and ``benchmarks/real_servers/setup.sh`` has installed the
+servers and documentation trees. No timing assertions.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return result
 
 
-@pytest.mark.parametrize("server", ["apache", "nginx"])
+@pytest.mark.parametrize("server", list(servers.FAMILIES))
 def test_no_document_lost_vs_stock(bench: dict[str, Any], server: str) -> None:
     rows = {row["mode"]: row["summary"] for row in bench["rows"] if row["server"] == server}
     assert set(rows) == {"stock", "addon", "addon-nolearn"}, bench["output"]

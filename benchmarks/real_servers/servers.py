@@ -1,12 +1,17 @@
-"""Private Apache and nginx instances serving Debian documentation trees on 127.0.0.1.
+"""Private Apache, nginx, lighttpd and Python ``http.server`` instances serving Debian
+documentation trees on 127.0.0.1.
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
-templates next to this file into a temporary state directory (pid, logs, temp files),
-listens on a free loopback port, and is stopped by its pid file when the ``with`` ends.
+templates next to this file (``http.server``: from ``pyserver.py``'s arguments) into a
+temporary state directory (pid, logs, temp files), listens on a free loopback port, and is
+stopped by its pid file when the ``with`` ends. ``FAMILIES`` says how to start each.
 
-Both servers serve the same site root: a landing page linking to the documentation trees
-in ``TREES`` (symlinks to the installed packages). Run ``setup.sh`` (as root) once first.
+All serve the same site root: a landing page linking to the documentation trees in
+``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
+twin a different kind: Apache serves the same content under both names, nginx redirects
+the bare host to ``www.``, lighttpd ``www.`` to the bare host, ``http.server`` ignores the
+name. Run ``setup.sh`` (as root) once first.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +41,7 @@ TREES: dict[str, str] = {
 
 APACHE = "/usr/sbin/apache2"
 NGINX = "/usr/sbin/nginx"
+LIGHTTPD = "/usr/sbin/lighttpd"
 
 LANDING = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Documentation</title></head>
@@ -45,9 +52,81 @@ LANDING = """<!DOCTYPE html>
 """
 
 
-def missing() -> list[str]:
-    """What ``setup.sh`` still has to install: server binaries and documentation trees."""
-    needed = [APACHE, NGINX] + [f"{tree}/index.html" for tree in TREES.values()]
+@dataclass(frozen=True)
+class Family:
+    """How to run one server family. Its files in the state directory are named after
+    ``name``: ``<name>.conf`` (from ``<name>.conf.in`` next to this file, if ``template``),
+    ``<name>.pid``, ``<name>-access.log``, ``<name>-error.log``."""
+
+    name: str
+    label: str  # "Documentation served by <label>" on the landing page
+    host: str  # the default host; its twin is www.<host>
+    binary: str  # what setup.sh installs
+    command: Callable[[Path, int], list[str]]  # (state directory, port) -> the start command
+    user: str = ""  # the config's directives for dropping to www-data when started as root
+    template: bool = True
+    foreground: bool = False  # serves as our child until SIGTERM (the others daemonize)
+    owned: tuple[str, ...] = ()  # state entries the workers open after dropping to www-data ("dir/": a directory)
+
+
+def _nginx_command(directory: Path, port: int) -> list[str]:
+    # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
+    return [NGINX, "-c", str(directory / "nginx.conf"), "-p", str(directory), "-e", str(directory / "nginx-error.log")]
+
+
+def _python_command(directory: Path, port: int) -> list[str]:
+    """The same interpreter runs ``pyserver.py``; its request log is ``pyserver-access.log``
+    (``http.server`` has no separate error log)."""
+    return [
+        sys.executable,
+        str(HERE / "pyserver.py"),
+        f"--root={directory / 'www'}",
+        f"--port={port}",
+        f"--pid-file={directory / 'pyserver.pid'}",
+        f"--log={directory / 'pyserver-access.log'}",
+    ]
+
+
+#: Server families by kind (``Server.kind``, the benchmark's ``--servers``).
+FAMILIES: dict[str, Family] = {
+    "apache": Family(
+        name="apache2",
+        label="Apache",
+        host="docs.test",
+        binary=APACHE,
+        command=lambda directory, port: [APACHE, "-f", str(directory / "apache2.conf"), "-k", "start"],
+        user="User www-data\nGroup www-data",
+    ),
+    "nginx": Family(
+        name="nginx", label="nginx", host="ref.test", binary=NGINX, command=_nginx_command, user="user www-data;"
+    ),
+    "lighttpd": Family(
+        name="lighttpd",
+        label="lighttpd",
+        host="lt.test",
+        binary=LIGHTTPD,
+        command=lambda directory, port: [LIGHTTPD, "-f", str(directory / "lighttpd.conf")],
+        user='server.username = "www-data"\nserver.groupname = "www-data"',
+        # lighttpd opens its logs after dropping privileges.
+        owned=("lighttpd-access.log", "lighttpd-error.log", "lighttpd-uploads/"),
+    ),
+    "python": Family(
+        name="pyserver",
+        label="Python http.server",
+        host="py.test",
+        binary=sys.executable,
+        command=_python_command,
+        template=False,
+        foreground=True,
+    ),
+}
+
+
+def missing(kinds: Iterable[str] | None = None) -> list[str]:
+    """What ``setup.sh`` still has to install for ``kinds`` (default: all): server binaries
+    and documentation trees."""
+    binaries = [FAMILIES[kind].binary for kind in (FAMILIES if kinds is None else kinds)]
+    needed = binaries + [f"{tree}/index.html" for tree in TREES.values()]
     return [path for path in needed if not Path(path).exists()]
 
 
@@ -82,16 +161,14 @@ def build_root(root: Path, server: str) -> None:
 
 def user_directives(kind: str) -> str:
     """As root, the workers drop to www-data (Apache refuses to serve as root)."""
-    if os.geteuid() != 0:
-        return ""
-    return "User www-data\nGroup www-data" if kind == "apache" else "user www-data;"
+    return FAMILIES[kind].user if os.geteuid() == 0 else ""
 
 
 @dataclass
 class Server:
     """One running server: its family, canonical host, port and state directory."""
 
-    kind: str  # "apache" or "nginx"
+    kind: str  # a key of FAMILIES
     host: str  # the site's host; its www twin is www.<host>
     port: int
     state: Path
@@ -99,8 +176,8 @@ class Server:
     @property
     def proxy(self) -> str:
         """Scrapy's ``meta["proxy"]`` for this server: requests go to 127.0.0.1:port in
-        absolute form (``GET http://docs.test/x``), which both servers answer as origin
-        servers, choosing the virtual host by the URL's host."""
+        absolute form (``GET http://docs.test/x``), which every server answers as an origin
+        server, choosing the virtual host by the URL's host (``http.server`` has none)."""
         return f"http://127.0.0.1:{self.port}"
 
     @property
@@ -112,7 +189,7 @@ class Server:
         return [self.host, f"www.{self.host}"]
 
     def log(self, name: str) -> str:
-        path = self.state / f"{'apache2' if self.kind == 'apache' else 'nginx'}-{name}.log"
+        path = self.state / f"{FAMILIES[self.kind].name}-{name}.log"
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
@@ -124,59 +201,70 @@ def render(template: str, target: Path, **values: str) -> Path:
     return target
 
 
-def _stop(pidfile: Path, seconds: float = 10.0) -> None:
-    with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
+def _stop(pidfile: Path, child: subprocess.Popen[bytes] | None, seconds: float = 10.0) -> None:
+    """SIGTERM to the pid in ``pidfile``, then wait until it is gone (reaped, if it is our ``child``)."""
+    with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError, subprocess.TimeoutExpired):
         pid = int(pidfile.read_text().strip())
         os.kill(pid, signal.SIGTERM)
+        if child is not None and child.pid == pid:
+            child.wait(seconds)
+            return
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             os.kill(pid, 0)  # raises ProcessLookupError once it is gone
             time.sleep(0.05)
+    if child is not None and child.poll() is None:  # it never wrote its pid file
+        child.kill()
+        child.wait()
 
 
 @contextlib.contextmanager
-def apache(host: str = "docs.test", state: Path | None = None) -> Iterator[Server]:
-    with _serve(
-        "apache", "apache2", "Apache", host, state, lambda conf, directory: [APACHE, "-f", str(conf), "-k", "start"]
-    ) as server:
-        yield server
-
-
-@contextlib.contextmanager
-def nginx(host: str = "ref.test", state: Path | None = None) -> Iterator[Server]:
-    # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
-    def command(conf: Path, directory: Path) -> list[str]:
-        return [NGINX, "-c", str(conf), "-p", str(directory), "-e", str(directory / "nginx-error.log")]
-
-    with _serve("nginx", "nginx", "nginx", host, state, command) as server:
-        yield server
-
-
-@contextlib.contextmanager
-def _serve(
-    kind: str, name: str, label: str, host: str, state: Path | None, command: Callable[[Path, Path], list[str]]
-) -> Iterator[Server]:
-    """A private ``kind`` server for ``host``: its site root, ``<name>.conf`` from
-    ``<name>.conf.in``, started with ``command(conf, directory)``, stopped by ``<name>.pid``."""
+def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iterator[Server]:
+    """A private ``kind`` server (a key of ``FAMILIES``) for ``host`` and its www twin: its
+    site root, its config, started, and stopped by its pid file when the ``with`` ends."""
+    family = FAMILIES[kind]
+    host = host or family.host
     with _state(state, kind) as directory:
-        root = directory / "www"
-        build_root(root, label)
+        build_root(directory / "www", family.label)
         port = free_port()
-        conf = render(
-            f"{name}.conf.in",
-            directory / f"{name}.conf",
-            STATE=str(directory),
-            ROOT=str(root),
-            PORT=str(port),
-            HOST=host,
-            USER_DIRECTIVES=user_directives(kind),
-        )
-        subprocess.run(command(conf, directory), check=True, env=_clean_env())
+        if family.template:
+            render(
+                f"{family.name}.conf.in",
+                directory / f"{family.name}.conf",
+                STATE=str(directory),
+                ROOT=str(directory / "www"),
+                PORT=str(port),
+                HOST=host,
+                USER_DIRECTIVES=user_directives(kind),
+            )
+        _own(directory, family.owned)
+        child = _start(family.command(directory, port), family.foreground)
         try:
             wait_for_port(port)
             yield Server(kind, host, port, directory)
         finally:
-            _stop(directory / f"{name}.pid")
+            _stop(directory / f"{family.name}.pid", child)
+
+
+def _start(command: list[str], foreground: bool) -> subprocess.Popen[bytes] | None:
+    """A daemonizing server has started when its command returns; a foreground one is our child."""
+    if foreground:
+        return subprocess.Popen(command, env=_clean_env(), stdin=subprocess.DEVNULL)
+    subprocess.run(command, check=True, env=_clean_env())
+    return None
+
+
+def _own(directory: Path, names: tuple[str, ...]) -> None:
+    """Create the state entries a server opens after dropping to www-data, and give them
+    to www-data if we are root."""
+    for name in names:
+        path = directory / name
+        if name.endswith("/"):
+            path.mkdir(exist_ok=True)
+        else:
+            path.touch()
+        if os.geteuid() == 0:
+            shutil.chown(path, "www-data", "www-data")
 
 
 @contextlib.contextmanager
