@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .hostrules import twins
-from .learning import VERIFIED_FAMILIES, RuleKind
+from .learning import RuleKind
 from .recent import put_recent
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import CheapAudits
@@ -211,8 +211,6 @@ class AuditDesk:
     def __init__(self, dedup: Deduplicator, auditor: Auditor) -> None:
         self.dedup = dedup
         self.auditor = auditor
-        #: ``URLNORM_VERIFY_REDIRECT_RULES``: verify every drop of a redirect-taught rule.
-        self.verify_taught = True
         #: How an audit may be settled without a download (see ``validators``).
         self.cheap = CheapAudits(self)
 
@@ -223,10 +221,7 @@ class AuditDesk:
         learned = self.dedup.learned
         if learned is None or not reason.startswith("learned:"):
             return False
-        family = reason.removeprefix("learned:")
-        if family in VERIFIED_FAMILIES:
-            return True
-        return self.verify_taught and any(rule.family.value == family for rule in learned.shortcut_rules(host))
+        return learned.verifies_every(host, reason.removeprefix("learned:"))
 
     def scope(self, host: str, reason: str) -> str:
         """What a learned drop's audit budget is counted against: the rule on its site.
@@ -282,17 +277,20 @@ class AuditDesk:
             request = drop.request
             if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
-            scope = self.scope(drop.host, drop.reason) if drop.learned else drop.reason
-            every = self.verifies_every(drop.host, drop.reason)
+            reason = drop.reason
+            if drop.learned and dedup.narrow is not None:
+                reason = dedup.narrow.reason(request, drop.host, reason)  # (this page delivered since)
+            scope = self.scope(drop.host, reason) if drop.learned else reason
+            every = self.verifies_every(drop.host, reason)
             own = dedup.keys.static(request).value
             if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every):
-                if self._answered(request, own, key, drop.reason):
+                if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)
-                mark_audit(meta, key, drop.reason, drop.host)
+                mark_audit(meta, key, reason, drop.host)
                 reschedule(request.replace(dont_filter=True, meta=meta))
 
     def answered_since(self, request: Request) -> bool:

@@ -211,7 +211,7 @@ class Deduplicator:
         rank ``stored`` is dropped and audited under: the rule it needs (see ``narrow``)."""
         rank = learned_rank(fingerprint.learned_rank, stored)
         if self.narrow is not None:
-            rank = self.narrow.rank(request, fingerprint.url or "", rank)
+            rank = self.narrow.rank(request, host_of(fingerprint.url or ""), rank)
         return rank
 
     # -- what a drop may rest on (see also late.py) ------------------------------------

@@ -12,18 +12,23 @@ once it holds the twins are one *site*: each gets the union of both twins'
 rules, so both have the same learned policy, namespace and shortcuts (their
 variants key alike whichever twin a link names).
 
-A host whose rules mix families verified on every drop (``VERIFIED_FAMILIES``)
-with others also gets a *narrow* policy: the others only (see :mod:`scrapy_urlnorm.narrow`).
+A host whose rules mix ``VERIFIED_FAMILIES`` with others also gets a *narrow*
+policy, the others only; one whose rules mix *strict* ones (verified on every drop:
+``VERIFIED_FAMILIES``, and the rules its redirects taught while
+``URLNORM_VERIFY_REDIRECT_RULES`` is on) with others, a *lenient* one, the others
+only (see :mod:`scrapy_urlnorm.narrow`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import xxhash
 
 from .learning import VERIFIED_FAMILIES, Learner, Rule, RuleKind, policy_overrides
 from .normalize import host_key
 from .policy import Policy
-from .steps import trailing_slash
+from .steps import LEARNED_FAMILY_RANKS, trailing_slash
 from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
 
 _SLASH_POLICIES = {"add": Policy(trailing_slash="add"), "remove": Policy(trailing_slash="remove")}
@@ -65,6 +70,18 @@ def conflicts_with_active(rule: Rule, active: list[Rule]) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class NarrowPolicy:
+    """A host's learned policy with some of its rules left out (see :mod:`scrapy_urlnorm.narrow`)."""
+
+    policy: Policy
+    namespace: int
+    #: The ranks of the rules left out.
+    left_out: frozenset[int]
+    #: The riskiest of them: what a drop that may rest on one is reported under.
+    riskiest: int
+
+
 class LearnedPolicies:
     """Host -> (learned policy, namespace), and the hosts' redirect shortcuts."""
 
@@ -72,9 +89,13 @@ class LearnedPolicies:
         self.policy = policy
         self.learner = learner
         self.by_host: dict[str, tuple[Policy, int]] = {}
-        #: Hosts whose rules mix verified families with others: the others' policy and namespace.
-        self.narrow_by_host: dict[str, tuple[Policy, int]] = {}
+        #: Hosts whose rules mix ``VERIFIED_FAMILIES`` with others: the others' policy.
+        self.narrow_by_host: dict[str, NarrowPolicy] = {}
+        #: Hosts whose rules mix strict ones (:meth:`verifies_every`) with others: the others' policy.
+        self.lenient_by_host: dict[str, NarrowPolicy] = {}
         self._shortcuts: dict[str, tuple[Rule, ...]] = {}
+        #: ``URLNORM_VERIFY_REDIRECT_RULES``: every drop of a redirect-taught rule is verified.
+        self.verify_taught = True
 
     def __bool__(self) -> bool:
         return bool(self.by_host)
@@ -89,6 +110,14 @@ class LearnedPolicies:
     def site_hosts(self, host: str) -> tuple[str, ...]:
         """The hosts that share ``host``'s rules: both twins once they are aliased."""
         return twins(host) if self.aliased(host) else (host,)
+
+    def verifies_every(self, host: str, family: str) -> bool:
+        """Whether every drop of rule ``family`` on ``host`` is verified (the rule is
+        *strict*): a family of ``VERIFIED_FAMILIES``, or one ``host``'s redirects taught
+        (see :mod:`scrapy_urlnorm.audits`)."""
+        if family in VERIFIED_FAMILIES:
+            return True
+        return self.verify_taught and any(rule.family.value == family for rule in self.shortcut_rules(host))
 
     def rules_of(self, host: str) -> list[Rule]:
         """Active rules that apply to ``host``: its own, and its twin's once the twins are one site."""
@@ -115,13 +144,12 @@ class LearnedPolicies:
             else:
                 self._shortcuts.pop(host, None)
             self.narrow_by_host.pop(host, None)
+            self.lenient_by_host.pop(host, None)
             if not rules:
                 self.by_host.pop(host, None)
                 continue
             base = self.policy.for_host(host)
-            narrow = [r for r in rules if r.family.value not in VERIFIED_FAMILIES]
-            if narrow and len(narrow) < len(rules):
-                self.narrow_by_host[host] = (base.replace(**policy_overrides(narrow)), namespace_of(narrow))
+            self._narrow(host, base, rules)
             overrides = policy_overrides(rules)
             if "default_pages" in overrides:
                 names = (*base.default_pages, *sorted(overrides["default_pages"]))
@@ -132,6 +160,20 @@ class LearnedPolicies:
                 overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
             self.by_host[host] = (base.replace(**overrides), namespace_of(rules))
         return hosts
+
+    def _narrow(self, host: str, base: Policy, rules: list[Rule]) -> None:
+        """``host``'s narrow policies (see :mod:`scrapy_urlnorm.narrow`): its rules less
+        the ``VERIFIED_FAMILIES`` ones, and its rules less the strict ones, each where
+        it leaves some rules out and keeps some."""
+        for table, left_out in (
+            (self.narrow_by_host, lambda rule: rule.family.value in VERIFIED_FAMILIES),
+            (self.lenient_by_host, lambda rule: self.verifies_every(host, rule.family.value)),
+        ):
+            kept = [rule for rule in rules if not left_out(rule)]
+            ranks = frozenset(LEARNED_FAMILY_RANKS[rule.family.value] for rule in rules if left_out(rule))
+            if kept and ranks:
+                policy = base.replace(**policy_overrides(kept))
+                table[host] = NarrowPolicy(policy, namespace_of(kept), ranks, max(ranks))
 
     def shortcut_rules(self, host: str) -> tuple[Rule, ...]:
         bare = host.removeprefix("www.")
@@ -202,4 +244,5 @@ class LearnedPolicies:
     def clear(self) -> None:
         self.by_host.clear()
         self.narrow_by_host.clear()
+        self.lenient_by_host.clear()
         self._shortcuts.clear()

@@ -1,19 +1,37 @@
 """Which of a host's learned rules a learned drop needs, so it is audited under that rule.
 
-A host's learned key applies all its rules at once, and a drop is reported and
-audited under the riskiest rule that changed the request. On a site with both
-``www_alias`` and ``extension_alias``, ``www.h/x.html`` keys as ``h/x``, stripped
-of ``.html`` as well as of ``www.``: a drop against the delivered ``h/x.html``
-would be an ``extension_alias`` drop, verified on every drop by a download
-where the host's entity tags are no evidence, though only ``www_alias`` made
-the two URLs differ (on real Apache, most of a crawl's duplicate downloads).
+A host's learned key applies all its rules at once, and the rank a fingerprint
+carries is that of the riskiest rule that changed *its own* URL. A drop rests as
+well on every rule that changed its representative's, which that rank does not
+show, and on fewer rules than the riskiest when another explains the match.
+Two ways this goes wrong, both seen:
 
-So where a host's rules mix families verified on every drop with others
-(:attr:`~scrapy_urlnorm.hostrules.LearnedPolicies.narrow_by_host`), each page it
-delivers is also keyed under the others alone: its *narrow* key. A learned drop
-under a verified family whose request's narrow key names a delivered page needs
-only the other rules, and takes their reason, budget and audits. Only delivered
-pages count, so the narrow reason is never a promise about a pending one.
+- *Too lenient* (differential seed 17104, a page lost): on a site with
+  ``www_alias`` (taught by content, audited by sample) and ``trailing_slash``
+  (taught by its redirects, so every drop is verified: the site may serve
+  ``/readme`` and ``/readme/`` as two pages), ``www.h/readme/`` and the delivered
+  ``www.h/readme`` both key as ``h/readme/``. The request's own rank says
+  ``www_alias``, but only ``trailing_slash`` made the two URLs equal.
+- *Too strict* (real Apache, most of a crawl's duplicate downloads): under
+  ``www_alias`` and ``extension_alias``, ``www.h/x.html`` keys as ``h/x``; against
+  the delivered ``h/x.html`` it would be an ``extension_alias`` drop, verified by a
+  download where the host's entity tags are no evidence, though only ``www_alias``
+  made the two URLs differ.
+
+So a host whose rules mix *strict* ones (verified on every drop,
+:meth:`~scrapy_urlnorm.hostrules.LearnedPolicies.verifies_every`) with others has
+a *lenient* policy (the others alone), and one whose rules mix
+``VERIFIED_FAMILIES`` with others a *narrow* one (the others alone); each page it
+delivers is also keyed under them. A learned drop whose request's lenient key
+names a delivered page needs no strict rule, and takes the reason, budget and
+audits of the rules it does need; any other learned drop on that host may rest
+on a strict rule and is reported under one (its own, when it has one). Among
+strict reasons, a ``VERIFIED_FAMILIES`` drop whose narrow key names a delivered
+page takes the narrow rules' strict reason (a redirect-taught rule, whose
+verification is a held redirect). Only delivered pages count, so a lenient
+reason is never a promise about a pending one: a drop against a pending
+representative is reported under a strict rule, and looked at again when the
+representative delivers (:meth:`NarrowKeys.reason`), before its audit is decided.
 """
 
 from __future__ import annotations
@@ -22,21 +40,19 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from .keys import host_of
-from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
-from .steps import FIRST_LEARNED_RANK, LEARNED_KINDS, LEARNED_RANKS, learned_rank
+from .steps import FIRST_LEARNED_RANK, REASONS, learned_rank
 
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from .hostrules import LearnedPolicies
+    from .hostrules import LearnedPolicies, NarrowPolicy
     from .keys import RequestKeys
 
 #: Narrow keys of delivered pages remembered (least recently delivered go first).
 NARROW_KEYS_REMEMBERED = 100_000
 
-#: The ranks of learned rule families verified on every drop.
-VERIFIED_RANKS = frozenset(rank for step, rank in LEARNED_RANKS.items() if LEARNED_KINDS[step] in VERIFIED_FAMILIES)
+_RANK_OF_REASON = {reason: rank for rank, reason in REASONS.items()}
 
 
 class NarrowKeys:
@@ -47,37 +63,60 @@ class NarrowKeys:
         self.learned = learned
         self._delivered: OrderedDict[int, int] = OrderedDict()  # narrow key -> the page's narrow rank
 
-    def _key(self, request: Request, url: str) -> tuple[int, int] | None:
-        narrow = self.learned.narrow_by_host.get(host_of(url))
-        if narrow is None:
-            return None
-        policy, namespace = narrow
-        narrow_url, rank = self.keys.normalize_with(request.url, policy)
+    def _key(self, request: Request, narrow: NarrowPolicy) -> tuple[int, int] | None:
+        narrow_url, rank = self.keys.normalize_with(request.url, narrow.policy)
         if narrow_url is None:
             return None
-        return self.keys.hash(request, narrow_url, b"narrow %d\0" % namespace), rank
+        return self.keys.hash(request, narrow_url, b"narrow %d\0" % narrow.namespace), rank
+
+    def _needed(self, request: Request, narrow: NarrowPolicy) -> int | None:
+        """The learned rank ``request`` matches a delivered page at under ``narrow``, if it does."""
+        found = self._key(request, narrow)
+        stored = self._delivered.get(found[0]) if found is not None else None
+        if found is None or stored is None:
+            return None
+        needed = learned_rank(found[1], stored)
+        return needed if needed >= FIRST_LEARNED_RANK else None
 
     def delivered(self, request: Request, url: str) -> None:
         """``request`` (normalized ``url``) delivered its page."""
-        if self.learned.narrow_by_host:
-            found = self._key(request, url)
-            if found is not None:
-                put_recent(self._delivered, found[0], found[1], NARROW_KEYS_REMEMBERED)
+        learned = self.learned
+        if not (learned.lenient_by_host or learned.narrow_by_host):
+            return
+        host = host_of(url)
+        namespaces = set()
+        for narrow in (learned.lenient_by_host.get(host), learned.narrow_by_host.get(host)):
+            if narrow is not None and narrow.namespace not in namespaces:
+                namespaces.add(narrow.namespace)
+                found = self._key(request, narrow)
+                if found is not None:
+                    put_recent(self._delivered, found[0], found[1], NARROW_KEYS_REMEMBERED)
 
-    def rank(self, request: Request, url: str, rank: int) -> int:
-        """The rank a learned drop of ``request`` (normalized ``url``) is reported and
-        audited under: ``rank``, or, when that is a verified family's and the request's
-        narrow key names a delivered page, the narrow rules' rank."""
-        if rank not in VERIFIED_RANKS or not self.learned.narrow_by_host:
+    def rank(self, request: Request, host: str, rank: int) -> int:
+        """The rank a learned drop of ``request`` on ``host`` (at ``rank``, the riskier
+        of its own and its key's) is reported and audited under (see the module's docstring)."""
+        learned = self.learned
+        if not (learned.lenient_by_host or learned.narrow_by_host):
             return rank
-        found = self._key(request, url)
-        if found is None:
-            return rank
-        stored = self._delivered.get(found[0])
-        if stored is None:
-            return rank
-        narrow = learned_rank(found[1], stored)
-        return narrow if narrow >= FIRST_LEARNED_RANK else rank
+        lenient = learned.lenient_by_host.get(host)
+        if lenient is not None:
+            needed = self._needed(request, lenient)
+            if needed is not None:
+                return needed  # it holds under the host's lenient rules alone
+            if rank not in lenient.left_out:
+                rank = lenient.riskiest  # it may rest on a strict rule
+        narrow = learned.narrow_by_host.get(host)
+        if narrow is not None and rank in narrow.left_out:
+            needed = self._needed(request, narrow)
+            if needed is not None and (lenient is None or needed in lenient.left_out):
+                return needed
+        return rank
+
+    def reason(self, request: Request, host: str, reason: str) -> str:
+        """:meth:`rank` for a learned drop made under ``reason``, looked at again now
+        (its representative has delivered since)."""
+        rank = _RANK_OF_REASON.get(reason)
+        return reason if rank is None or rank < FIRST_LEARNED_RANK else REASONS[self.rank(request, host, rank)]
 
     def __len__(self) -> int:
         return len(self._delivered)

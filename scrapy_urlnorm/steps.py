@@ -563,6 +563,8 @@ LEARNED_KINDS: dict[str, str] = {
 }
 #: Steps switched on by learning rank above every static step.
 LEARNED_RANKS: dict[str, int] = {step: 160 + index for index, step in enumerate(LEARNED_KINDS)}
+#: The rank of each learned rule family (``www_alias`` -> the ``www`` step's learned rank).
+LEARNED_FAMILY_RANKS: dict[str, int] = {family: LEARNED_RANKS[step] for step, family in LEARNED_KINDS.items()}
 
 #: Reason names by rank (rank 0 is "exact").
 REASONS: dict[int, str] = (

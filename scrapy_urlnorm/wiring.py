@@ -108,7 +108,8 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         shared_rules=shared_rules,
     )
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
-    dedup.audits.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
+    if dedup.learned is not None:
+        dedup.learned.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
         dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
         if dedup.learner is not None:

@@ -890,3 +890,46 @@ def test_twins_one_site_share_their_rules_audit_budget() -> None:
     # Twins not (yet) one site keep apart, except for www_alias itself, which lives on the bare twin.
     assert scope("www.o.test", case) != scope("o.test", case)
     assert scope("www.o.test", "learned:www_alias") == scope("o.test", "learned:www_alias")
+
+
+def slash_page_twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache with ``DirectorySlash`` (``/dN`` -> 301 ``/dN/``) serving one tree under
+    ``h.test`` and ``www.h.test``, without entity tags; ``/readme`` and ``/readme/`` are
+    two pages (differential seed 17104). ``www.h.test/readme`` is delivered before any
+    rule is learned; ``www.h.test/readme/`` is linked once ``www_alias`` (from content)
+    and ``trailing_slash`` (from the redirects) hold, and ``www_alias`` has spent its
+    first audits on ``c.html`` and ``e.html``."""
+    www = "http://www.h.test"
+    pages: dict[str, list[str]] = {
+        "/": ["/s1.html", f"{www}/readme", "/a.html", "/b.html"],
+        "/s1.html": ["/s2.html", f"{www}/a.html", f"{www}/b.html"],  # www_alias, from content
+        "/s2.html": ["/s3.html", "/d1", "/d2"],  # trailing_slash (add), from redirects
+        "/s3.html": ["/s4.html", f"{www}/c.html", f"{www}/e.html", "/c.html", "/e.html"],
+        "/s4.html": [f"{www}/readme/"],
+        "/readme": [],
+        "/readme/": [],
+        "/d1/": [],
+        "/d2/": [],
+    } | {f"/{name}.html": [] for name in "abce"}
+    if path in ("/d1", "/d2"):
+        return Reply.redirect(path + "/")
+    if path in pages:
+        return Reply.page(f"sp:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_drop_is_verified_under_every_rule_it_rests_on() -> None:
+    """``www.h.test/readme/`` and the delivered ``www.h.test/readme`` both key as
+    ``h.test/readme/``. The request's own rank names ``www_alias`` (the only rule that
+    changed it), audited by sample, but the match rests on ``trailing_slash`` too (it
+    changed the representative), and a redirect-taught rule verifies every drop: the
+    link is fetched, and its page collected. Only a drop whose narrow key (``www_alias``
+    alone) names a delivered page may go under ``www_alias``."""
+    site = FunctionSite(slash_page_twins_site)
+    with VirtualWeb({"h.test": site, "www.h.test": site}) as web:
+        result = await crawl(web, ["http://h.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert result.stats["urlnorm/learned/www_alias"] == 1
+    assert {"sp:/readme", "sp:/readme/"} <= set(result.doc_ids)
+    # The verification found the page, which contradicts the host-wide slash rule.
+    assert result.stats["urlnorm/audit_mismatches"] == result.stats["urlnorm/revoked_rules"] == 1

@@ -63,7 +63,8 @@ def test_a_released_request_is_fetched_not_dropped_again_against_the_page_that_f
         learn=True,
         reschedule=lambda request: verdicts.append((request.url, dedup.check(request))),
     )
-    dedup.audits.verify_taught = False
+    assert dedup.learned is not None
+    dedup.learned.verify_taught = False
     dedup.responses.observe_redirect("http://h/a", "http://h/a/")
     dedup.responses.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
     page, learned, tracked = Request("http://h/c/"), Request("http://h/c"), Request("http://h/c/?utm_source=x")

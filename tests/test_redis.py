@@ -468,7 +468,8 @@ def learned_dedup(server: RedisServer, released: list[str]) -> Deduplicator:
         store=RedisStore(client(server), "t:seen"),
         reschedule=lambda request: released.append(request.url),
     )
-    dedup.audits.verify_taught = False  # no audit of the rule's first drops: they are what is looked at
+    assert dedup.learned is not None
+    dedup.learned.verify_taught = False  # no audit of the rule's first drops: they are what is looked at
     dedup.responses.observe_redirect("http://h/a", "http://h/a/")
     dedup.responses.observe_redirect("http://h/b", "http://h/b/")
     return dedup
