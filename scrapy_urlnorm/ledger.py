@@ -32,8 +32,9 @@ here, so they are kept light: a plain ``Request`` is parked as the few fields
 it is rebuilt from (:class:`Parked`, about a third of a ``Request``); anything
 else (a subclass, a body, cookies, other attributes) is kept whole. They are
 bounded per host and in total (:data:`MAX_PARKED_PER_HOST`,
-:data:`MAX_PARKED`): a learned drop that cannot be parked is fetched instead
-(``urlnorm/parked_overflow``), never dropped without its insurance.
+:data:`MAX_PARKED`; :mod:`scrapy_urlnorm.parking` keeps them): a learned drop
+that cannot be parked is fetched instead (``urlnorm/parked_overflow``), never
+dropped without its insurance.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from scrapy import Request
+
+from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
 MAX_DROPS = 100_000
@@ -210,14 +213,13 @@ class DropLedger:
         self._reschedule = reschedule
         self._count = count
         self.max_drops = MAX_DROPS if max_drops is None else max_drops
-        self.max_parked_per_host = MAX_PARKED_PER_HOST if max_parked_per_host is None else max_parked_per_host
-        self.max_parked = MAX_PARKED if max_parked is None else max_parked
         self._claims: dict[int, Claim] = {}
         self._peak = 0  # the most claims held since the dict was last rebuilt
-        # host -> URL hash -> learned drop, for revocation (one per URL: releasing
-        # one link of a URL releases its page; its repeats are duplicates of it).
-        self._parked: dict[str, dict[int, Drop]] = {}
-        self._parked_entries = 0  # entries of _parked, settled ones included
+        #: Learned drops against delivered pages, for revocation (see :mod:`scrapy_urlnorm.parking`).
+        self._parked = ParkedDrops(
+            MAX_PARKED_PER_HOST if max_parked_per_host is None else max_parked_per_host,
+            MAX_PARKED if max_parked is None else max_parked,
+        )
         self.held = 0  # drops waiting on a claim or parked
         self.released = 0
         #: Called with a drop's ``hold`` once its representative delivered or it was released.
@@ -358,49 +360,27 @@ class DropLedger:
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
         """Keep a learned drop whose page was delivered, light; False if it does not
         fit (``counted``: it was held already, and is released now: fetched after all)."""
-        parked = self._parked.get(drop.host)
-        if parked is None:
-            parked = self._parked[drop.host] = {}
-        url = hash(drop.url)
-        if url in parked and not parked[url].settled:
+        parking = self._parked.put(drop)
+        if parking is Parking.REPEAT:
             if counted:
                 drop.settled = True
                 self.held -= 1
             return True
-        if len(parked) >= self.max_parked_per_host or self._parked_entries >= self.max_parked:
-            self._sweep(parked)
-            if len(parked) >= self.max_parked_per_host or self._parked_entries >= self.max_parked:
-                self._count("urlnorm/parked_overflow", 1)
-                if counted:  # dropped already: fetch it after all rather than keep no promise
-                    self._release(drop, "parked_overflow")
-                return False
-        drop.lighten()
-        if url not in parked:
-            self._parked_entries += 1
-        parked[url] = drop
+        if parking is Parking.FULL:
+            self._count("urlnorm/parked_overflow", 1)
+            if counted:  # dropped already: fetch it after all rather than keep no promise
+                self._release(drop, "parked_overflow")
+            return False
         if not counted:
             self.held += 1
         return True
-
-    def _sweep(self, parked: dict[int, Drop]) -> None:
-        """Forget settled entries: of ``parked`` (a host's), and of every host when all are at the cap."""
-        hosts = self._parked.values() if self._parked_entries >= self.max_parked else (parked,)
-        for entries in hosts:
-            for key in [key for key, entry in entries.items() if entry.settled]:
-                del entries[key]
-                self._parked_entries -= 1
-        if self._parked_entries < self.max_parked:
-            for host in [host for host, entries in self._parked.items() if not entries and entries is not parked]:
-                del self._parked[host]
 
     def revoke_host(self, host: str) -> int:
         """A learned rule of ``host`` was revoked: release what learned rules dropped there."""
         # Collect first, release after: a released request goes back through the
         # filter and may be dropped again (under the host's other rules) into the
         # very lists walked here; walking them while they grow never ends.
-        parked = self._parked.pop(host, {})
-        self._parked_entries -= len(parked)
-        revoked = [drop for drop in parked.values() if not drop.settled]
+        revoked = self._parked.pop_host(host)
         for claim in self._distinct_claims():
             if not claim.drops:
                 continue
@@ -424,7 +404,7 @@ class DropLedger:
 
     def forget_request(self, host: str, url: str) -> None:
         """``url`` is being fetched as written after all: do not release it again."""
-        drop = self._parked.get(host, {}).get(hash(url))
+        drop = self._parked.get(host, url)
         if drop is not None:
             self.discharge(drop)
         for claim in self._distinct_claims():
@@ -472,10 +452,9 @@ class DropLedger:
         return len(self._distinct_claims())
 
     def parked(self) -> int:
-        return sum(1 for drops in self._parked.values() for drop in drops.values() if not drop.settled)
+        return len(self._parked)
 
     def clear(self) -> None:
         self._claims.clear()
         self._parked.clear()
-        self._parked_entries = 0
         self.held = 0

@@ -49,6 +49,29 @@ def test_a_revocation_releases_parked_drops_of_that_host_only() -> None:
     assert ledger.parked() == 1
 
 
+def test_parked_drops_are_bounded_and_a_drop_that_does_not_fit_is_fetched() -> None:
+    """Parked drops are capped per host and in all: past the cap a learned drop against a
+    delivered page is refused (the caller fetches it, ``urlnorm/parked_overflow``), never
+    kept without its insurance. A repeat of a parked URL is no new entry, and settled
+    entries are swept to make room."""
+    counts: Counter[str] = Counter()
+    ledger = DropLedger(None, lambda key, n: counts.update({key: n}), max_parked_per_host=2, max_parked=3)
+
+    def park(url: str) -> bool:
+        return ledger.drop(Request(url), "learned:slash", url.split("/")[2], learned=True, claim=None)
+
+    assert park("http://a.test/1/") and park("http://a.test/2/")
+    assert park("http://a.test/2/")  # a repeat: nothing more to keep
+    assert not park("http://a.test/3/")  # the host's share is full
+    assert park("http://b.test/1/")
+    assert not park("http://c.test/1/")  # all parked drops are at their cap
+    assert counts["urlnorm/parked_overflow"] == 2
+    assert ledger.parked() == 3
+    ledger.forget_request("a.test", "http://a.test/1/")  # fetched as written after all: settled
+    assert park("http://a.test/3/")  # the settled entry was swept to make room
+    assert ledger.parked() == 3
+
+
 @pytest.mark.parametrize("how", ["failed", "idle"])
 def test_a_released_request_is_fetched_not_dropped_again_against_the_page_that_failed(how: str) -> None:
     """A released request goes back through the filter at once (the engine schedules it
