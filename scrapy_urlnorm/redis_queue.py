@@ -88,58 +88,35 @@ def _count(spider: Spider | None, name: str, value: int = 1) -> None:
         stats.inc_value(name, value)
 
 
-class ReliableQueue(Base):
-    """FIFO queue with leases (``SCHEDULER_QUEUE_CLASS = "scrapy_urlnorm.redis_queue.ReliableQueue"``).
+class DropNotices:
+    """What a worker's drops make it tell the other workers through Redis.
 
-    Keys: ``<key>`` the shared list; ``<key>:processing:<worker>`` what each
-    worker holds; ``<key>:alive:<worker>`` its heartbeat (expires after the
-    lease); ``<key>:held:<worker>`` how many of its leases only wait on a
-    drop's representative (see :meth:`hold`); ``<key>:delivered:<worker>``
-    the requests it queued that another worker fetched and that delivered (see
-    :meth:`notify_delivered`); ``<key>:workers`` the set of workers. Request
-    priorities are ignored, as in scrapy-redis' ``FifoQueue``.
+    A drop against a representative still pending holds the lease of the page
+    that yielded it until the representative settles: killed meanwhile, the
+    worker leaves that page to be fetched again, its links with it. Such a
+    lease waits on this worker going idle at worst (what is still pending then
+    is released), so it must not keep other workers from going idle
+    themselves: each would wait for the other. They count it out, reading
+    ``<key>:held:<worker>``.
+
+    A worker that queued a request holds its claim, and what it dropped against
+    it waits on its page; another worker may pop and fetch it. Told that the page
+    delivered (``<key>:delivered:<worker>``), the first worker settles that claim
+    as delivered; not told, it releases those drops when it goes idle (fetched
+    after all: a duplicate).
     """
 
-    def __init__(self, server: Any, spider: Spider, key: str, serializer: Any = None) -> None:
-        super().__init__(without_retries(server), spider, key, serializer)
-        settings = spider.crawler.settings
-        self.lease = settings.getfloat("URLNORM_REDIS_LEASE", 30.0)
-        self._lease_ms = max(int(self.lease * 1000), 100)  # how long this worker's keys outlive a beat
-        self.worker = os.urandom(6).hex()
-        self.processing = f"{self.key}:processing:{self.worker}"
-        self.alive = f"{self.key}:alive:{self.worker}"
-        self.held = f"{self.key}:held:{self.worker}"
-        self.inbox = f"{self.key}:delivered:{self.worker}"
+    def __init__(self, server: Any, key: str, worker: str, lease: float, inflight: dict[str, bytes]) -> None:
+        self.server = server
+        self.key = key
+        self.lease = lease
+        self.lease_ms = max(int(lease * 1000), 100)  # how long the held count outlives a beat
+        self.held_key = f"{key}:held:{worker}"
+        self.inbox = f"{key}:delivered:{worker}"
+        self.worker = worker
+        self._inflight = inflight  # the queue's: lease id -> entry
         self.holding: Counter[str] = Counter()  # lease id -> drops holding it
-        self._held_shared = 0  # the count last written to self.held
-        self.workers = f"{self.key}:workers"
-        self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
-        self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
-        self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
-        self._reclaim = self.server.register_script(_RECLAIM)
-        self._recover = self.server.register_script(_RECOVER)
-        self.stopped = False
-        self._beat()
-        self._heartbeat = task.LoopingCall(self._tick)
-        self._heartbeat.start(max(self.lease / 3, 0.1), now=False)
-
-    # -- leases -------------------------------------------------------------------
-
-    def _beat(self) -> None:
-        held = self._held_count()
-        pipe = self.server.pipeline(transaction=False)
-        pipe.sadd(self.workers, self.worker)
-        pipe.set(self.alive, b"1", px=self._lease_ms)
-        pipe.set(self.held, held, px=self._lease_ms)
-        pipe.execute()
-        self._held_shared = held
-
-    # A drop against a representative still pending holds the lease of the page
-    # that yielded it until the representative settles: killed meanwhile, the
-    # worker leaves that page to be fetched again, its links with it. Such a
-    # lease waits on this worker going idle at worst (what is still pending then
-    # is released), so it must not keep other workers from going idle
-    # themselves: each would wait for the other. They count it out.
+        self.shared = 0  # the count last written to held_key
 
     def hold(self, lease: str) -> None:
         self.holding[lease] += 1
@@ -151,10 +128,16 @@ class ReliableQueue(Base):
         else:
             del self.holding[lease]
 
-    # A worker that queued a request holds its claim, and what it dropped against
-    # it waits on its page; another worker may pop and fetch it. Told that the page
-    # delivered, the first worker settles that claim as delivered; not told, it
-    # releases those drops when it goes idle (fetched after all: a duplicate).
+    def held_count(self) -> int:
+        """Leases in flight that only wait on drops."""
+        return sum(1 for lease in self.holding if lease in self._inflight)
+
+    def share_held(self) -> None:
+        """Write how many leases only wait on drops, if it changed (others read it before going idle)."""
+        held = self.held_count()
+        if held != self.shared:
+            self.server.set(self.held_key, held, px=self.lease_ms)
+            self.shared = held
 
     def notify_delivered(self, lease: str, key: int) -> None:
         """The request of ``lease`` delivered its page (static key ``key``): tell the worker that queued it."""
@@ -177,15 +160,49 @@ class ReliableQueue(Base):
         pipe.delete(self.inbox)
         return [int(entry, 16) for entry in pipe.execute()[0]]
 
-    def _held_count(self) -> int:
-        return sum(1 for lease in self.holding if lease in self.inflight)
 
-    def share_held(self) -> None:
-        """Write how many leases only wait on drops, if it changed (others read it before going idle)."""
-        held = self._held_count()
-        if held != self._held_shared:
-            self.server.set(self.held, held, px=self._lease_ms)
-            self._held_shared = held
+class ReliableQueue(Base):
+    """FIFO queue with leases (``SCHEDULER_QUEUE_CLASS = "scrapy_urlnorm.redis_queue.ReliableQueue"``).
+
+    Keys: ``<key>`` the shared list; ``<key>:processing:<worker>`` what each
+    worker holds; ``<key>:alive:<worker>`` its heartbeat (expires after the
+    lease); ``<key>:held:<worker>`` how many of its leases only wait on a
+    drop's representative and ``<key>:delivered:<worker>`` the requests it
+    queued that another worker fetched and that delivered (see
+    :class:`DropNotices`); ``<key>:workers`` the set of workers. Request
+    priorities are ignored, as in scrapy-redis' ``FifoQueue``.
+    """
+
+    def __init__(self, server: Any, spider: Spider, key: str, serializer: Any = None) -> None:
+        super().__init__(without_retries(server), spider, key, serializer)
+        settings = spider.crawler.settings
+        self.lease = settings.getfloat("URLNORM_REDIS_LEASE", 30.0)
+        self._lease_ms = max(int(self.lease * 1000), 100)  # how long this worker's keys outlive a beat
+        self.worker = os.urandom(6).hex()
+        self.processing = f"{self.key}:processing:{self.worker}"
+        self.alive = f"{self.key}:alive:{self.worker}"
+        self.workers = f"{self.key}:workers"
+        self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
+        self.notices = DropNotices(self.server, self.key, self.worker, self.lease, self.inflight)
+        self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
+        self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
+        self._reclaim = self.server.register_script(_RECLAIM)
+        self._recover = self.server.register_script(_RECOVER)
+        self.stopped = False
+        self._beat()
+        self._heartbeat = task.LoopingCall(self._tick)
+        self._heartbeat.start(max(self.lease / 3, 0.1), now=False)
+
+    # -- leases -------------------------------------------------------------------
+
+    def _beat(self) -> None:
+        held = self.notices.held_count()
+        pipe = self.server.pipeline(transaction=False)
+        pipe.sadd(self.workers, self.worker)
+        pipe.set(self.alive, b"1", px=self._lease_ms)
+        pipe.set(self.notices.held_key, held, px=self._lease_ms)
+        pipe.execute()
+        self.notices.shared = held
 
     def _tick(self) -> None:
         try:
@@ -360,7 +377,7 @@ class ReliableQueue(Base):
             else:
                 self.recover_own()  # nothing is in flight: anything left there was never received
             pipe = self.server.pipeline(transaction=True)
-            pipe.delete(self.processing, self.alive, self.held, self.inbox)
+            pipe.delete(self.processing, self.alive, self.notices.held_key, self.notices.inbox)
             pipe.srem(self.workers, self.worker)
             pipe.execute()
         except Exception as exc:
@@ -458,23 +475,23 @@ class RedisScheduler(Scheduler):
     def _delivered(self, request: Request, key: int) -> None:
         lease = request.meta.get(LEASE)
         if lease is not None and isinstance(self.queue, ReliableQueue):
-            self.queue.notify_delivered(lease, key)
+            self.queue.notices.notify_delivered(lease, key)
 
     def _settle_delivered_elsewhere(self) -> None:
         """Claims of requests this worker queued and another one delivered: settled as delivered."""
         dedup = getattr(self.df, "dedup", None)
         if dedup is not None and isinstance(self.queue, ReliableQueue):
-            keys = self.queue.take_delivered()
+            keys = self.queue.notices.take_delivered()
             if keys:
                 dedup.settling.delivered_elsewhere(keys)
 
     def _take(self, hold: tuple[str, str]) -> None:
-        self.queue.hold(hold[1])
+        self.queue.notices.hold(hold[1])
 
     def _give_back(self, hold: tuple[str, str]) -> None:
         """A drop that held a lease settled: the lease goes on as if it had not been held."""
         kind, lease = hold
-        self.queue.unhold(lease)
+        self.queue.notices.unhold(lease)
         if kind == "ack":
             self.queue.ack(lease)
         else:
@@ -630,7 +647,7 @@ class RedisScheduler(Scheduler):
             if isinstance(self.queue, ReliableQueue) and self.queue.recover_own() > 0:
                 return True
             if isinstance(self.queue, ReliableQueue):
-                self.queue.share_held()
+                self.queue.notices.share_held()
                 # Before going idle (which releases what waits on pending claims).
                 self._settle_delivered_elsewhere()
             # Another worker's leases: done soon, or reclaimed once its heartbeat stops.

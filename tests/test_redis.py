@@ -292,11 +292,11 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     held = [dying.pop(), dying.pop()]
     assert [r.url for r in held] == ["http://h/0", "http://h/1"]  # FIFO
     assert alive.others_pending() == 2 and len(alive) == 2
-    dying.hold(held[1].meta[LEASE])  # a drop of its page waits on a representative: idle others may release
-    dying.share_held()
+    dying.notices.hold(held[1].meta[LEASE])  # a drop of its page waits on a representative: idle others may release
+    dying.notices.share_held()
     assert alive.others_pending() == 1
-    dying.unhold(held[1].meta[LEASE])
-    dying.share_held()
+    dying.notices.unhold(held[1].meta[LEASE])
+    dying.notices.share_held()
     dying.ack(held[0].meta[LEASE])
     assert alive.others_pending() == 1
     # A redirect or retry of a popped request acknowledges it once it is queued itself.
@@ -332,12 +332,12 @@ def test_a_worker_is_told_when_a_request_it_queued_delivered_elsewhere(server: R
     assert dedup.check(Request("http://h/c", meta={PARENT: "page-1"})) == "learned:trailing_slash"
     mine.push(page)
     popped = other.pop()
-    other.notify_delivered(popped.meta[LEASE], dedup.fingerprint(popped).value)
-    mine.notify_delivered(popped.meta[LEASE], 1)  # its own requests: nothing to tell
-    dedup.settling.delivered_elsewhere(mine.take_delivered())
+    other.notices.notify_delivered(popped.meta[LEASE], dedup.fingerprint(popped).value)
+    mine.notices.notify_delivered(popped.meta[LEASE], 1)  # its own requests: nothing to tell
+    dedup.settling.delivered_elsewhere(mine.notices.take_delivered())
     assert dedup.ledger.unsettled() == 0 and dedup.settling.release_orphans() == 0 and released == []
     assert holds == [("settled", "page-1")]
-    assert mine.take_delivered() == []
+    assert mine.notices.take_delivered() == []
 
 
 def test_an_entry_popped_without_an_answer_is_queued_again(server: RedisServer) -> None:
