@@ -933,3 +933,32 @@ async def test_a_drop_is_verified_under_every_rule_it_rests_on() -> None:
     assert {"sp:/readme", "sp:/readme/"} <= set(result.doc_ids)
     # The verification found the page, which contradicts the host-wide slash rule.
     assert result.stats["urlnorm/audit_mismatches"] == result.stats["urlnorm/revoked_rules"] == 1
+
+
+def test_a_drop_against_a_pending_page_is_looked_at_again_when_it_delivers() -> None:
+    """On a site with ``www_alias`` (from content) and ``trailing_slash`` (from redirects),
+    ``www.h.test/x/`` dropped against the pending ``h.test/x/`` may rest on the slash rule
+    (nothing delivered says otherwise yet): it is a ``trailing_slash`` drop. Once
+    ``h.test/x/`` delivers, it matches that page under ``www_alias`` alone, so its audit
+    is decided under that rule (on real Apache, ``www.`` twins of pages still pending)."""
+    from scrapy import Request
+
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner, narrow = dedup.learner, dedup.narrow
+    assert learner is not None and narrow is not None
+    for page in ("a", "b"):
+        learner.observe_redirect(f"http://h.test/{page}", f"http://h.test/{page}/")
+        learner.observe_page(f"http://h.test/{page}/", hash(page), length=BODY)
+        learner.observe_page(f"http://www.h.test/{page}/", hash(page), length=BODY)
+    assert learner.is_active("h.test", "www_alias") and learner.is_active("h.test", "trailing_slash")
+    page, variant = Request("http://h.test/x/"), Request("http://www.h.test/x/")
+    assert dedup.check(page) is None
+    assert dedup.check(variant) == "learned:trailing_slash"
+    dedup.rule_keeper.observe_page(page, page.url, 1, length=BODY, server="", canonical=None)
+    assert narrow.reason(variant, "www.h.test", "learned:trailing_slash") == "learned:www_alias"
+    # A spelling only the slash rule makes equal stays under that rule.
+    assert narrow.reason(Request("http://www.h.test/x"), "www.h.test", "learned:trailing_slash") == (
+        "learned:trailing_slash"
+    )
