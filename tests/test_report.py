@@ -185,4 +185,6 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     assert table["urls"] == len(records)
     assert option(table, "default pages", "keep")["redundancy_rate"] == 0.5
     assert option(table, "default pages", "remove")["coverage_loss_rate"] == 0.0
-    assert option(table, "www", "strip")["candidate_sets"] == 2
+    # Which www twins the log holds (a page fetched before www_alias was learned, or a
+    # verification's held redirect after) depends on the order responses arrive in.
+    assert option(table, "www", "strip")["candidate_sets"] in (2, 3)
