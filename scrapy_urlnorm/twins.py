@@ -18,6 +18,15 @@ duplicate download when the rule holds. Where the site's entity tags are evidenc
 Only for a plain ``GET`` with no conditions of its own, when its twin was
 delivered on this worker, and only while a rule that would merge the two is
 undecided: once a rule decides, the filter drops or admits variants itself.
+
+And only for a rule that a downloaded pair supports already: two signals, as for
+the other bets on tags (see :mod:`scrapy_urlnorm.validators`). Apache and nginx
+tag a file by its modification time and size, so a ``304`` says the variant's
+file is of the twin's size and age, not that it is the twin's page: two files
+of one size installed in one second share a tag (differential seed 20525 lost
+``/view`` beside ``/view.html`` that way, settled as delivered by a probe while
+nothing yet said the site served one as the other). The first pair of each rule
+on a site is downloaded in full; the probes save the downloads after it.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ if TYPE_CHECKING:
 
     from .dedup import Deduplicator
     from .keys import Fingerprint
+    from .learning import Learner
 
 #: Delivered pages remembered by loose key (least recently delivered go first).
 TWINS_REMEMBERED = 50_000
@@ -46,6 +56,13 @@ class _Twin(NamedTuple):
     key: int  # static key
     digest: int
     length: int
+
+
+def _has_pair(learner: Learner, site: str, host: str, kind: str) -> bool:
+    """Whether the rule ``kind`` of ``site`` (or of ``host``) has an agreeing pair: the
+    first is never a probe's, as a rule without one gets no probe."""
+    rule = learner.rules.get((site, kind)) or learner.rules.get((host, kind))
+    return rule is not None and bool(rule.pairs)
 
 
 class TwinProbes:
@@ -79,7 +96,10 @@ class TwinProbes:
             return
         host = host_of(url)
         tag = tags.tag_for(twin.key, host.lower())
-        if tag is None or not dedup.delivered_here(twin.key) or not undecided_rules(learner, twin.url, url, host):
+        if tag is None or not dedup.delivered_here(twin.key):
+            return
+        undecided = undecided_rules(learner, twin.url, url, host)
+        if not undecided or not all(_has_pair(learner, site, host, kind) for site, kind in undecided):
             return
         request.headers[b"If-None-Match"] = tag
         request.meta[M.TWIN] = {"key": twin.key, "tag": tag}
