@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .learning import Learner
+from .learning import Learner, Rule
 from .pairs import ALIAS_EXTENSIONS, one_step_pairs
 from .params import DEFAULT_PAGES
 from .urlparts import split_url
@@ -75,13 +75,18 @@ def variant_kinds(a: str, b: str) -> list[str]:
     return [kind for kind, _direction, _host in one_step_pairs(ua, ub) if kind.partition(":")[0] in _GATED]
 
 
+def rule_of(learner: Learner, site: str, host: str, kind: str) -> Rule | None:
+    """The learner's rule ``kind`` of ``site``, else of ``host`` (learned before the twins were one site)."""
+    return learner.rules.get((site, kind)) or learner.rules.get((host, kind))
+
+
 def undecided_rules(learner: Learner, first: str, url: str, host: str) -> list[tuple[str, str]]:
     """The (site, kind) of each gated rule under which ``first`` and ``url`` (on ``host``)
     are one step apart and that is neither active nor revoked: what the pair would test."""
     site = learner.site_of(host)
     undecided = []
     for kind in variant_kinds(first, url):
-        rule = learner.rules.get((site, kind)) or learner.rules.get((host, kind))
+        rule = rule_of(learner, site, host, kind)
         if rule is None or not (rule.active or rule.revoked):
             undecided.append((site, kind))
     return undecided

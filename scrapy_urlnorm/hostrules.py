@@ -169,8 +169,11 @@ class LearnedPolicies:
             (self.narrow_by_host, lambda rule: rule.family.value in VERIFIED_FAMILIES),
             (self.lenient_by_host, lambda rule: self.verifies_every(host, rule.family.value)),
         ):
-            kept = [rule for rule in rules if not left_out(rule)]
-            ranks = frozenset(LEARNED_FAMILY_RANKS[rule.family.value] for rule in rules if left_out(rule))
+            kept: list[Rule] = []
+            dropped: list[Rule] = []
+            for rule in rules:
+                (dropped if left_out(rule) else kept).append(rule)
+            ranks = frozenset(LEARNED_FAMILY_RANKS[rule.family.value] for rule in dropped)
             if kept and ranks:
                 policy = base.replace(**policy_overrides(kept))
                 table[host] = NarrowPolicy(policy, namespace_of(kept), ranks, max(ranks))

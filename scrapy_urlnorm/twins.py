@@ -35,7 +35,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import meta as M
-from .holdback import loose_key, undecided_rules
+from .holdback import loose_key, rule_of, undecided_rules
 from .keys import host_of
 from .recent import put_recent
 from .validators import has_conditions, same_tag
@@ -61,7 +61,7 @@ class _Twin(NamedTuple):
 def _has_pair(learner: Learner, site: str, host: str, kind: str) -> bool:
     """Whether the rule ``kind`` of ``site`` (or of ``host``) has an agreeing pair: the
     first is never a probe's, as a rule without one gets no probe."""
-    rule = learner.rules.get((site, kind)) or learner.rules.get((host, kind))
+    rule = rule_of(learner, site, host, kind)
     return rule is not None and bool(rule.pairs)
 
 
