@@ -50,6 +50,7 @@ ROOT = HERE.parent
 #: makes crawls slow, never wrong), and the figures live in benchmarks/bench_redis.py.
 HANG_GUARD = 900.0
 REPLY_GUARD = 30.0
+START_GUARD = 120.0  # a worker process starting on a loaded machine
 HEAVY = pytest.mark.skipif(
     not os.environ.get("URLNORM_REDIS_HEAVY"), reason="set URLNORM_REDIS_HEAVY=1 to run the heavier fault crawls"
 )
@@ -658,18 +659,53 @@ def test_two_workers_racing_one_killed_and_restarted_with_learning(shared: Redis
 
 def killed_and_restarted(shared: RedisServer, tmp_path: Path, extra: dict[str, Any]) -> None:
     web, starts, total = generated_web()
+    redis_client = client(shared)
     with web:
         first = run_worker(web, shared.url, tmp_path / "a.jsonl", starts=starts, extra=extra)
+        (survivor,) = wait_for_workers(redis_client, 1)
         second = run_worker(web, shared.url, tmp_path / "b.jsonl", starts=starts, extra=extra)
+        ((queue, victim),) = wait_for_workers(redis_client, 2) - {survivor}
         web.wait_for_hits(400)
-        second.send_signal(signal.SIGKILL)
-        second.communicate(timeout=HANG_GUARD)
+        held = kill_holding_leases(second, redis_client, f"{queue}:processing:{victim}")
         again = run_worker(web, shared.url, tmp_path / "c.jsonl", starts=starts, extra=extra)
         logs = finish(first, again)
     ids = doc_ids(tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl")
     assert len(set(ids)) == total
-    assert sum(stat(log, "urlnorm/redis/reclaimed") for log in logs) >= 1
+    assert sum(stat(log, "urlnorm/redis/reclaimed") for log in logs) == held > 0
     assert all(finish_reason(log) == "finished" for log in logs)
+
+
+def wait_for_workers(redis_client: redis.Redis, count: int) -> set[tuple[str, str]]:
+    """(queue key, worker id) of each worker registered, once there are ``count``."""
+    deadline = time.monotonic() + START_GUARD
+    while time.monotonic() < deadline:
+        workers = {
+            (key.decode().removesuffix(":workers"), member.decode())
+            for key in redis_client.scan_iter(match="*:workers")
+            for member in redis_client.smembers(key)
+        }
+        if len(workers) >= count:
+            return workers
+        time.sleep(0.01)
+    raise AssertionError(f"fewer than {count} workers registered in {START_GUARD} s")
+
+
+def kill_holding_leases(worker: subprocess.Popen, redis_client: redis.Redis, processing: str) -> int:
+    """SIGKILL ``worker`` at a moment it holds leases; how many it held.
+
+    Frozen first (SIGSTOP), so what Redis shows it holding is what it holds when
+    the kill lands; while it holds nothing, it is let go on a little and tried again."""
+    deadline = time.monotonic() + REPLY_GUARD
+    while True:
+        worker.send_signal(signal.SIGSTOP)
+        held = redis_client.llen(processing)
+        if held or time.monotonic() > deadline:
+            break
+        worker.send_signal(signal.SIGCONT)
+        time.sleep(0.005)
+    worker.send_signal(signal.SIGKILL)
+    worker.communicate(timeout=HANG_GUARD)
+    return int(held)
 
 
 def test_redis_restarted_mid_crawl_loses_nothing(shared: RedisServer, tmp_path: Path) -> None:
