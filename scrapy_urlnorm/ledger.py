@@ -194,40 +194,13 @@ class Claim:
         self.holder = hash(url)
 
 
-class DropLedger:
-    """Claims of pending representatives and the drops written under them.
+class ClaimTable:
+    """Which keys are pending, and under which :class:`Claim` (one per representative;
+    a redirect merges its claim into its target's)."""
 
-    ``reschedule(request, why)`` sends a released request back to the
-    scheduler; ``count(key, n)`` counts into the crawl's stats.
-    """
-
-    def __init__(
-        self,
-        reschedule: Callable[[Request, str], None] | None,
-        count: Callable[[str, int], None],
-        *,
-        max_drops: int | None = None,
-        max_parked_per_host: int | None = None,
-        max_parked: int | None = None,
-    ) -> None:
-        self._reschedule = reschedule
-        self._count = count
-        self.max_drops = MAX_DROPS if max_drops is None else max_drops
+    def __init__(self) -> None:
         self._claims: dict[int, Claim] = {}
         self._peak = 0  # the most claims held since the dict was last rebuilt
-        #: Learned drops against delivered pages, for revocation (see :mod:`scrapy_urlnorm.parking`).
-        self._parked = ParkedDrops(
-            MAX_PARKED_PER_HOST if max_parked_per_host is None else max_parked_per_host,
-            MAX_PARKED if max_parked is None else max_parked,
-        )
-        self.held = 0  # drops waiting on a claim or parked
-        self.released = 0
-        #: Called with a drop's ``hold`` once its representative delivered or it was released.
-        self.on_hold: Callable[[Any], None] | None = None
-        #: Called with a drop's ``hold`` when the drop takes it.
-        self.on_take: Callable[[Any], None] | None = None
-
-    # -- claims ---------------------------------------------------------------------
 
     def claim(self, keys: Iterable[int], holder: str) -> Claim:
         """A representative takes ``keys`` (a key already claimed joins that claim)."""
@@ -281,6 +254,59 @@ class DropLedger:
             del self._claims[key]
         claim.keys = tuple(k for k in claim.keys if k != key)
 
+    def _close(self, claim: Claim) -> tuple[int, ...]:
+        claim.settled = True
+        claims = self._claims
+        for key in claim.keys:
+            if claims.get(key) is claim:
+                del claims[key]
+        keys, claim.keys = claim.keys, ()
+        if self._peak > 4096 and len(claims) * 8 < self._peak:
+            # A dict never shrinks by itself: after a burst of pending
+            # requests has settled, give the memory back.
+            self._claims = dict(claims)
+            self._peak = len(claims)
+        return keys
+
+    def _distinct_claims(self) -> list[Claim]:
+        return list({id(claim): claim for claim in self._claims.values()}.values())
+
+    def pending_claims(self) -> int:
+        return len(self._distinct_claims())
+
+
+class DropLedger(ClaimTable):
+    """Claims of pending representatives and the drops written under them.
+
+    ``reschedule(request, why)`` sends a released request back to the
+    scheduler; ``count(key, n)`` counts into the crawl's stats.
+    """
+
+    def __init__(
+        self,
+        reschedule: Callable[[Request, str], None] | None,
+        count: Callable[[str, int], None],
+        *,
+        max_drops: int | None = None,
+        max_parked_per_host: int | None = None,
+        max_parked: int | None = None,
+    ) -> None:
+        self._reschedule = reschedule
+        self._count = count
+        super().__init__()
+        self.max_drops = MAX_DROPS if max_drops is None else max_drops
+        #: Learned drops against delivered pages, for revocation (see :mod:`scrapy_urlnorm.parking`).
+        self._parked = ParkedDrops(
+            MAX_PARKED_PER_HOST if max_parked_per_host is None else max_parked_per_host,
+            MAX_PARKED if max_parked is None else max_parked,
+        )
+        self.held = 0  # drops waiting on a claim or parked
+        self.released = 0
+        #: Called with a drop's ``hold`` once its representative delivered or it was released.
+        self.on_hold: Callable[[Any], None] | None = None
+        #: Called with a drop's ``hold`` when the drop takes it.
+        self.on_take: Callable[[Any], None] | None = None
+
     def delivered(self, claim: Claim) -> tuple[int, ...]:
         """The representative delivered its page: discharge its drops; its keys are returned."""
         keys = self._close(claim)
@@ -307,20 +333,6 @@ class DropLedger:
         drops, claim.drops = claim.drops or (), None
         for drop in drops:
             self._release(drop, why)
-        return keys
-
-    def _close(self, claim: Claim) -> tuple[int, ...]:
-        claim.settled = True
-        claims = self._claims
-        for key in claim.keys:
-            if claims.get(key) is claim:
-                del claims[key]
-        keys, claim.keys = claim.keys, ()
-        if self._peak > 4096 and len(claims) * 8 < self._peak:
-            # A dict never shrinks by itself: after a burst of pending
-            # requests has settled, give the memory back.
-            self._claims = dict(claims)
-            self._peak = len(claims)
         return keys
 
     # -- drops ---------------------------------------------------------------------
@@ -412,9 +424,6 @@ class DropLedger:
                 if drop.url == url:
                     self.discharge(drop)
 
-    def _distinct_claims(self) -> list[Claim]:
-        return list({id(claim): claim for claim in self._claims.values()}.values())
-
     def release_orphans(self, mark: Callable[[tuple[int, ...]], None] | None = None) -> int:
         """At ``spider_idle`` nothing is in flight: no pending claim can settle
         any more. Release what was dropped against them (``mark``: see :meth:`failed`)."""
@@ -447,9 +456,6 @@ class DropLedger:
     def unsettled(self) -> int:
         """Drops still waiting on a pending claim."""
         return sum(1 for claim in self._distinct_claims() for drop in claim.drops or () if not drop.settled)
-
-    def pending_claims(self) -> int:
-        return len(self._distinct_claims())
 
     def parked(self) -> int:
         return len(self._parked)
