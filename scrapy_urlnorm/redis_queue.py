@@ -43,6 +43,8 @@ from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
 from .stores import RedisStore, without_retries
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from typing_extensions import Self
@@ -425,6 +427,50 @@ class SpillFile:
             self._file = None
 
 
+class LocalSpill:
+    """Requests Redis did not take, kept in memory (and in ``JOBDIR``, when set)
+    until it answers again."""
+
+    def __init__(self, file: SpillFile | None, limit: int) -> None:
+        self.requests: list[Request] = []
+        self.file = file
+        self.limit = limit
+
+    def __len__(self) -> int:
+        return len(self.requests)
+
+    def load(self, decode: Callable[[bytes], Request]) -> None:
+        """What the last run spilled and could not push."""
+        if self.file is not None:
+            self.requests.extend(decode(payload) for payload in self.file.load())
+
+    def add(self, request: Request, encode: Callable[[Request], bytes]) -> bool:
+        """Keep ``request``; True once the spill holds ``limit`` requests."""
+        self.requests.append(request)
+        if self.file is not None:
+            self.file.append(encode(request))
+        return len(self.requests) >= self.limit
+
+    def push(self, queue: Any) -> None:
+        """Push every request to ``queue``; raises if Redis fails (what it took is gone from here)."""
+        requests = self.requests
+        if isinstance(queue, ReliableQueue):
+            while requests:
+                chunk = requests[:1000]
+                queue.push_encoded([queue.encode(r) for r in chunk], chunk)
+                del requests[: len(chunk)]
+        else:
+            while requests:
+                queue.push(requests[0])
+                del requests[0]
+        if self.file is not None:
+            self.file.truncate()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
 class RedisScheduler(Scheduler):
     """scrapy-redis' scheduler that never loses an admitted request (see the module doc).
 
@@ -441,14 +487,15 @@ class RedisScheduler(Scheduler):
         instance.crawler = crawler
         if not crawler.settings.get("SCHEDULER_QUEUE_CLASS"):
             instance.queue_cls = "scrapy_urlnorm.redis_queue.ReliableQueue"
-        instance.spill_limit = crawler.settings.getint("URLNORM_REDIS_SPILL_LIMIT", 100_000)
         jobdir = job_dir(crawler.settings)
-        instance.spill_file = SpillFile(Path(jobdir, SPILL_FILE)) if jobdir else None
+        instance.spill = LocalSpill(
+            SpillFile(Path(jobdir, SPILL_FILE)) if jobdir else None,
+            crawler.settings.getint("URLNORM_REDIS_SPILL_LIMIT", 100_000),
+        )
         return instance
 
     def open(self, spider: Spider) -> None:
         super().open(spider)
-        self.spill: list[Request] = []
         self.paused = False
         self.lost = False
         self.store: RedisStore | None = None
@@ -462,13 +509,11 @@ class RedisScheduler(Scheduler):
                 dedup.ledger.on_take = self._take  # type: ignore[union-attr]
                 dedup.ledger.on_hold = self._give_back  # type: ignore[union-attr]
                 dedup.on_delivered = self._delivered  # type: ignore[union-attr]
-        if self.spill_file is not None:
-            for payload in self.spill_file.load():
-                self.spill.append(self.queue._decode_request(payload))
-            if self.spill:
-                logger.warning(
-                    "Pushing the %d request(s) the last run spilled to %s", len(self.spill), self.spill_file.path
-                )
+        self.spill.load(self.queue._decode_request)
+        if self.spill and self.spill.file is not None:
+            logger.warning(
+                "Pushing the %d request(s) the last run spilled to %s", len(self.spill), self.spill.file.path
+            )
         self._ticker = task.LoopingCall(self._tick)
         self._ticker.start(0.5, now=False)
 
@@ -504,12 +549,10 @@ class RedisScheduler(Scheduler):
             logger.warning(
                 "Redis did not take a request (%s): keeping new requests in a local spill until it answers", exc
             )
-        self.spill.append(request)
-        if self.spill_file is not None:
-            self.spill_file.append(self.queue._encode_request(request))
+        full = self.spill.add(request, self.queue._encode_request)
         if self.stats:
             self.stats.inc_value("urlnorm/redis/spilled")
-        if len(self.spill) >= self.spill_limit and not self.paused:
+        if full and not self.paused:
             logger.warning(
                 "The spill holds %d requests (URLNORM_REDIS_SPILL_LIMIT): pausing downloads", len(self.spill)
             )
@@ -521,21 +564,11 @@ class RedisScheduler(Scheduler):
         kept meanwhile. True if nothing is left."""
         if self.spill and not self.lost:
             try:
-                if isinstance(self.queue, ReliableQueue):
-                    while self.spill:
-                        chunk = self.spill[:1000]
-                        self.queue.push_encoded([self.queue.encode(r) for r in chunk], chunk)
-                        del self.spill[: len(chunk)]
-                else:
-                    while self.spill:
-                        self.queue.push(self.spill[0])
-                        del self.spill[0]
+                self.spill.push(self.queue)
             except Exception as exc:
                 logger.debug("Spill not pushed yet: %s", exc)
                 return False
             logger.warning("Redis answers again: the spilled requests are queued")
-            if self.spill_file is not None:
-                self.spill_file.truncate()
         if self.paused and not self.spill:
             self.paused = False
             self.crawler.engine.unpause()  # type: ignore[union-attr]
@@ -659,19 +692,18 @@ class RedisScheduler(Scheduler):
         if self._ticker.running:
             self._ticker.stop()
         if self.spill and not self.drain():
-            if self.spill_file is not None:
+            if self.spill.file is not None:
                 logger.error(
                     "Redis unreachable at close: %d spilled request(s) stay in %s for the next run",
                     len(self.spill),
-                    self.spill_file.path,
+                    self.spill.file.path,
                 )
             else:
                 logger.error(
                     "Redis unreachable at close: %d spilled request(s) are LOST (set JOBDIR to keep them)",
                     len(self.spill),
                 )
-        if self.spill_file is not None:
-            self.spill_file.close()
+        self.spill.close()
         if isinstance(self.queue, ReliableQueue):
             self.queue.close(finished=reason == "finished")
         if self.lost:
