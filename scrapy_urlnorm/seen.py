@@ -61,20 +61,16 @@ def _tail(capacity: int) -> int:
     return 32 + (capacity >> 7)
 
 
-class FingerprintSet:
-    """A set of 64- or 128-bit integer fingerprints, each with a one-byte rank."""
+class OrderedSlots:
+    """The table's memory: per slot a key (the high word), a rank and, for 128-bit
+    fingerprints, a low word, in flat arrays; keys sit in increasing order, and
+    growing re-places them in one pass."""
 
-    def __init__(self, bits: int = 64, capacity: int = _INITIAL) -> None:
-        if bits not in (64, 128):
-            raise ValueError(f"fingerprint bits must be 64 or 128, not {bits}")
-        self.bits = bits
-        self._wide = bits == 128
+    def __init__(self, wide: bool, capacity: int) -> None:
+        self._wide = wide
         self._len = 0
         self.use_numpy = np is not None
         self._allocate(max(16, capacity))
-        if not self._wide:  # the common case, without the 128-bit branches
-            self.add = self._add64  # type: ignore[method-assign]
-            self.get = self._get64  # type: ignore[method-assign]
 
     def _allocate(self, capacity: int) -> None:
         self._capacity = capacity
@@ -84,9 +80,6 @@ class FingerprintSet:
         self._keys = array("Q", bytes(8 * size))
         self._ranks = bytearray(size)
         self._lows: array[int] | None = array("Q", bytes(8 * size)) if self._wide else None
-        self._forget_probe()
-
-    def _forget_probe(self) -> None:
         # The filter asks get() and then add() for the same new key: get() leaves
         # where its probe stopped, for add() to start there while nothing moved.
         self._probe_high = 0  # no key: fingerprints are stored as 1 and up
@@ -104,6 +97,83 @@ class FingerprintSet:
         """Bytes held by the table's buffers."""
         size = len(self._ranks)
         return size * (17 if self._wide else 9)
+
+    def clear(self) -> None:
+        self._len = 0
+        self._allocate(_INITIAL)
+
+    def _grow(self) -> None:
+        self._rebuild(max(self._capacity + 1, int(self._capacity * _GROWTH)))
+
+    def _rebuild(self, capacity: int) -> None:
+        """Re-place every key, in order, in a table of ``capacity`` home slots."""
+        if self.use_numpy:
+            self._rebuild_numpy(capacity)
+            return
+        keys, ranks, lows = self._keys, self._ranks, self._lows
+        occupied = [i for i, key in enumerate(keys) if key]
+        while True:
+            self._allocate(capacity)
+            new_keys, new_ranks, new_lows = self._keys, self._ranks, self._lows
+            end = self._end
+            position = -1
+            for i in occupied:
+                key = keys[i]
+                home = ((key >> 32) * capacity) >> 32
+                position = home if home > position else position + 1
+                if position >= end:
+                    break
+                new_keys[position] = key
+                new_ranks[position] = ranks[i]
+                if new_lows is not None and lows is not None:
+                    new_lows[position] = lows[i]
+            else:
+                return
+            capacity += capacity >> 4  # the spare slots overflowed: a little larger
+
+    def _rebuild_numpy(self, capacity: int) -> None:
+        old_keys = np.frombuffer(self._keys, dtype=np.uint64)
+        occupied = np.flatnonzero(old_keys)
+        keys = old_keys[occupied]
+        ranks = np.frombuffer(self._ranks, dtype=np.uint8)[occupied]
+        lows = np.frombuffer(self._lows, dtype=np.uint64)[occupied] if self._lows is not None else None
+        del old_keys
+        self._place_sorted(keys, lows, ranks, capacity)
+
+    def _place_sorted(self, keys: Any, lows: Any, ranks: Any, capacity: int) -> None:
+        """Fill a new table with NumPy arrays of keys in increasing order."""
+        count = len(keys)
+        steps = np.arange(count, dtype=np.int64)
+        while True:
+            homes = (((keys >> np.uint64(32)) * np.uint64(capacity)) >> np.uint64(32)).astype(np.int64)
+            # Each key goes to its home or right after the previous key, whichever is later.
+            positions = np.maximum.accumulate(homes - steps) + steps if count else steps
+            size = capacity + _tail(capacity)
+            if not count or positions[-1] < size - 1:
+                break
+            capacity += capacity >> 4
+        self._allocate(capacity)
+        np.frombuffer(self._keys, dtype=np.uint64)[positions] = keys
+        np.frombuffer(self._ranks, dtype=np.uint8)[positions] = ranks
+        if self._lows is not None and lows is not None:
+            np.frombuffer(self._lows, dtype=np.uint64)[positions] = lows
+
+    def _capacity_for(self, count: int) -> int:
+        """A capacity that holds ``count`` keys at most 85% full (room before the next growth)."""
+        return max(self._capacity, _INITIAL, int(count / 0.85) + 1)
+
+
+class FingerprintSet(OrderedSlots):
+    """A set of 64- or 128-bit integer fingerprints, each with a one-byte rank."""
+
+    def __init__(self, bits: int = 64, capacity: int = _INITIAL) -> None:
+        if bits not in (64, 128):
+            raise ValueError(f"fingerprint bits must be 64 or 128, not {bits}")
+        self.bits = bits
+        super().__init__(bits == 128, capacity)
+        if not self._wide:  # the common case, without the 128-bit branches
+            self.add = self._add64  # type: ignore[method-assign]
+            self.get = self._get64  # type: ignore[method-assign]
 
     def _split(self, fingerprint: int) -> tuple[int, int]:
         if self._wide:
@@ -219,66 +289,6 @@ class FingerprintSet:
     def __contains__(self, fingerprint: object) -> bool:
         return isinstance(fingerprint, int) and self.get(fingerprint) is not None
 
-    def clear(self) -> None:
-        self._len = 0
-        self._allocate(_INITIAL)
-
-    def _grow(self) -> None:
-        self._rebuild(max(self._capacity + 1, int(self._capacity * _GROWTH)))
-
-    def _rebuild(self, capacity: int) -> None:
-        """Re-place every key, in order, in a table of ``capacity`` home slots."""
-        if self.use_numpy:
-            self._rebuild_numpy(capacity)
-            return
-        keys, ranks, lows = self._keys, self._ranks, self._lows
-        occupied = [i for i, key in enumerate(keys) if key]
-        while True:
-            self._allocate(capacity)
-            new_keys, new_ranks, new_lows = self._keys, self._ranks, self._lows
-            end = self._end
-            position = -1
-            for i in occupied:
-                key = keys[i]
-                home = ((key >> 32) * capacity) >> 32
-                position = home if home > position else position + 1
-                if position >= end:
-                    break
-                new_keys[position] = key
-                new_ranks[position] = ranks[i]
-                if new_lows is not None and lows is not None:
-                    new_lows[position] = lows[i]
-            else:
-                return
-            capacity += capacity >> 4  # the spare slots overflowed: a little larger
-
-    def _rebuild_numpy(self, capacity: int) -> None:
-        old_keys = np.frombuffer(self._keys, dtype=np.uint64)
-        occupied = np.flatnonzero(old_keys)
-        keys = old_keys[occupied]
-        ranks = np.frombuffer(self._ranks, dtype=np.uint8)[occupied]
-        lows = np.frombuffer(self._lows, dtype=np.uint64)[occupied] if self._lows is not None else None
-        del old_keys
-        self._place_sorted(keys, lows, ranks, capacity)
-
-    def _place_sorted(self, keys: Any, lows: Any, ranks: Any, capacity: int) -> None:
-        """Fill a new table with NumPy arrays of keys in increasing order."""
-        count = len(keys)
-        steps = np.arange(count, dtype=np.int64)
-        while True:
-            homes = (((keys >> np.uint64(32)) * np.uint64(capacity)) >> np.uint64(32)).astype(np.int64)
-            # Each key goes to its home or right after the previous key, whichever is later.
-            positions = np.maximum.accumulate(homes - steps) + steps if count else steps
-            size = capacity + _tail(capacity)
-            if not count or positions[-1] < size - 1:
-                break
-            capacity += capacity >> 4
-        self._allocate(capacity)
-        np.frombuffer(self._keys, dtype=np.uint64)[positions] = keys
-        np.frombuffer(self._ranks, dtype=np.uint8)[positions] = ranks
-        if self._lows is not None and lows is not None:
-            np.frombuffer(self._lows, dtype=np.uint64)[positions] = lows
-
     def add_many(self, keys: Sequence[int] | Any, lows: Sequence[int] | Any | None, ranks: Sequence[int] | Any) -> None:
         """Bulk-add fingerprints (high words, low words for 128-bit, ranks),
         e.g. when loading ``JOBDIR``. Duplicates and present ones are skipped
@@ -320,10 +330,6 @@ class FingerprintSet:
         ranks = ranks[first]
         self._len = len(keys)
         self._place_sorted(keys, lows, ranks, self._capacity_for(len(keys)))
-
-    def _capacity_for(self, count: int) -> int:
-        """A capacity that holds ``count`` keys at most 85% full (room before the next growth)."""
-        return max(self._capacity, _INITIAL, int(count / 0.85) + 1)
 
 
 # -- the JOBDIR file ------------------------------------------------------------
