@@ -141,8 +141,12 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
         "www_alias",
     ]
     assert report["rules"]["blog.test"][0]["direction"] == "remove"
-    # Drops of redirect-taught rules are verified (audits), and all agreed.
-    assert report["audits"] > 0 and report["audit_mismatches"] == 0 and report["coverage_loss_estimate"] == 0.0
+    # Whatever was audited agreed. (Usually one audit: blog.test's /post/second/,
+    # dropped by the trailing_slash rule and verified. When its link comes before
+    # the rule is decided, it is fetched as the rule's third pair instead, so
+    # nothing is audited: which depends on the crawl order. That such drops are
+    # verified is test_a_drop_is_verified_under_every_rule_it_rests_on's to show.)
+    assert report["audit_mismatches"] == 0 and report["coverage_loss_estimate"] == 0.0
     assert report["memory"]["rule_states"] >= 6 and report["memory"]["seen_table_bytes"] > 0
 
     # The same figures are in the stats ...
