@@ -51,6 +51,7 @@ from .observer import RuleKeeper
 from .pages import DeliveredPages
 from .persistence import FailedKeys, RulesFile
 from .responses import ResponseFeed
+from .resume import PendingFile
 from .settling import Settlement
 from .steps import learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
@@ -139,6 +140,8 @@ class Deduplicator:
         #: Set by ``wiring`` when learning and conditional requests are on.
         self.twins: TwinProbes | None = None
         self.rules_file = RulesFile(rules_path)
+        #: Pending claims kept across a clean stop (set by ``wiring`` with ``JOBDIR``).
+        self.pending_file = PendingFile(None, self.count)
         if learn:
             self.learner = Learner(
                 min_evidence=min_evidence,

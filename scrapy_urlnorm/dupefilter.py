@@ -77,8 +77,17 @@ class UrlNormDupeFilter(BaseDupeFilter):
         hold = getattr(self.dedup.seen, "hold_writes", None)
         return hold() if callable(hold) else lambda: None
 
+    def open(self) -> None:
+        # Before the first request: the queue Scrapy saved at the last stop holds
+        # requests whose claims (and the drops against them) come back here.
+        self.dedup.pending_file.load(self.dedup.ledger, self._spider())
+
     def close(self, reason: str) -> None:
+        self.dedup.pending_file.save(self.dedup.ledger, self._spider())
         self.dedup.close()
+
+    def _spider(self) -> Spider | None:
+        return getattr(self.crawler, "spider", None)
 
     def clear(self) -> None:
         self.dedup.clear()

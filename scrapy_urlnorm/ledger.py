@@ -170,6 +170,11 @@ class Drop:
             self._request = lighten(self._request)  # type: ignore[arg-type]
 
 
+#: The holder of a claim loaded from the last run (see :mod:`scrapy_urlnorm.resume`):
+#: any request of its keys (``hash()`` of a ``str`` is never -1).
+ANY_HOLDER = -1
+
+
 class Claim:
     """The keys a pending representative holds, and what was dropped against it.
 
@@ -188,7 +193,7 @@ class Claim:
         self.settled = False
 
     def held_by(self, url: str) -> bool:
-        return self.holder == hash(url)
+        return self.holder == hash(url) or self.holder == ANY_HOLDER
 
     def hand_over(self, url: str) -> None:
         self.holder = hash(url)
@@ -270,6 +275,10 @@ class ClaimTable:
 
     def _distinct_claims(self) -> list[Claim]:
         return list({id(claim): claim for claim in self._claims.values()}.values())
+
+    def pending(self) -> list[Claim]:
+        """Every pending claim, once each."""
+        return self._distinct_claims()
 
     def pending_claims(self) -> int:
         return len(self._distinct_claims())
@@ -368,6 +377,14 @@ class DropLedger(ClaimTable):
                 self.on_take(hold)
         self.held += 1
         return True
+
+    def restore(self, claim: Claim, request: Request, reason: str, host: str, *, learned: bool) -> None:
+        """Write again a drop the last run made against ``claim`` (:mod:`scrapy_urlnorm.resume`):
+        it was within the cap then, and is kept whatever the cap is now."""
+        if claim.drops is None:
+            claim.drops = []
+        claim.drops.append(Drop(request, reason, host, learned))
+        self.held += 1
 
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
         """Keep a learned drop whose page was delivered, light; False if it does not

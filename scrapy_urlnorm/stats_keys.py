@@ -100,6 +100,11 @@ STATS: tuple[StatKey, ...] = (
         "(fetched instead)",
     ),
     StatKey(
+        "urlnorm/pending_unsaved", "ledger", "live",
+        "with `JOBDIR`: requests dropped against a pending request that could not be saved at a clean "
+        "stop, or restored at the resume (a callback that is not a spider method; logged)",
+    ),
+    StatKey(
         "urlnorm/pages_for_rekeying_forgotten", "ledger", "live",
         "fetched URLs no longer kept for re-keying under new rules (caps: 1,000 per host, 1,000 hosts, "
         "20,000 in all): a rule learned later fetches their variants once",

@@ -16,6 +16,7 @@ from .holdback import HoldBack
 from .keys import is_default_fingerprinter
 from .persistence import FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
+from .resume import PENDING_FILE, PendingFile
 from .stores import RedisRules, RedisStore, SeenStore
 from .twins import TwinProbes
 from .validators import EntityTags
@@ -108,6 +109,8 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         shared_rules=shared_rules,
     )
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
+    if jobdir and store is None:
+        dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     if dedup.learned is not None:
         dedup.learned.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):

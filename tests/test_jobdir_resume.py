@@ -1,0 +1,117 @@
+"""A drop made after a ``JOBDIR`` crawl resumes rests on requests the last run queued.
+
+Scrapy saves its queue at a clean stop; the requests in it were admitted
+(their keys are in the seen set) but are not fetched yet. A variant of one
+of them met after the resume is a drop against a *pending* representative,
+and must be released if that representative fails, as in one run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from crawl_process import spawn
+from demoweb.server import FunctionSite, Reply, VirtualWeb
+from scrapy import Request
+
+from scrapy_urlnorm.ledger import DropLedger
+from scrapy_urlnorm.resume import PENDING_FILE, PendingFile
+
+HOST = "resume.test"
+
+
+def site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/`` links ``/r1``, ``/r2``, ``/b`` and a tracking variant of ``/r1``; ``/b``
+    links a tracking variant of ``/r2``. ``/r1`` and ``/r2`` as written fail (a
+    server error); with the tracking parameter each is a page."""
+    if path == "/":
+        return Reply.page("home", ["/r1", "/r2", "/b", "/r1?utm_source=home"])
+    if path == "/b":
+        return Reply.page("b", ["/r2?utm_source=b"])
+    if path in ("/r1", "/r2"):
+        return Reply.page(path[1:]) if query else Reply(500, b"busy", {"Content-Type": "text/plain"})
+    return Reply.not_found()
+
+
+def run(web: VirtualWeb, jobdir: Path, items: Path, **extra: object) -> subprocess.CompletedProcess[str]:
+    settings = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        "JOBDIR": str(jobdir),
+        "DEMOWEB_PROXY": web.address,
+        "CONCURRENT_REQUESTS": 1,
+        "RETRY_ENABLED": False,
+        "LOG_LEVEL": "INFO",
+        "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
+        "ITEM_LOG": str(items),
+        **extra,
+    }
+    process = spawn(settings, [f"http://{HOST}/"], stderr=subprocess.PIPE, text=True)
+    _, log = process.communicate(timeout=120)
+    assert process.returncode == 0, log[-3000:]
+    return subprocess.CompletedProcess(process.args, process.returncode, "", log)
+
+
+def collected(items: Path) -> set[str]:
+    return {json.loads(line)["doc_id"] for line in items.read_text().splitlines() if line.strip()}
+
+
+@pytest.mark.parametrize("crash_safe", [True, False], ids=["frontier", "no-frontier"])
+def test_drops_against_requests_queued_at_a_clean_stop_are_released_when_those_fail(
+    tmp_path: Path, crash_safe: bool
+) -> None:
+    jobdir, items = tmp_path / "job", tmp_path / "items.jl"
+    with VirtualWeb({HOST: FunctionSite(site)}) as web:
+        # Stopped cleanly after the first page: /r1, /r2 and /b wait in Scrapy's saved
+        # queue, and /r1's variant was dropped against /r1, pending.
+        first = run(web, jobdir, items, CLOSESPIDER_PAGECOUNT=1, URLNORM_CRASH_SAFE=crash_safe)
+        assert "closespider_pagecount" in first.stderr
+        assert web.fetched(HOST) == ["/"]
+        second = run(web, jobdir, items, URLNORM_CRASH_SAFE=crash_safe)
+        fetched = web.fetched(HOST)
+    # /b came first (Scrapy's queue is last in, first out): /r2's variant was dropped
+    # while /r2 waited. Both failed, so both variants were fetched after all.
+    assert fetched[:2] == ["/", "/b"], fetched
+    assert collected(items) == {"home", "b", "r1", "r2"}, fetched
+    assert "Resumed 3 pending claim(s) and 1 drop(s)" in second.stderr
+    assert not (jobdir / PENDING_FILE).exists()  # the crawl finished: nothing pending
+
+
+def test_pending_claims_and_their_drops_come_back_in_the_next_run(tmp_path: Path) -> None:
+    counted: Counter[str] = Counter()
+
+    def count(key: str, value: int) -> None:
+        counted[key] += value
+
+    saved = DropLedger(None, count)
+    claim = saved.claim((1, 2), "http://h.test/a")
+    assert saved.drop(Request("http://h.test/a?utm_source=x"), "tracking_params", "h.test", learned=False, claim=claim)
+    assert saved.drop(
+        Request("http://h.test/a?b", callback=lambda r: None), "exact", "h.test", learned=False, claim=claim
+    )
+    saved.claim((3,), "http://h.test/c")
+    assert PendingFile(tmp_path / PENDING_FILE, count).save(saved, None) == (2, 1)
+    assert counted["urlnorm/pending_unsaved"] == 1  # a lambda callback: no spider method to name
+
+    released: list[str] = []
+    loaded = DropLedger(lambda request, why: released.append(request.url), count)
+    assert PendingFile(tmp_path / PENDING_FILE, count).load(loaded, None) == (2, 1)
+    assert loaded.is_pending(1) and loaded.is_pending(2) and loaded.is_pending(3)
+    # Whichever request of its keys fails first fails it (the holder's URL is not kept).
+    restored = loaded.claim_of(2)
+    assert restored is not None and restored.held_by("http://h.test/any")
+    loaded.failed(restored, "status")
+    assert released == ["http://h.test/a?utm_source=x"]
+
+
+def test_an_unreadable_pending_file_is_ignored_with_an_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / PENDING_FILE
+    path.write_bytes(b"not a pickle")
+    ledger = DropLedger(None, lambda key, value: None)
+    assert PendingFile(path, lambda key, value: None).load(ledger, None) == (0, 0)
+    assert ledger.pending_claims() == 0
+    assert "Ignoring unreadable pending claims" in caplog.text
