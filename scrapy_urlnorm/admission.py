@@ -138,9 +138,9 @@ class Admission:
         if claim is None and key in self.dedup.abandoned:
             return _ADMIT  # its representative was never sent as written
         hold = None
-        if claim is not None and self.dedup.distributed and rank > 0:
+        if claim is not None and rank > 0 and self.dedup.holds.active:
             hold = self.dedup.holds.hold_for(request)
-            if hold is None and learned:
+            if hold is None and learned and self.dedup.distributed:
                 self.count("urlnorm/redis/learned_fetched")  # (see holds.py)
                 return _ADMIT
         reason = REASONS.get(rank, "exact")

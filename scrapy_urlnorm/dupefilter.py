@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from .frontier import Frontier
+
 logger = logging.getLogger(__name__)
 
 
@@ -82,8 +84,14 @@ class UrlNormDupeFilter(BaseDupeFilter):
         # requests whose claims (and the drops against them) come back here.
         self.dedup.pending_file.load(self.dedup.ledger, self._spider())
 
+    def hold_journal(self, frontier: Frontier) -> None:
+        """Drops against pending requests hold the crash-safe frontier's
+        journal entry of the page that yielded them (see :mod:`scrapy_urlnorm.holds`)."""
+        self.dedup.holds.use_journal(frontier)
+
     def close(self, reason: str) -> None:
-        self.dedup.pending_file.save(self.dedup.ledger, self._spider())
+        if self.dedup.pending_file.save(self.dedup.ledger, self._spider()) is not None:
+            self.dedup.holds.saved()
         self.dedup.close()
 
     def _spider(self) -> Spider | None:

@@ -48,6 +48,8 @@ from scrapy.core.scheduler import Scheduler
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
+from .meta import RECOVERED
+
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
@@ -226,6 +228,10 @@ class Frontier:
         self._next_id = 1
         self._in_flight: set[int] = set()
         self._outputs: dict[int, list[int]] = {}  # request id -> [unsettled outputs, output ended]
+        #: The request being scheduled and the page that yielded it: ``request_scheduled``
+        #: fires just before the scheduler's filter sees it (see :meth:`parent_of`).
+        self._scheduling: tuple[Request, int] | None = None
+        self._held: dict[int, int] = {}  # request id -> drops holding it back (see hold())
         self._due: list[int] = []
         self._due_call: _SoonCall | None = None
         self._logged: set[str] = set()  # stats whose first occurrence was logged
@@ -410,6 +416,7 @@ class Frontier:
 
     def _on_request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
         parent = request.meta.pop(PARENT_META, None)
+        self._scheduling = None if parent is None else (request, parent)
         if parent is not None:
             outputs = self._outputs.get(parent)
             if outputs is not None:
@@ -421,6 +428,43 @@ class Frontier:
             # A redirect, retry or rewrite of a queued request replaces it.
             self._outputs[predecessor] = [0, 1]
             self._settle_later(predecessor)
+
+    # -- drops against pending requests -------------------------------------------------
+
+    def parent_of(self, request: Request) -> int | None:
+        """The page that yielded ``request``, while the filter looks at it (else ``None``)."""
+        scheduling = self._scheduling
+        return scheduling[1] if scheduling is not None and scheduling[0] is request else None
+
+    def hold(self, request_id: int) -> None:
+        """A link of ``request_id``'s page was dropped against a request still pending:
+        the page is not done until that drop settles. Killed meanwhile, the page is
+        fetched again on resume, and its link checked again (the drop died with the process)."""
+        outputs = self._outputs.get(request_id)
+        if outputs is not None:
+            outputs[0] += 1
+            self._held[request_id] = self._held.get(request_id, 0) + 1
+
+    def unhold(self, request_id: int) -> None:
+        """The drop settled (its page delivered, or it was scheduled again)."""
+        outputs = self._outputs.get(request_id)
+        if outputs is not None:
+            outputs[0] -= 1
+            held = self._held.pop(request_id, 1) - 1
+            if held:
+                self._held[request_id] = held
+            self._settle_later(request_id)
+
+    def settle_held(self) -> None:
+        """A clean stop saved the drops that held pages back (:mod:`scrapy_urlnorm.resume`):
+        a page waiting on nothing else is done, not fetched again on resume."""
+        for request_id, held in self._held.items():
+            outputs = self._outputs.get(request_id)
+            if outputs is not None and outputs[1] and outputs[0] == held:
+                del self._outputs[request_id]
+                self._in_flight.discard(request_id)
+                self._write(_DONE, request_id)
+        self._held.clear()
 
     def _on_item_settled(self, item: Any, response: Response | None = None, **kwargs: Any) -> None:
         request_id = _request_id(response)
@@ -493,6 +537,9 @@ class CrashSafeScheduler(Scheduler):
         hold_writes = getattr(scheduler.df, "hold_writes", None)
         if scheduler.frontier is not None and callable(hold_writes):
             scheduler.frontier.flush_seen = hold_writes()
+        hold_journal = getattr(scheduler.df, "hold_journal", None)
+        if scheduler.frontier is not None and callable(hold_journal):
+            hold_journal(scheduler.frontier)
         return scheduler
 
     def open(self, spider: Spider) -> Deferred[None] | None:
@@ -527,6 +574,7 @@ class CrashSafeScheduler(Scheduler):
         claim = getattr(self.df, "claim_recovered", None)
         if callable(claim):
             claim(request)
+            request.meta[RECOVERED] = True  # its representative: a start request is not skipped
         if not self._dqpush(request):
             self._mqpush(request)
         self.frontier.count("urlnorm/frontier/recovered")  # type: ignore[union-attr]

@@ -1,28 +1,36 @@
-"""What a drop rests on in a distributed crawl, where another worker may hold the representative.
+"""What a drop against a pending representative holds, so that a ``kill -9`` does not lose it.
 
-Other workers share the seen set, and this worker's drop ledger dies with it
-(``kill -9``): no other worker can release what it holds. So a drop against a
-representative still pending holds the queue lease of the page that yielded it
-(or its own) until the representative settles (``DropLedger.on_hold``): killed
-meanwhile, that page is fetched again by another worker, and its links with it.
-A learned drop with no lease to hold is not made: the request is fetched.
+The drop ledger lives in memory and dies with the process.
+
+- In a distributed crawl other workers share the seen set, and no other
+  worker can release what this one dropped. So a drop against a
+  representative still pending holds the queue lease of the page that
+  yielded it (or its own) until the representative settles
+  (``DropLedger.on_hold``): killed meanwhile, that page is fetched again by
+  another worker, and its links with it. A learned drop with no lease to hold
+  is not made: the request is fetched.
+- In a ``JOBDIR`` crawl with the crash-safe frontier, such a drop holds the
+  journal entry of the page that yielded it: the page is not journaled done
+  until the drop settles, so after a kill it is fetched again on resume, and
+  its link is checked again against the representative, recovered with it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .redis_setup import LEASE, PARENT
 
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from .frontier import Frontier
     from .ledger import DropLedger
     from .stores import SeenStore
 
 #: What a drop holds: ``("ack", lease)``, its own queue entry, or ``("settled", lease)``,
-#: the entry of the page that yielded it.
-Hold = tuple[str, str]
+#: the entry of the page that yielded it; ``("journal", request id)``, the frontier's.
+Hold = tuple[str, Any]
 
 
 class LeaseHolds:
@@ -32,6 +40,18 @@ class LeaseHolds:
         self.distributed = distributed
         self._ledger = ledger
         self._represented_here = getattr(seen, "represented_here", None) if distributed else None
+        self._journal: Frontier | None = None
+        #: Whether drops against pending representatives hold anything.
+        self.active = distributed
+
+    def use_journal(self, frontier: Frontier) -> None:
+        """Drops hold the frontier's journal entries (``JOBDIR``, one process)."""
+        if self.distributed:
+            return
+        self._journal = frontier
+        self.active = True
+        self._ledger.on_take = lambda hold: frontier.hold(hold[1])
+        self._ledger.on_hold = lambda hold: frontier.unhold(hold[1])
 
     def foreign(self, key: int) -> bool:
         """``key`` is another worker's only: a learned drop against it could rest on a
@@ -40,12 +60,20 @@ class LeaseHolds:
         represented_here = self._represented_here
         return represented_here is not None and not represented_here(key)
 
+    def saved(self) -> None:
+        """The ledger's pending drops were saved at a clean stop: what they held is free."""
+        if self._journal is not None:
+            self._journal.settle_held()
+
     def hold_for(self, request: Request) -> Hold | None:
         """What a drop of ``request`` against a pending representative holds: its own
         queue lease (a popped request, or a redirect, which carries its source's), else
         the lease of the page that yielded it."""
         if self._ledger.on_hold is None:
             return None
+        if self._journal is not None:
+            parent = self._journal.parent_of(request)
+            return None if parent is None else ("journal", parent)
         meta = request.meta
         lease = meta.get(LEASE)
         if lease is not None:

@@ -28,6 +28,9 @@ NO_SHORTCUT = "_urlnorm_no_shortcut"
 SHORTCUT_FELL_BACK = "_urlnorm_shortcut_fell_back"
 #: On a variant released by hold-back at idle: never held again (see ``holdback``).
 NO_HOLD = "_urlnorm_no_hold"
+#: On a request the crash-safe frontier scheduled again after a crash or stop: it
+#: holds its keys' claim, so it is their representative, never their duplicate.
+RECOVERED = "_urlnorm_recovered"
 
 
 def scrub(meta: dict[str, Any]) -> bool:

@@ -142,6 +142,7 @@ class NormalizeMiddleware:
         if request.dont_filter:
             if (
                 meta.get("is_start_request")
+                and not meta.get(M.RECOVERED)  # the representative itself, in flight at a crash
                 and not self.refetch_start_urls
                 and "retry_times" not in meta
                 and "redirect_urls" not in meta

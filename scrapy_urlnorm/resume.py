@@ -56,10 +56,11 @@ class PendingFile:
         self.path = Path(path) if path else None
         self._count = count
 
-    def save(self, ledger: DropLedger, spider: Spider | None) -> tuple[int, int]:
-        """Write what is pending (or remove the file when nothing is): (claims, drops) written."""
+    def save(self, ledger: DropLedger, spider: Spider | None) -> tuple[int, int] | None:
+        """Write what is pending (or remove the file when nothing is): (claims, drops)
+        written; ``None`` if there is no file to write, or it could not be written."""
         if self.path is None:
-            return 0, 0
+            return None
         claims: list[tuple[tuple[int, ...], list[dict[str, Any]]]] = []
         unsaved = drops = 0
         for claim in ledger.pending():
@@ -94,7 +95,7 @@ class PendingFile:
             os.replace(temporary, self.path)
         except (OSError, pickle.PicklingError) as exc:
             logger.error("Cannot save the pending requests' claims to %s: %s", self.path, exc)
-            return 0, 0
+            return None
         logger.info("Saved %d pending claim(s) and %d drop(s) against them to %s", len(claims), drops, self.path)
         return len(claims), drops
 

@@ -9,7 +9,10 @@ and must be released if that representative fails, as in one run.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import threading
+import time
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +22,7 @@ from crawl_process import spawn
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from scrapy import Request
 
+from scrapy_urlnorm.frontier import JOURNAL_FILE, FrontierJournal
 from scrapy_urlnorm.ledger import DropLedger
 from scrapy_urlnorm.resume import PENDING_FILE, PendingFile
 
@@ -115,3 +119,74 @@ def test_an_unreadable_pending_file_is_ignored_with_an_error(tmp_path: Path, cap
     assert PendingFile(path, lambda key, value: None).load(ledger, None) == (0, 0)
     assert ledger.pending_claims() == 0
     assert "Ignoring unreadable pending claims" in caplog.text
+
+
+class HangingOnce:
+    """``/`` links ``/r`` and a tracking variant of it. The first request of ``hang``
+    hangs (the crawl is killed meanwhile); ``/r`` as written fails, and with the
+    tracking parameter it is a page."""
+
+    def __init__(self, hang: str) -> None:
+        self.hang = hang
+        self.hanging = threading.Event()
+        self.let_go = threading.Event()
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == self.hang and not query and not self.hanging.is_set():
+            self.hanging.set()
+            self.let_go.wait(60)
+        if path == "/":
+            return Reply.page("home", ["/r", "/r?utm_source=home"])
+        if path == "/r":
+            return Reply.page("r") if query else Reply(500, b"busy", {"Content-Type": "text/plain"})
+        return Reply.not_found()
+
+
+@pytest.mark.parametrize(
+    ("hang", "journaled"),
+    [("/r", 2), ("/", 1)],
+    ids=["representative-in-flight", "start-page-in-flight"],
+)
+def test_a_kill_while_a_request_is_in_flight_loses_nothing_it_holds(tmp_path: Path, hang: str, journaled: int) -> None:
+    """Killed while ``/r`` hangs: the home page is not journaled done while its link
+    waits, dropped against ``/r``; after the kill it is fetched again, and its link
+    dropped again against the recovered ``/r``, then released when that fails.
+    Killed while the start page itself hangs: the recovered start page is fetched
+    (it is the representative, not a start request seen before)."""
+    jobdir, items = tmp_path / "job", tmp_path / "items.jl"
+    site = HangingOnce(hang)
+    with VirtualWeb({HOST: site}) as web:
+        settings = {
+            "ADDONS": {"scrapy_urlnorm.Addon": 0},
+            "JOBDIR": str(jobdir),
+            "DEMOWEB_PROXY": web.address,
+            "CONCURRENT_REQUESTS": 1,
+            "RETRY_ENABLED": False,
+            "LOG_LEVEL": "INFO",
+            "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
+            "ITEM_LOG": str(items),
+        }
+        process = spawn(settings, [f"http://{HOST}/"], stderr=subprocess.DEVNULL)
+        try:
+            assert site.hanging.wait(60)
+            # Wait for what the crawl journals before the hanging request could answer
+            # (the start page; with /r hanging, also the home page's links), so the
+            # kill lands after the drop.
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and journal_length(jobdir) < journaled:
+                time.sleep(0.05)
+            time.sleep(0.5)
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+        finally:
+            site.let_go.set()
+        resumed = run(web, jobdir, items)
+        fetched = web.fetched(HOST)
+    assert collected(items) == {"home", "r"}, fetched
+    assert "did not stop cleanly" in resumed.stderr
+
+
+def journal_length(jobdir: Path) -> int:
+    """Records in the crawl's frontier journal."""
+    path = jobdir / JOURNAL_FILE
+    return len(list(FrontierJournal(path)._records())) if path.exists() else 0
