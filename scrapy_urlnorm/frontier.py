@@ -209,6 +209,43 @@ class FrontierJournal:
             self._fd = None
 
 
+class RequestDicts:
+    """``request.to_dict(spider=spider)``, with the spider's method names cached:
+    Scrapy looks them up with ``inspect.getmembers`` on every call, which was
+    most of what journaling cost."""
+
+    def __init__(self) -> None:
+        self._method_names: dict[Any, str] = {}
+
+    def to_dict(self, request: Request, spider: Spider | None) -> dict[str, Any]:
+        """``request.to_dict(spider=spider)``."""
+        d = {
+            "url": request.url,
+            "callback": self._method_name(spider, request.callback),
+            "errback": self._method_name(spider, request.errback),
+            "headers": dict(request.headers),
+        }
+        for attr in request.attributes:
+            d.setdefault(attr, getattr(request, attr))
+        if type(request) is not Request:
+            d["_class"] = f"{type(request).__module__}.{type(request).__name__}"
+        return d
+
+    def _method_name(self, spider: Spider | None, func: Any) -> Any:
+        if not callable(func):
+            return func
+        function = getattr(func, "__func__", None)
+        name = self._method_names.get(function)
+        if name is None:
+            if spider is not None and function is not None:
+                for member_name, member in inspect.getmembers(spider, predicate=inspect.ismethod):
+                    self._method_names.setdefault(member.__func__, member_name)
+            name = self._method_names.get(function)
+            if name is None:
+                raise ValueError(f"Function {func} is not an instance method in: {spider}")
+        return name
+
+
 class Frontier:
     """The journal of one crawl, and the bookkeeping that says when a request is done.
 
@@ -236,7 +273,7 @@ class Frontier:
         self._due_call: _SoonCall | None = None
         self._logged: set[str] = set()  # stats whose first occurrence was logged
         self._journal_bytes = self._compacted_bytes = 0
-        self._method_names: dict[Any, str] = {}
+        self.dicts = RequestDicts()
         self._closed = False
 
     _by_crawler: ClassVar[weakref.WeakKeyDictionary[Crawler, Frontier]] = weakref.WeakKeyDictionary()
@@ -288,7 +325,7 @@ class Frontier:
     def enqueued(self, request: Request, spider: Spider | None) -> None:
         """Journal a request the scheduler accepted."""
         try:
-            payload = pickle.dumps(self._to_dict(request, spider), protocol=4)
+            payload = pickle.dumps(self.dicts.to_dict(request, spider), protocol=4)
         except (ValueError, TypeError, AttributeError, pickle.PicklingError) as exc:
             # Scrapy keeps such a request in memory too; it cannot survive a crash.
             self._count_and_log_once(
@@ -302,36 +339,6 @@ class Frontier:
             return
         self._write(_ENQ, request.meta[ID_META], payload)
         self.flush_seen()
-
-    def _to_dict(self, request: Request, spider: Spider | None) -> dict[str, Any]:
-        """``request.to_dict(spider=spider)``, with the spider's method names
-        cached: Scrapy looks them up with ``inspect.getmembers`` on every call,
-        which was most of what journaling cost."""
-        d = {
-            "url": request.url,
-            "callback": self._method_name(spider, request.callback),
-            "errback": self._method_name(spider, request.errback),
-            "headers": dict(request.headers),
-        }
-        for attr in request.attributes:
-            d.setdefault(attr, getattr(request, attr))
-        if type(request) is not Request:
-            d["_class"] = f"{type(request).__module__}.{type(request).__name__}"
-        return d
-
-    def _method_name(self, spider: Spider | None, func: Any) -> Any:
-        if not callable(func):
-            return func
-        function = getattr(func, "__func__", None)
-        name = self._method_names.get(function)
-        if name is None:
-            if spider is not None and function is not None:
-                for member_name, member in inspect.getmembers(spider, predicate=inspect.ismethod):
-                    self._method_names.setdefault(member.__func__, member_name)
-            name = self._method_names.get(function)
-            if name is None:
-                raise ValueError(f"Function {func} is not an instance method in: {spider}")
-        return name
 
     def _write(self, kind: int, request_id: int, payload: bytes = b"") -> None:
         try:

@@ -248,7 +248,7 @@ def test_journaled_requests_are_what_scrapy_serializes(tmp_path: Path) -> None:
         scrapy.Request("http://a.test/plain"),
     ]
     for request in requests:
-        assert frontier._to_dict(request, spider) == request.to_dict(spider=spider)
+        assert frontier.dicts.to_dict(request, spider) == request.to_dict(spider=spider)
 
 
 def test_an_unserializable_request_is_counted_and_warned_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
