@@ -42,7 +42,8 @@ def site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return Reply.not_found()
 
 
-def run(web: VirtualWeb, jobdir: Path, items: Path, **extra: object) -> subprocess.CompletedProcess[str]:
+def start(web: VirtualWeb, jobdir: Path, items: Path, stderr: int, **extra: object) -> subprocess.Popen:
+    """A crawl of ``HOST`` with ``JOBDIR``, one request at a time, writing its items to ``items``."""
     settings = {
         "ADDONS": {"scrapy_urlnorm.Addon": 0},
         "JOBDIR": str(jobdir),
@@ -54,7 +55,12 @@ def run(web: VirtualWeb, jobdir: Path, items: Path, **extra: object) -> subproce
         "ITEM_LOG": str(items),
         **extra,
     }
-    process = spawn(settings, [f"http://{HOST}/"], stderr=subprocess.PIPE, text=True)
+    return spawn(settings, [f"http://{HOST}/"], stderr=stderr, text=True)
+
+
+def run(web: VirtualWeb, jobdir: Path, items: Path, **extra: object) -> subprocess.CompletedProcess[str]:
+    """The crawl of :func:`start`, to its end; its log in ``stderr``."""
+    process = start(web, jobdir, items, subprocess.PIPE, **extra)
     _, log = process.communicate(timeout=120)
     assert process.returncode == 0, log[-3000:]
     return subprocess.CompletedProcess(process.args, process.returncode, "", log)
@@ -156,17 +162,7 @@ def test_a_kill_while_a_request_is_in_flight_loses_nothing_it_holds(tmp_path: Pa
     jobdir, items = tmp_path / "job", tmp_path / "items.jl"
     site = HangingOnce(hang)
     with VirtualWeb({HOST: site}) as web:
-        settings = {
-            "ADDONS": {"scrapy_urlnorm.Addon": 0},
-            "JOBDIR": str(jobdir),
-            "DEMOWEB_PROXY": web.address,
-            "CONCURRENT_REQUESTS": 1,
-            "RETRY_ENABLED": False,
-            "LOG_LEVEL": "INFO",
-            "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
-            "ITEM_LOG": str(items),
-        }
-        process = spawn(settings, [f"http://{HOST}/"], stderr=subprocess.DEVNULL)
+        process = start(web, jobdir, items, subprocess.DEVNULL)
         try:
             assert site.hanging.wait(60)
             # Wait for what the crawl journals before the hanging request could answer
