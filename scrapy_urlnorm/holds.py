@@ -41,15 +41,12 @@ class LeaseHolds:
         self._ledger = ledger
         self._represented_here = getattr(seen, "represented_here", None) if distributed else None
         self._journal: Frontier | None = None
-        #: Whether drops against pending representatives hold anything.
-        self.active = distributed
 
     def use_journal(self, frontier: Frontier) -> None:
         """Drops hold the frontier's journal entries (``JOBDIR``, one process)."""
         if self.distributed:
             return
         self._journal = frontier
-        self.active = True
         self._ledger.on_take = lambda hold: frontier.hold(hold[1])
         self._ledger.on_hold = lambda hold: frontier.unhold(hold[1])
 
@@ -59,6 +56,11 @@ class LeaseHolds:
         nobody fetches; and that worker's ledger could not release it."""
         represented_here = self._represented_here
         return represented_here is not None and not represented_here(key)
+
+    @property
+    def active(self) -> bool:
+        """Whether drops against pending representatives hold anything."""
+        return self.distributed or self._journal is not None
 
     def saved(self) -> None:
         """The ledger's pending drops were saved at a clean stop: what they held is free."""

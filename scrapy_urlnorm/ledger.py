@@ -273,15 +273,12 @@ class ClaimTable:
             self._peak = len(claims)
         return keys
 
-    def _distinct_claims(self) -> list[Claim]:
-        return list({id(claim): claim for claim in self._claims.values()}.values())
-
     def pending(self) -> list[Claim]:
         """Every pending claim, once each."""
-        return self._distinct_claims()
+        return list({id(claim): claim for claim in self._claims.values()}.values())
 
     def pending_claims(self) -> int:
-        return len(self._distinct_claims())
+        return len(self.pending())
 
 
 class DropLedger(ClaimTable):
@@ -410,7 +407,7 @@ class DropLedger(ClaimTable):
         # filter and may be dropped again (under the host's other rules) into the
         # very lists walked here; walking them while they grow never ends.
         revoked = self._parked.pop_host(host)
-        for claim in self._distinct_claims():
+        for claim in self.pending():
             if not claim.drops:
                 continue
             kept = []
@@ -436,7 +433,7 @@ class DropLedger(ClaimTable):
         drop = self._parked.get(host, url)
         if drop is not None:
             self.discharge(drop)
-        for claim in self._distinct_claims():
+        for claim in self.pending():
             for drop in claim.drops or ():
                 if drop.url == url:
                     self.discharge(drop)
@@ -445,7 +442,7 @@ class DropLedger(ClaimTable):
         """At ``spider_idle`` nothing is in flight: no pending claim can settle
         any more. Release what was dropped against them (``mark``: see :meth:`failed`)."""
         released = 0
-        for claim in self._distinct_claims():
+        for claim in self.pending():
             released += sum(1 for drop in claim.drops or () if not drop.settled)
             self.failed(claim, "idle", mark)
         return released
@@ -472,7 +469,7 @@ class DropLedger(ClaimTable):
 
     def unsettled(self) -> int:
         """Drops still waiting on a pending claim."""
-        return sum(1 for claim in self._distinct_claims() for drop in claim.drops or () if not drop.settled)
+        return sum(1 for claim in self.pending() for drop in claim.drops or () if not drop.settled)
 
     def parked(self) -> int:
         return len(self._parked)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.request import request_from_dict
 
+from .frontier import RequestDicts
 from .ledger import ANY_HOLDER
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class PendingFile:
             return None
         claims: list[tuple[tuple[int, ...], list[dict[str, Any]]]] = []
         unsaved = drops = 0
+        dicts = RequestDicts()  # the spider's method names looked up once, not per drop
         for claim in ledger.pending():
             saved = []
             for drop in claim.drops or ():
@@ -71,17 +73,21 @@ class PendingFile:
                 try:
                     saved.append(
                         {
-                            "request": drop.request.to_dict(spider=spider),
+                            "request": dicts.to_dict(drop.request, spider),
                             "reason": drop.reason,
                             "host": drop.host,
                             "learned": drop.learned,
                         }
                     )
                 except (ValueError, TypeError, AttributeError) as exc:
+                    if not unsaved:
+                        logger.warning(
+                            "Cannot save %s, dropped against a pending request, for the next run: %s "
+                            "(all such requests are counted in urlnorm/pending_unsaved)",
+                            drop.url,
+                            exc,
+                        )
                     unsaved += 1
-                    logger.warning(
-                        "Cannot save %s, dropped against a pending request, for the next run: %s", drop.url, exc
-                    )
             drops += len(saved)
             claims.append((claim.keys, saved))
         if unsaved:
