@@ -50,7 +50,10 @@ ROOT = HERE.parent
 #: makes crawls slow, never wrong), and the figures live in benchmarks/bench_redis.py.
 HANG_GUARD = 900.0
 REPLY_GUARD = 30.0
-START_GUARD = 120.0  # a worker process starting on a loaded machine
+#: Polls, 10 ms apart, for a worker process to register (it may start slowly on a loaded machine).
+START_POLLS = 12_000
+#: Tries, a few ms apart, to freeze a worker while it holds a lease.
+FREEZE_TRIES = 6_000
 HEAVY = pytest.mark.skipif(
     not os.environ.get("URLNORM_REDIS_HEAVY"), reason="set URLNORM_REDIS_HEAVY=1 to run the heavier fault crawls"
 )
@@ -677,8 +680,7 @@ def killed_and_restarted(shared: RedisServer, tmp_path: Path, extra: dict[str, A
 
 def wait_for_workers(redis_client: redis.Redis, count: int) -> set[tuple[str, str]]:
     """(queue key, worker id) of each worker registered, once there are ``count``."""
-    deadline = time.monotonic() + START_GUARD
-    while time.monotonic() < deadline:
+    for _ in range(START_POLLS):
         workers = {
             (key.decode().removesuffix(":workers"), member.decode())
             for key in redis_client.scan_iter(match="*:workers")
@@ -687,7 +689,7 @@ def wait_for_workers(redis_client: redis.Redis, count: int) -> set[tuple[str, st
         if len(workers) >= count:
             return workers
         time.sleep(0.01)
-    raise AssertionError(f"fewer than {count} workers registered in {START_GUARD} s")
+    raise AssertionError(f"fewer than {count} workers registered after {START_POLLS} polls")
 
 
 def kill_holding_leases(worker: subprocess.Popen, redis_client: redis.Redis, processing: str) -> int:
@@ -695,11 +697,10 @@ def kill_holding_leases(worker: subprocess.Popen, redis_client: redis.Redis, pro
 
     Frozen first (SIGSTOP), so what Redis shows it holding is what it holds when
     the kill lands; while it holds nothing, it is let go on a little and tried again."""
-    deadline = time.monotonic() + REPLY_GUARD
-    while True:
+    for _ in range(FREEZE_TRIES):
         worker.send_signal(signal.SIGSTOP)
         held = redis_client.llen(processing)
-        if held or time.monotonic() > deadline:
+        if held or worker.poll() is not None:
             break
         worker.send_signal(signal.SIGCONT)
         time.sleep(0.005)
