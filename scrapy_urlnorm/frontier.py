@@ -265,8 +265,9 @@ class Frontier:
         self._next_id = 1
         self._in_flight: set[int] = set()
         self._outputs: dict[int, list[int]] = {}  # request id -> [unsettled outputs, output ended]
-        #: The request being scheduled and the page that yielded it: ``request_scheduled``
-        #: fires just before the scheduler's filter sees it (see :meth:`parent_of`).
+        #: The request being scheduled and the page that yielded it (or the request it
+        #: replaces): ``request_scheduled`` fires just before the scheduler's filter sees it
+        #: (see :meth:`entry_to_hold`).
         self._scheduling: tuple[Request, int] | None = None
         self._held: dict[int, int] = {}  # request id -> drops holding it back (see hold())
         self._due: list[int] = []
@@ -418,19 +419,20 @@ class Frontier:
         """A request ended in an error no middleware turned into a response or retry."""
         request_id = request.meta.get(ID_META)
         if request_id is not None:
-            self._outputs.setdefault(request_id, [0, 1])
+            self._outputs.setdefault(request_id, [0, 0])[1] = 1  # (a drop may hold it: see hold())
             self._settle_later(request_id)
 
     def _on_request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
         parent = request.meta.pop(PARENT_META, None)
-        self._scheduling = None if parent is None else (request, parent)
         if parent is not None:
+            self._scheduling = (request, parent)
             outputs = self._outputs.get(parent)
             if outputs is not None:
                 outputs[0] -= 1
                 self._settle_later(parent)
             return
         predecessor = request.meta.get(ID_META)
+        self._scheduling = None if predecessor is None else (request, predecessor)
         if predecessor is not None:
             # A redirect, retry or rewrite of a queued request replaces it.
             self._outputs[predecessor] = [0, 1]
@@ -438,19 +440,24 @@ class Frontier:
 
     # -- drops against pending requests -------------------------------------------------
 
-    def parent_of(self, request: Request) -> int | None:
-        """The page that yielded ``request``, while the filter looks at it (else ``None``)."""
+    def entry_to_hold(self, request: Request) -> int | None:
+        """The journal entry a drop of ``request`` holds: while the filter looks at it, the
+        page that yielded it, or the request it replaces (a redirect's source); at download
+        time, its own. ``None`` when it has none (a start request, an unjournaled one)."""
         scheduling = self._scheduling
-        return scheduling[1] if scheduling is not None and scheduling[0] is request else None
+        if scheduling is not None and scheduling[0] is request:
+            return scheduling[1]
+        own = request.meta.get(ID_META)
+        return own if own in self._in_flight else None
 
     def hold(self, request_id: int) -> None:
-        """A link of ``request_id``'s page was dropped against a request still pending:
-        the page is not done until that drop settles. Killed meanwhile, the page is
-        fetched again on resume, and its link checked again (the drop died with the process)."""
-        outputs = self._outputs.get(request_id)
-        if outputs is not None:
-            outputs[0] += 1
-            self._held[request_id] = self._held.get(request_id, 0) + 1
+        """A request was dropped against one still pending, and ``request_id``'s entry
+        (see :meth:`entry_to_hold`) is not done until that drop settles. Killed meanwhile,
+        it is fetched again on resume, and the dropped request checked again (the drop
+        died with the process)."""
+        outputs = self._outputs.setdefault(request_id, [0, 0])  # (its own: not failed yet)
+        outputs[0] += 1
+        self._held[request_id] = self._held.get(request_id, 0) + 1
 
     def unhold(self, request_id: int) -> None:
         """The drop settled (its page delivered, or it was scheduled again)."""

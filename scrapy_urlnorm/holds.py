@@ -9,10 +9,12 @@ The drop ledger lives in memory and dies with the process.
   (``DropLedger.on_hold``): killed meanwhile, that page is fetched again by
   another worker, and its links with it. A learned drop with no lease to hold
   is not made: the request is fetched.
-- In a ``JOBDIR`` crawl with the crash-safe frontier, such a drop holds the
-  journal entry of the page that yielded it: the page is not journaled done
-  until the drop settles, so after a kill it is fetched again on resume, and
-  its link is checked again against the representative, recovered with it.
+- In a ``JOBDIR`` crawl with the crash-safe frontier, such a drop holds a
+  journal entry: that of the page that yielded it, of the request a redirect
+  replaces, or (a drop at download time) its own. The entry is not journaled
+  done until the drop settles, so after a kill it is fetched again on resume,
+  and the dropped request checked again against the representative,
+  recovered with it.
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ class LeaseHolds:
         if self._ledger.on_hold is None:
             return None
         if self._journal is not None:
-            parent = self._journal.parent_of(request)
-            return None if parent is None else ("journal", parent)
+            entry = self._journal.entry_to_hold(request)
+            return None if entry is None else ("journal", entry)
         meta = request.meta
         lease = meta.get(LEASE)
         if lease is not None:

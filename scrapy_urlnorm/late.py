@@ -96,9 +96,9 @@ class LateChecks:
         as an audit where that needs no download), or when the ledger is full."""
         dedup = self.dedup
         hold = None
-        if claim is not None and dedup.distributed:
+        if claim is not None and dedup.holds.active:
             hold = dedup.holds.hold_for(request)
-            if hold is None:
+            if hold is None and dedup.distributed:
                 dedup.count("urlnorm/redis/learned_fetched")  # (see holds.py)
                 return None
         elif claim is None and dedup.holds.foreign(key):

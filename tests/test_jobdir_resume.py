@@ -128,39 +128,66 @@ def test_an_unreadable_pending_file_is_ignored_with_an_error(tmp_path: Path, cap
 
 
 class HangingOnce:
-    """``/`` links ``/r`` and a tracking variant of it. The first request of ``hang``
-    hangs (the crawl is killed meanwhile); ``/r`` as written fails, and with the
-    tracking parameter it is a page."""
+    """A site whose first request of ``hang`` hangs (the crawl is killed meanwhile).
 
-    def __init__(self, hang: str) -> None:
+    ``/`` links ``links``. ``/r`` as written fails (a server error), and with the
+    tracking parameter it is a page; ``/s`` redirects to such a variant. ``/a``,
+    ``/b`` and ``/c`` redirect to their directory forms (two such redirects teach
+    the ``trailing_slash`` rule); ``/c/`` is a page, and fails with a tracking parameter.
+    """
+
+    def __init__(self, hang: str, links: list[str]) -> None:
         self.hang = hang
+        self.links = links
         self.hanging = threading.Event()
         self.let_go = threading.Event()
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
-        if path == self.hang and not query and not self.hanging.is_set():
+        if path + (f"?{query}" if query else "") == self.hang and not self.hanging.is_set():
             self.hanging.set()
             self.let_go.wait(60)
         if path == "/":
-            return Reply.page("home", ["/r", "/r?utm_source=home"])
+            return Reply.page("home", self.links)
         if path == "/r":
             return Reply.page("r") if query else Reply(500, b"busy", {"Content-Type": "text/plain"})
+        if path == "/s":
+            return Reply.redirect("/r?utm_source=s")
+        if path in ("/a", "/b", "/c"):
+            return Reply.redirect(path + "/")
+        if path in ("/a/", "/b/"):
+            return Reply.page(path[1])
+        if path == "/c/":
+            return Reply(500, b"busy", {"Content-Type": "text/plain"}) if query else Reply.page("c")
         return Reply.not_found()
 
 
 @pytest.mark.parametrize(
-    ("hang", "journaled"),
-    [("/r", 2), ("/", 1)],
-    ids=["representative-in-flight", "start-page-in-flight"],
+    ("hang", "links", "journaled", "documents"),
+    [
+        ("/r", ["/r", "/r?utm_source=home"], 2, {"home", "r"}),
+        ("/", ["/r", "/r?utm_source=home"], 1, {"home", "r"}),
+        ("/r", ["/r", "/s"], 4, {"home", "r"}),
+        ("/c/?utm_source=home", ["/c/?utm_source=home", "/c", "/b", "/a"], 7, {"home", "a", "b", "c"}),
+    ],
+    ids=["representative-in-flight", "start-page-in-flight", "redirect-target", "dropped-at-download"],
 )
-def test_a_kill_while_a_request_is_in_flight_loses_nothing_it_holds(tmp_path: Path, hang: str, journaled: int) -> None:
-    """Killed while ``/r`` hangs: the home page is not journaled done while its link
-    waits, dropped against ``/r``; after the kill it is fetched again, and its link
-    dropped again against the recovered ``/r``, then released when that fails.
+def test_a_kill_while_a_request_is_in_flight_loses_nothing_it_holds(
+    tmp_path: Path, hang: str, links: list[str], journaled: int, documents: set[str]
+) -> None:
+    """Killed while a representative hangs, with a request dropped against it:
+
+    - a link (``/r?utm_source=home``): the home page is not journaled done while
+      its link waits; after the kill it is fetched again, and its link dropped
+      again against the recovered ``/r``, then released when that fails;
+    - a redirect target (``/s`` to ``/r?utm_source=s``): ``/s`` is not done, and
+      is fetched again;
+    - a link dropped at download time (``/c``, whose taught form ``/c/`` was queued
+      by then, with a tracking parameter): ``/c`` itself is not done, and is checked again.
+
     Killed while the start page itself hangs: the recovered start page is fetched
     (it is the representative, not a start request seen before)."""
     jobdir, items = tmp_path / "job", tmp_path / "items.jl"
-    site = HangingOnce(hang)
+    site = HangingOnce(hang, links)
     with VirtualWeb({HOST: site}) as web:
         process = start(web, jobdir, items, subprocess.DEVNULL)
         try:
@@ -179,7 +206,7 @@ def test_a_kill_while_a_request_is_in_flight_loses_nothing_it_holds(tmp_path: Pa
             site.let_go.set()
         resumed = run(web, jobdir, items)
         fetched = web.fetched(HOST)
-    assert collected(items) == {"home", "r"}, fetched
+    assert collected(items) == documents, fetched
     assert "did not stop cleanly" in resumed.stderr
 
 
