@@ -27,14 +27,12 @@ each time the crawl starts.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import os
 import pickle
 import shutil
 import struct
-import sys
 import time
 import weakref
 import zlib
@@ -48,6 +46,7 @@ from scrapy.core.scheduler import Scheduler
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
+from .completion import ID_META, Completion
 from .meta import RECOVERED
 
 if TYPE_CHECKING:
@@ -61,11 +60,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 JOURNAL_FILE = "urlnorm.frontier"
-#: The journal id of a request, in its meta (kept by redirects and retries,
-#: which is how their originals are known to be done).
-ID_META = "_urlnorm_frontier_id"
-#: On a request a callback yielded: the id of the request whose response it came from.
-PARENT_META = "_urlnorm_frontier_parent"
 
 #: The running crawl's journal is compacted when it has grown past
 #: COMPACT_GROWTH times its size after the last compaction (and past
@@ -247,14 +241,8 @@ class RequestDicts:
 
 
 class Frontier:
-    """The journal of one crawl, and the bookkeeping that says when a request is done.
-
-    A response is done when its callback's output has ended and each request
-    and item in it has settled. A yielded request settles when it is scheduled
-    (``request_scheduled``; its own ``ENQ`` is written right after, so ``DONE``
-    waits one reactor turn); an item when the pipelines are through with it
-    (``item_scraped``, ``item_dropped``, ``item_error``).
-    """
+    """The journal of one crawl: ``ENQ`` when the scheduler accepts a request, ``DONE``
+    when :class:`~scrapy_urlnorm.completion.Completion` (``self.completion``) says it is done."""
 
     def __init__(self, path: str | os.PathLike[str], *, stats: StatsCollector | None = None) -> None:
         self.journal = FrontierJournal(path)
@@ -263,15 +251,8 @@ class Frontier:
         #: set's held-back records durable (see ``UrlNormDupeFilter.hold_writes``).
         self.flush_seen: Callable[[], None] = lambda: None
         self._next_id = 1
-        self._in_flight: set[int] = set()
-        self._outputs: dict[int, list[int]] = {}  # request id -> [unsettled outputs, output ended]
-        #: The request being scheduled and the page that yielded it (or the request it
-        #: replaces): ``request_scheduled`` fires just before the scheduler's filter sees it
-        #: (see :meth:`entry_to_hold`).
-        self._scheduling: tuple[Request, int] | None = None
-        self._held: dict[int, int] = {}  # request id -> drops holding it back (see hold())
-        self._due: list[int] = []
-        self._due_call: _SoonCall | None = None
+        # What a done request's response made seen is durable before its DONE.
+        self.completion = Completion(lambda request_id: self._write(_DONE, request_id), lambda: self.flush_seen())
         self._logged: set[str] = set()  # stats whose first occurrence was logged
         self._journal_bytes = self._compacted_bytes = 0
         self.dicts = RequestDicts()
@@ -288,11 +269,12 @@ class Frontier:
         if not jobdir or not crawler.settings.getbool("URLNORM_CRASH_SAFE", True):
             return None
         frontier = cls(Path(jobdir, JOURNAL_FILE), stats=crawler.stats)
+        completion = frontier.completion
         for handler, signal in (
-            (frontier._on_request_scheduled, signals.request_scheduled),
-            (frontier._on_item_settled, signals.item_scraped),
-            (frontier._on_item_settled, signals.item_dropped),
-            (frontier._on_item_settled, signals.item_error),
+            (completion.on_request_scheduled, signals.request_scheduled),
+            (completion.on_item_settled, signals.item_scraped),
+            (completion.on_item_settled, signals.item_dropped),
+            (completion.on_item_settled, signals.item_error),
         ):
             crawler.signals.connect(handler, signal=signal)
         cls._by_crawler[crawler] = frontier
@@ -374,164 +356,15 @@ class Frontier:
             time.perf_counter() - started,
         )
 
-    def handed_out(self, request: Request) -> None:
-        request_id = request.meta.get(ID_META)
-        if request_id is not None:
-            self._in_flight.add(request_id)
-
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        if self._due_call is not None:
-            self._due_call.cancel()
-        self._settle_due()
+        self.completion.close()
         self.flush_seen()
-        in_flight = sorted(self._in_flight)
+        in_flight = sorted(self.completion.in_flight)
         self._write(_CLEAN, 0, struct.pack(f"<{len(in_flight)}Q", *in_flight))
         self.journal.close()
-
-    # -- when a request is done --------------------------------------------------------
-
-    def output_started(self, response: Response) -> int | None:
-        request_id = _request_id(response)
-        if request_id is not None:
-            self._outputs.setdefault(request_id, [0, 0])
-        return request_id
-
-    def adopt(self, request_id: int, output: Any) -> None:
-        """Count an output of ``request_id``'s callback, to settle later."""
-        if output is None:
-            return
-        if isinstance(output, Request):
-            # A child inherits nothing of its parent's journal state (``meta=response.meta``).
-            output.meta.pop(ID_META, None)
-            output.meta[PARENT_META] = request_id
-        self._outputs[request_id][0] += 1
-
-    def output_ended(self, request_id: int) -> None:
-        outputs = self._outputs.get(request_id)
-        if outputs is not None:
-            outputs[1] = 1
-            self._settle_later(request_id)
-
-    def request_failed(self, request: Request) -> None:
-        """A request ended in an error no middleware turned into a response or retry."""
-        request_id = request.meta.get(ID_META)
-        if request_id is not None:
-            self._outputs.setdefault(request_id, [0, 0])[1] = 1  # (a drop may hold it: see hold())
-            self._settle_later(request_id)
-
-    def _on_request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        parent = request.meta.pop(PARENT_META, None)
-        if parent is not None:
-            self._scheduling = (request, parent)
-            outputs = self._outputs.get(parent)
-            if outputs is not None:
-                outputs[0] -= 1
-                self._settle_later(parent)
-            return
-        predecessor = request.meta.get(ID_META)
-        self._scheduling = None if predecessor is None else (request, predecessor)
-        if predecessor is not None:
-            # A redirect, retry or rewrite of a queued request replaces it.
-            self._outputs[predecessor] = [0, 1]
-            self._settle_later(predecessor)
-
-    # -- drops against pending requests -------------------------------------------------
-
-    def entry_to_hold(self, request: Request) -> int | None:
-        """The journal entry a drop of ``request`` holds: while the filter looks at it, the
-        page that yielded it, or the request it replaces (a redirect's source); at download
-        time, its own. ``None`` when it has none (a start request, an unjournaled one)."""
-        scheduling = self._scheduling
-        if scheduling is not None and scheduling[0] is request:
-            return scheduling[1]
-        own = request.meta.get(ID_META)
-        return own if own in self._in_flight else None
-
-    def hold(self, request_id: int) -> None:
-        """A request was dropped against one still pending, and ``request_id``'s entry
-        (see :meth:`entry_to_hold`) is not done until that drop settles. Killed meanwhile,
-        it is fetched again on resume, and the dropped request checked again (the drop
-        died with the process)."""
-        outputs = self._outputs.setdefault(request_id, [0, 0])  # (its own: not failed yet)
-        outputs[0] += 1
-        self._held[request_id] = self._held.get(request_id, 0) + 1
-
-    def unhold(self, request_id: int) -> None:
-        """The drop settled (its page delivered, or it was scheduled again)."""
-        outputs = self._outputs.get(request_id)
-        if outputs is not None:
-            outputs[0] -= 1
-            held = self._held.pop(request_id, 1) - 1
-            if held:
-                self._held[request_id] = held
-            self._settle_later(request_id)
-
-    def settle_held(self) -> None:
-        """A clean stop saved the drops that held pages back (:mod:`scrapy_urlnorm.resume`):
-        a page waiting on nothing else is done, not fetched again on resume."""
-        for request_id, held in self._held.items():
-            outputs = self._outputs.get(request_id)
-            if outputs is not None and outputs[1] and outputs[0] == held:
-                del self._outputs[request_id]
-                self._in_flight.discard(request_id)
-                self._write(_DONE, request_id)
-        self._held.clear()
-
-    def _on_item_settled(self, item: Any, response: Response | None = None, **kwargs: Any) -> None:
-        request_id = _request_id(response)
-        outputs = self._outputs.get(request_id) if request_id is not None else None
-        if outputs is not None:
-            outputs[0] -= 1
-            self._settle_later(request_id)  # type: ignore[arg-type]
-
-    def _settle_later(self, request_id: int) -> None:
-        # One event-loop turn later: a child's ENQ is written after request_scheduled returns.
-        self._due.append(request_id)
-        if self._due_call is None:
-            self._due_call = _call_soon(self._settle_due)
-
-    def _settle_due(self) -> None:
-        self._due_call = None
-        due, self._due = self._due, []
-        self.flush_seen()  # what a done request's response made seen is durable before its DONE
-        for request_id in due:
-            outputs = self._outputs.get(request_id)
-            if outputs is None or outputs[0] > 0 or not outputs[1]:
-                continue
-            del self._outputs[request_id]
-            self._in_flight.discard(request_id)
-            self._write(_DONE, request_id)
-
-
-def _call_soon(func: Callable[[], None]) -> _SoonCall:
-    """Call ``func`` on the next turn of the crawl's event loop: the Twisted reactor's
-    if one is installed, else (``TWISTED_REACTOR_ENABLED = False``) asyncio's."""
-    if "twisted.internet.reactor" in sys.modules:  # never import it: that would install one
-        from twisted.internet import reactor
-
-        twisted_reactor: Any = reactor
-        delayed: Any = twisted_reactor.callLater(0, func)
-        return _SoonCall(lambda: delayed.cancel() if delayed.active() else None)
-    handle = asyncio.get_event_loop().call_soon(func)
-    return _SoonCall(handle.cancel)
-
-
-class _SoonCall:
-    """A call :func:`_call_soon` scheduled; ``cancel()`` does nothing once it ran."""
-
-    def __init__(self, cancel: Callable[[], object]) -> None:
-        self._cancel = cancel
-
-    def cancel(self) -> None:
-        self._cancel()
-
-
-def _request_id(response: Response | None) -> int | None:
-    request = getattr(response, "request", None)
-    return None if request is None else request.meta.get(ID_META)
 
 
 class CrashSafeScheduler(Scheduler):
@@ -606,7 +439,7 @@ class CrashSafeScheduler(Scheduler):
     def next_request(self) -> Request | None:
         request = super().next_request()
         if request is not None and self.frontier is not None:
-            self.frontier.handed_out(request)
+            self.frontier.completion.handed_out(request)
         return request
 
     def close(self, reason: str) -> Deferred[None] | None:
@@ -623,7 +456,7 @@ class FrontierMiddleware:
     sees errors no other middleware handled)."""
 
     def __init__(self, frontier: Frontier | None) -> None:
-        self.frontier = frontier
+        self.completion = frontier.completion if frontier is not None else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -631,45 +464,45 @@ class FrontierMiddleware:
         if frontier is not None:
             from .dedup import Deduplicator
 
-            Deduplicator.for_crawler(crawler).request_ended.append(frontier.request_failed)
+            Deduplicator.for_crawler(crawler).request_ended.append(frontier.completion.request_failed)
         return cls(frontier)
 
     # spider middleware
 
     def process_spider_output(self, response: Response, result: Iterable[Any], spider: Spider | None = None) -> Any:
-        request_id = self.frontier.output_started(response) if self.frontier is not None else None
+        request_id = self.completion.output_started(response) if self.completion is not None else None
         if request_id is None:
             yield from result
             return
         try:
             for output in result:
-                self.frontier.adopt(request_id, output)  # type: ignore[union-attr]
+                self.completion.adopt(request_id, output)  # type: ignore[union-attr]
                 yield output
         finally:
-            self.frontier.output_ended(request_id)  # type: ignore[union-attr]
+            self.completion.output_ended(request_id)  # type: ignore[union-attr]
 
     async def process_spider_output_async(
         self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
     ) -> AsyncIterator[Any]:
-        request_id = self.frontier.output_started(response) if self.frontier is not None else None
+        request_id = self.completion.output_started(response) if self.completion is not None else None
         try:
             async for output in result:
                 if request_id is not None:
-                    self.frontier.adopt(request_id, output)  # type: ignore[union-attr]
+                    self.completion.adopt(request_id, output)  # type: ignore[union-attr]
                 yield output
         finally:
             if request_id is not None:
-                self.frontier.output_ended(request_id)  # type: ignore[union-attr]
+                self.completion.output_ended(request_id)  # type: ignore[union-attr]
 
     def process_spider_exception(self, response: Response, exception: Exception, spider: Spider | None = None) -> None:
         # The callback (or HttpErrorMiddleware) raised and nobody turned it into output.
-        if self.frontier is not None:
-            request_id = self.frontier.output_started(response)
+        if self.completion is not None:
+            request_id = self.completion.output_started(response)
             if request_id is not None:
-                self.frontier.output_ended(request_id)
+                self.completion.output_ended(request_id)
 
     # downloader middleware
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
-        if self.frontier is not None:
-            self.frontier.request_failed(request)
+        if self.completion is not None:
+            self.completion.request_failed(request)

@@ -26,6 +26,7 @@ from .redis_setup import LEASE, PARENT
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from .completion import Completion
     from .frontier import Frontier
     from .ledger import DropLedger
     from .stores import SeenStore
@@ -42,15 +43,15 @@ class LeaseHolds:
         self.distributed = distributed
         self._ledger = ledger
         self._represented_here = getattr(seen, "represented_here", None) if distributed else None
-        self._journal: Frontier | None = None
+        self._journal: Completion | None = None
 
     def use_journal(self, frontier: Frontier) -> None:
         """Drops hold the frontier's journal entries (``JOBDIR``, one process)."""
         if self.distributed:
             return
-        self._journal = frontier
-        self._ledger.on_take = lambda hold: frontier.hold(hold[1])
-        self._ledger.on_hold = lambda hold: frontier.unhold(hold[1])
+        completion = self._journal = frontier.completion
+        self._ledger.on_take = lambda hold: completion.hold(hold[1])
+        self._ledger.on_hold = lambda hold: completion.unhold(hold[1])
 
     def foreign(self, key: int) -> bool:
         """``key`` is another worker's only: a learned drop against it could rest on a

@@ -351,8 +351,8 @@ def test_the_journal_of_a_long_run_is_compacted_as_it_goes(tmp_path: Path, monke
         if n % 100 == 0:
             pending.append(request.url)  # these stay queued
         else:
-            frontier.request_failed(request)  # done
-            frontier._settle_due()
+            frontier.completion.request_failed(request)  # done
+            frontier.completion._settle_due()
         assert (tmp_path / JOURNAL_FILE).stat().st_size < 100_000
     assert crawler.stats.get_value("urlnorm/frontier/compactions") >= 5
     frontier.journal.close()  # killed right after
