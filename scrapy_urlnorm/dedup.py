@@ -7,7 +7,7 @@ holds the crawl's state and wires the units that do the work:
   drop, hold back) and the claims it makes;
 - :class:`~scrapy_urlnorm.keys.RequestKeys`: a request's static and learned keys;
 - the seen index (a :class:`~scrapy_urlnorm.stores.SeenStore`) and the
-  :class:`~scrapy_urlnorm.persistence.FailedKeys`;
+  failed and abandoned :class:`~scrapy_urlnorm.persistence.DurableKeys`;
 - the :class:`~scrapy_urlnorm.ledger.DropLedger`: every drop against its representative;
 - :class:`~scrapy_urlnorm.late.LateChecks`: drops made at download time;
 - :class:`~scrapy_urlnorm.settling.Settlement`: what a final response or error settles;
@@ -49,7 +49,7 @@ from .meter import RedundancyMeter
 from .narrow import NarrowKeys
 from .observer import RuleKeeper
 from .pages import DeliveredPages
-from .persistence import FailedKeys, RulesFile
+from .persistence import DurableKeys, RulesFile
 from .responses import ResponseFeed
 from .resume import PendingFile
 from .settling import Settlement
@@ -86,6 +86,7 @@ class Deduplicator:
         bits: int = 64,
         path: str | Path | None = None,
         failed_path: str | Path | None = None,
+        abandoned_path: str | Path | None = None,
         debug: bool = False,
         stats: StatsCollector | None = None,
         fallback: Callable[[Request], bytes] | None = None,
@@ -110,10 +111,10 @@ class Deduplicator:
             policy, bits=bits, fallback=fallback, custom=custom_fingerprinter, cache_size=cache_size, count=self.count
         )
         self.seen: SeenStore = store if store is not None else MemoryStore(bits, path)
-        self.failed = FailedKeys(failed_path, bits)
+        self.failed = DurableKeys(failed_path, bits)
         #: Keys whose representative was replaced before it was sent (a shortcut,
         #: a late drop): no request was fetched as written under them.
-        self.abandoned: set[int] = set()
+        self.abandoned = DurableKeys(abandoned_path, bits)
         self.reschedule_request = reschedule
         #: Told of a request a response hook settled and ended (an audit answered 304):
         #: no response reaches the spider and no error the middlewares, so the ``JOBDIR``
@@ -263,6 +264,7 @@ class Deduplicator:
             self.shared_rules.flush()
         self.seen.close()
         self.failed.close()
+        self.abandoned.close()
         if self.shared_rules is not None and self.stats is not None:
             self.rule_keeper.aggregate_stats()
 

@@ -85,8 +85,8 @@ class UrlNormDupeFilter(BaseDupeFilter):
         self.dedup.pending_file.load(self.dedup.ledger, self._spider())
 
     def hold_journal(self, frontier: Frontier) -> None:
-        """Drops against pending requests hold the crash-safe frontier's
-        journal entry of the page that yielded them (see :mod:`scrapy_urlnorm.holds`)."""
+        """Drops against pending requests hold a crash-safe frontier journal
+        entry until they settle (see :mod:`scrapy_urlnorm.holds`)."""
         self.dedup.holds.use_journal(frontier)
 
     def close(self, reason: str) -> None:

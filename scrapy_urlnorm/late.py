@@ -132,7 +132,7 @@ class LateChecks:
         what was dropped against it is checked again, against the learned key now."""
         if own is not None and own.held_by(request.url):
             dedup = self.dedup
-            dedup.abandoned.add(fingerprint.value)
+            dedup.abandoned.add((fingerprint.value,))
             dedup.ledger.detach(own, fingerprint.value)
             dedup.fail(own, "dropped")
 
@@ -146,7 +146,7 @@ class LateChecks:
         claim = dedup.ledger.claim_of(key)
         if claim is not None:
             dedup.ledger.detach(claim, key)
-            dedup.abandoned.add(key)
+            dedup.abandoned.add((key,))
             claim.hand_over(request.url)
             for drop in claim.drops or ():
                 drop.learned = True

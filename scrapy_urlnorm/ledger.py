@@ -39,7 +39,7 @@ dropped without its insurance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from scrapy import Request
@@ -382,6 +382,15 @@ class DropLedger(ClaimTable):
             claim.drops = []
         claim.drops.append(Drop(request, reason, host, learned))
         self.held += 1
+
+    def parked_drops(self) -> Iterator[Drop]:
+        """The learned drops parked against delivered pages, not settled yet."""
+        return self._parked.unsettled()
+
+    def restore_parked(self, request: Request, reason: str, host: str) -> bool:
+        """Park again a learned drop the last run parked (:mod:`scrapy_urlnorm.resume`);
+        False if it does not fit under the caps now (``urlnorm/parked_overflow``)."""
+        return self._park(Drop(request, reason, host, True), counted=False)
 
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
         """Keep a learned drop whose page was delivered, light; False if it does not

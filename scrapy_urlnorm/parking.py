@@ -16,6 +16,8 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .ledger import Drop
 
 
@@ -73,12 +75,18 @@ class ParkedDrops:
         self._entries -= len(parked)
         return [drop for drop in parked.values() if not drop.settled]
 
+    def unsettled(self) -> Iterator[Drop]:
+        for drops in self._by_host.values():
+            for drop in drops.values():
+                if not drop.settled:
+                    yield drop
+
     def get(self, host: str, url: str) -> Drop | None:
         return self._by_host.get(host, {}).get(hash(url))
 
     def __len__(self) -> int:
         """Unsettled parked drops."""
-        return sum(1 for drops in self._by_host.values() for drop in drops.values() if not drop.settled)
+        return sum(1 for _ in self.unsettled())
 
     def clear(self) -> None:
         self._by_host.clear()

@@ -1,4 +1,4 @@
-"""What a ``JOBDIR`` crawl keeps besides the seen set: learned rules and failed keys."""
+"""What a ``JOBDIR`` crawl keeps besides the seen set: learned rules, failed and abandoned keys."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ logger = logging.getLogger(__name__)
 SEEN_FILE = "urlnorm.seen"
 RULES_FILE = "urlnorm.rules.json"
 FAILED_FILE = "urlnorm.failed"
+ABANDONED_FILE = "urlnorm.abandoned"
 
 
 class RulesFile:
@@ -42,13 +43,18 @@ class RulesFile:
         logger.info("Resumed %d learned rule(s) from %s", len(learner.active_rules()), self.path)
 
 
-class FailedKeys:
-    """Keys whose representative settled without delivering its page.
+class DurableKeys:
+    """A set of keys whose requests did not deliver the page their key stands for:
 
-    A later request with such a key (other than an exact duplicate) is
-    fetched: nothing delivered the page it would be dropped against. With
-    ``JOBDIR`` the set is appended to a file, so a resumed crawl knows them
-    too (a key delivered later stays listed there: at worst one more fetch).
+    - *failed*: their representative settled without delivering it;
+    - *abandoned*: their representative was replaced before it was sent (a
+      shortcut, a late drop), so nothing was fetched as written under them.
+
+    A later request with such a key is fetched (a failed key's exact
+    duplicate excepted): nothing delivered the page it would be dropped
+    against. With ``JOBDIR`` the set is appended to a file, so a resumed crawl
+    knows them too (a key delivered later stays listed there: at worst one
+    more fetch).
     """
 
     def __init__(self, path: str | Path | None = None, bits: int = 64) -> None:

@@ -33,7 +33,7 @@ class Settlement:
         claim = ledger.claim_of(fingerprint.value) or ledger.claim_of(fingerprint.learned)
         if delivered:
             dedup.failed.discard(fingerprint.keys)
-            dedup.abandoned.difference_update(fingerprint.keys)
+            dedup.abandoned.discard(fingerprint.keys)
             if claim is not None:
                 dedup.audits.audit_drops(claim, fingerprint, request.url)
                 dedup.failed.discard(ledger.delivered(claim))

@@ -14,7 +14,7 @@ from .audits import check_rate
 from .config import validate_settings
 from .holdback import HoldBack
 from .keys import is_default_fingerprinter
-from .persistence import FAILED_FILE, RULES_FILE, SEEN_FILE
+from .persistence import ABANDONED_FILE, FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
 from .resume import PENDING_FILE, PendingFile
 from .stores import RedisRules, RedisStore, SeenStore
@@ -95,6 +95,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         bits=bits,
         path=Path(jobdir, SEEN_FILE) if jobdir else None,
         failed_path=Path(jobdir, FAILED_FILE) if jobdir else None,
+        abandoned_path=Path(jobdir, ABANDONED_FILE) if jobdir else None,
         debug=settings.getbool("URLNORM_DEBUG") or settings.getbool("DUPEFILTER_DEBUG"),
         stats=crawler.stats,
         fallback=fingerprinter.fingerprint,

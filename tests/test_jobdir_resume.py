@@ -91,6 +91,36 @@ def test_drops_against_requests_queued_at_a_clean_stop_are_released_when_those_f
     assert not (jobdir / PENDING_FILE).exists()  # the crawl finished: nothing pending
 
 
+def revoked_later(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/a`` and ``/b`` redirect to their directory forms (which teaches
+    ``trailing_slash``), but ``/x`` and ``/x/`` are two pages, and ``/gone``
+    exists only as written."""
+    links = {"/": ["/a"], "/a/": ["/b"], "/b/": ["/gone", "/x"]}
+    if path in ("/a", "/b"):
+        return Reply.redirect(path + "/")
+    if path in links:
+        return Reply.page(path, links[path])
+    if path in ("/x", "/x/", "/gone"):
+        return Reply.page(path)
+    return Reply.not_found()
+
+
+def test_learned_drops_parked_at_a_clean_stop_are_released_by_a_revocation_after_the_resume(tmp_path: Path) -> None:
+    jobdir, items = tmp_path / "job", tmp_path / "items.jl"
+    # Every drop of the rule is trusted once learned: no audit fetches /x as written.
+    trusting = {"URLNORM_VERIFY_REDIRECT_RULES": False, "URLNORM_AUDIT_RATE": 0.0}
+    with VirtualWeb({HOST: FunctionSite(revoked_later)}) as web:
+        # Stopped after /x was sent as its taught form /x/, and parked as written.
+        first = run(web, jobdir, items, CLOSESPIDER_PAGECOUNT=4, **trusting)  # (redirects are not counted)
+        assert web.fetched(HOST) == ["/", "/a", "/a/", "/b", "/b/", "/x/"], web.fetched(HOST)
+        assert "1 parked learned drop(s)" in first.stderr
+        # /gone/ does not exist: the rule is revoked, and /x released.
+        second = run(web, jobdir, items, **trusting)
+        fetched = web.fetched(HOST)
+    assert "revoked_rules" in second.stderr
+    assert collected(items) >= {"/", "/a/", "/b/", "/x", "/gone"}, fetched
+
+
 def test_pending_claims_and_their_drops_come_back_in_the_next_run(tmp_path: Path) -> None:
     counted: Counter[str] = Counter()
 
@@ -104,6 +134,8 @@ def test_pending_claims_and_their_drops_come_back_in_the_next_run(tmp_path: Path
         Request("http://h.test/a?b", callback=lambda r: None), "exact", "h.test", learned=False, claim=claim
     )
     saved.claim((3,), "http://h.test/c")
+    # A learned drop against a delivered page is parked, for a revocation to release.
+    assert saved.drop(Request("http://h.test/D"), "learned:case_insensitive", "h.test", learned=True, claim=None)
     assert PendingFile(tmp_path / PENDING_FILE, count).save(saved, None) == (2, 1)
     assert counted["urlnorm/pending_unsaved"] == 1  # a lambda callback: no spider method to name
 
@@ -116,6 +148,9 @@ def test_pending_claims_and_their_drops_come_back_in_the_next_run(tmp_path: Path
     assert restored is not None and restored.held_by("http://h.test/any")
     loaded.failed(restored, "status")
     assert released == ["http://h.test/a?utm_source=x"]
+    assert loaded.parked() == 1
+    loaded.revoke_host("h.test")
+    assert released[1:] == ["http://h.test/D"]
 
 
 def test_an_unreadable_pending_file_is_ignored_with_an_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
