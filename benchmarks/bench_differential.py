@@ -39,6 +39,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,8 @@ from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, compare, gen
 HEARTBEAT_SECONDS = 5.0
 #: ``--keep-failed``: where a failing seed's add-on traces are kept (see ``traced``).
 KEEP_FAILED: Path | None = None
+#: Clean stops and resumes of each add-on crawl in a JOBDIR order (``--stops``).
+STOPS = 0
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -154,7 +157,8 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
         with tempfile.TemporaryDirectory(prefix=f"bench-diff-{seed}-") as workdir:
             try:
                 with traced(seed, Path(workdir), settings) as seed_settings:
-                    result = row(await compare(seed, Path(workdir), seed_settings))
+                    order = replace(CrawlOrder.from_seed(seed), stops=STOPS)
+                    result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
             if KEEP_FAILED is not None and result.get("problems"):
@@ -201,6 +205,8 @@ class Worker:
         command = [sys.executable, __file__, "--worker", "--heartbeat", "--seed-list", ",".join(map(str, seeds))]
         if KEEP_FAILED is not None:
             command += ["--keep-failed", str(KEEP_FAILED)]
+        if STOPS:
+            command += ["--stops", str(STOPS)]
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -428,13 +434,21 @@ def main() -> None:
         metavar="DIR",
         help="trace every add-on crawl (crawl log, JSON report, debug log) and keep those of failing seeds in DIR",
     )
+    parser.add_argument(
+        "--stops",
+        type=int,
+        default=0,
+        help="stop each add-on crawl of a JOBDIR order cleanly this many times, at random points, "
+        "and resume it (default 0)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED
+    global KEEP_FAILED, STOPS
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
+    STOPS = args.stops
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack
@@ -463,6 +477,7 @@ def main() -> None:
         seeds = list(range(args.start, args.start + args.seeds))
     print(
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), add-on settings {settings or 'default'},"
+        f"{f' {STOPS} clean stop(s) per JOBDIR crawl,' if STOPS else ''}"
         f" {args.workers} worker(s)",
         flush=True,
     )

@@ -31,6 +31,7 @@ To reproduce one seed outside pytest with more output, use
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,22 @@ async def test_addon_collects_every_document_stock_collects(seed: int, tmp_path:
     assert not sanity, f"the generated web is broken (not the add-on): {sanity}\n{comparison.report()}"
     problems = comparison.problems()
     assert not problems, f"seed {seed}, order {comparison.order.name}: {'; '.join(problems)}\n{comparison.report()}"
+
+
+#: JOBDIR orders whose add-on crawl is stopped cleanly three times, at points drawn
+#: from the seed, and resumed each time (``bench_differential.py --stops 3``): what
+#: the runs collect together must hold every document stock collects in one run.
+STOPPED = (8, 13, 26, 31)
+
+
+@pytest.mark.parametrize("seed", STOPPED, ids=[f"{seed}-{CrawlOrder.from_seed(seed).name}" for seed in STOPPED])
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_stopped_and_resumed_collects_every_document_stock_collects(seed: int, tmp_path: Path) -> None:
+    comparison = await compare(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), stops=3))
+    assert not comparison.sanity_problems()
+    problems = comparison.problems()
+    assert not problems, f"seed {seed}, order {comparison.order.name}: {'; '.join(problems)}\n{comparison.report()}"
+    assert comparison.addon.stats["urlnorm/start_requests_skipped"] >= 1  # it was resumed
 
 
 #: Seeds of the 1,000-seed benchmark where the add-on once lost a document.

@@ -838,6 +838,9 @@ class CrawlOrder:
     priorities: bool  # PrioritySpider: random seeded priorities on followed links
     jobdir: bool
     seed: int = 0
+    #: With ``jobdir``: the add-on crawl is stopped cleanly this many times, at
+    #: random points, and resumed from its ``JOBDIR`` (stock runs through).
+    stops: int = 0
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -855,6 +858,7 @@ class CrawlOrder:
                     f"c{self.concurrency}",
                     "prio" if self.priorities else "",
                     "jobdir" if self.jobdir else "",
+                    f"stops{self.stops}" if self.jobdir and self.stops else "",
                 ],
             )
         )
@@ -955,19 +959,32 @@ class Comparison:
         )
 
 
-async def crawl_web(
-    web: RandomWeb, order: CrawlOrder, extra: Mapping[str, Any], jobdir: Path | None, *, page_guard: int = 0
-) -> CrawlSummary:
-    """One crawl of ``web`` in ``order``, ``extra`` settings on top, on a fresh VirtualWeb."""
-    settings = {**order.settings(jobdir), "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD, **extra}
-    if page_guard:
-        settings["CLOSESPIDER_PAGECOUNT"] = page_guard
-    started = time.perf_counter()
+def serve(web: RandomWeb) -> VirtualWeb:
     server = VirtualWeb(web.sites)
     # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
     # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
     server._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
-    with server:
+    return server
+
+
+async def crawl_web(
+    web: RandomWeb,
+    order: CrawlOrder,
+    extra: Mapping[str, Any],
+    jobdir: Path | None,
+    *,
+    page_guard: int = 0,
+    server: VirtualWeb | None = None,
+) -> CrawlSummary:
+    """One crawl of ``web`` in ``order``, ``extra`` settings on top, on ``server`` (else a fresh one)."""
+    settings = {**order.settings(jobdir), "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD, **extra}
+    if page_guard:
+        settings["CLOSESPIDER_PAGECOUNT"] = page_guard
+    started = time.perf_counter()
+    if server is None:
+        with serve(web) as fresh:
+            result = await crawl(fresh, web.start_urls, settings, spider=order.spider)
+    else:
         result = await crawl(server, web.start_urls, settings, spider=order.spider)
     stats = result.stats
     return CrawlSummary(
@@ -977,6 +994,28 @@ async def crawl_web(
         time.perf_counter() - started,
         stats,
     )
+
+
+async def crawl_with_stops(
+    web: RandomWeb, order: CrawlOrder, extra: Mapping[str, Any], jobdir: Path, *, page_guard: int
+) -> CrawlSummary:
+    """The crawl of :func:`crawl_web`, stopped cleanly ``order.stops`` times
+    (``CLOSESPIDER_PAGECOUNT``, at points drawn from the seed) and resumed from
+    its ``JOBDIR``, on one server: its runs summed up as one crawl."""
+    rng = random.Random(order.seed)
+    doc_ids: list[str] = []
+    requests, seconds = 0, 0.0
+    with serve(web) as server:
+        for run in range(order.stops + 1):
+            last = run == order.stops
+            pages = max(1, page_guard - requests) if last else rng.randint(1, max(1, page_guard // (10 * order.stops)))
+            summary = await crawl_web(web, order, extra, jobdir, page_guard=pages, server=server)
+            doc_ids += summary.doc_ids
+            requests += summary.requests
+            seconds += summary.seconds
+            if summary.finish_reason != "closespider_pagecount":
+                break
+    return CrawlSummary(doc_ids, requests, summary.finish_reason, seconds, summary.stats)
 
 
 async def compare(
@@ -990,7 +1029,10 @@ async def compare(
     web = generate(seed)
     order = order or CrawlOrder.from_seed(seed)
     stock = await crawl_web(web, order, {}, workdir / "stock")
-    addon = await crawl_web(
-        web, order, {**ADDON, **(addon_settings or {})}, workdir / "addon", page_guard=3 * stock.requests + 40
-    )
+    settings = {**ADDON, **(addon_settings or {})}
+    guard = 3 * stock.requests + 40
+    if order.jobdir and order.stops:
+        addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
+    else:
+        addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard)
     return Comparison(seed, order, web, stock, addon)
