@@ -54,6 +54,8 @@ HEARTBEAT_SECONDS = 5.0
 KEEP_FAILED: Path | None = None
 #: Clean stops and resumes of each add-on crawl in a JOBDIR order (``--stops``).
 STOPS = 0
+#: ``kill -9``s and resumes of each add-on crawl in a JOBDIR order (``--kills``).
+KILLS = 0
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -145,7 +147,9 @@ def traced(seed: int, workdir: Path, settings: dict[str, Any]) -> Iterator[dict[
 def keep_traces(seed: int, workdir: Path) -> None:
     assert KEEP_FAILED is not None
     KEEP_FAILED.mkdir(parents=True, exist_ok=True)
-    for name in ("addon.debug.log", "addon.crawl.jsonl", "addon.report.json"):
+    names = ["addon.debug.log", "addon.crawl.jsonl", "addon.report.json"]
+    names += sorted(path.name for path in workdir.glob("killed.*"))  # (--kills: each run's log)
+    for name in names:
         if (workdir / name).exists():
             shutil.copy(workdir / name, KEEP_FAILED / f"seed-{seed}-{name}")
 
@@ -157,7 +161,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
         with tempfile.TemporaryDirectory(prefix=f"bench-diff-{seed}-") as workdir:
             try:
                 with traced(seed, Path(workdir), settings) as seed_settings:
-                    order = replace(CrawlOrder.from_seed(seed), stops=STOPS)
+                    order = replace(CrawlOrder.from_seed(seed), stops=STOPS, kills=KILLS)
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
@@ -207,6 +211,8 @@ class Worker:
             command += ["--keep-failed", str(KEEP_FAILED)]
         if STOPS:
             command += ["--stops", str(STOPS)]
+        if KILLS:
+            command += ["--kills", str(KILLS)]
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -441,14 +447,21 @@ def main() -> None:
         help="stop each add-on crawl of a JOBDIR order cleanly this many times, at random points, "
         "and resume it (default 0)",
     )
+    parser.add_argument(
+        "--kills",
+        type=int,
+        default=0,
+        help="kill (SIGKILL) each add-on crawl of a JOBDIR order this many times, at random points, "
+        "and resume it; each run is a process of its own (default 0; replaces --stops)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS
+    global KEEP_FAILED, STOPS, KILLS
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
-    STOPS = args.stops
+    STOPS, KILLS = args.stops, args.kills
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack
@@ -478,6 +491,7 @@ def main() -> None:
     print(
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), add-on settings {settings or 'default'},"
         f"{f' {STOPS} clean stop(s) per JOBDIR crawl,' if STOPS else ''}"
+        f"{f' {KILLS} kill(s) per JOBDIR crawl,' if KILLS else ''}"
         f" {args.workers} worker(s)",
         flush=True,
     )

@@ -92,6 +92,21 @@ async def test_a_crawl_stopped_and_resumed_collects_every_document_stock_collect
     assert comparison.addon.stats["urlnorm/start_requests_skipped"] >= 1  # it was resumed
 
 
+#: JOBDIR orders whose add-on crawl is killed (``SIGKILL``) twice, each run in a
+#: process of its own, and resumed (``bench_differential.py --kills 2``).
+KILLED = (9, 14)
+
+
+@pytest.mark.parametrize("seed", KILLED, ids=[f"{seed}-{CrawlOrder.from_seed(seed).name}" for seed in KILLED])
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_killed_and_resumed_collects_every_document_stock_collects(seed: int, tmp_path: Path) -> None:
+    comparison = await compare(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), kills=2))
+    assert not comparison.sanity_problems()
+    problems = comparison.problems()
+    assert not problems, f"seed {seed}, order {comparison.order.name}: {'; '.join(problems)}\n{comparison.report()}"
+    assert "did not stop cleanly" in (tmp_path / "killed.run1.log").read_text()  # it was killed
+
+
 #: Seeds of the 1,000-seed benchmark where the add-on once lost a document.
 #: 645, 796 and 949: an nginx host that removes trailing slashes (``/x/`` -> ``/x``) except for
 #: one trap, ``/archive/`` (``/report/``), a page of its own. ``trailing_slash (remove)`` was

@@ -841,6 +841,9 @@ class CrawlOrder:
     #: With ``jobdir``: the add-on crawl is stopped cleanly this many times, at
     #: random points, and resumed from its ``JOBDIR`` (stock runs through).
     stops: int = 0
+    #: With ``jobdir``: the add-on crawl is killed (``SIGKILL``) this many times, at
+    #: random points, and resumed (see :mod:`demoweb.killed`; stock runs through).
+    kills: int = 0
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -859,6 +862,7 @@ class CrawlOrder:
                     "prio" if self.priorities else "",
                     "jobdir" if self.jobdir else "",
                     f"stops{self.stops}" if self.jobdir and self.stops else "",
+                    f"kills{self.kills}" if self.jobdir and self.kills else "",
                 ],
             )
         )
@@ -1031,7 +1035,13 @@ async def compare(
     stock = await crawl_web(web, order, {}, workdir / "stock")
     settings = {**ADDON, **(addon_settings or {})}
     guard = 3 * stock.requests + 40
-    if order.jobdir and order.stops:
+    if order.jobdir and order.kills:
+        from .killed import crawl_with_kills  # (it imports this module)
+
+        addon = await crawl_with_kills(
+            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
+        )
+    elif order.jobdir and order.stops:
         addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
     else:
         addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard)
