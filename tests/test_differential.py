@@ -76,35 +76,28 @@ async def test_addon_collects_every_document_stock_collects(seed: int, tmp_path:
     assert not problems, f"seed {seed}, order {comparison.order.name}: {'; '.join(problems)}\n{comparison.report()}"
 
 
-#: JOBDIR orders whose add-on crawl is stopped cleanly three times, at points drawn
-#: from the seed, and resumed each time (``bench_differential.py --stops 3``): what
-#: the runs collect together must hold every document stock collects in one run.
-STOPPED = (8, 13, 26, 31)
+#: JOBDIR orders whose add-on crawl is interrupted and resumed: stopped cleanly three
+#: times at points drawn from the seed (``bench_differential.py --stops 3``), or killed
+#: (``SIGKILL``) twice, each run a process of its own (``--kills 2``). What the runs
+#: collect together must hold every document stock collects in one run.
+INTERRUPTED = [replace(CrawlOrder.from_seed(seed), stops=3) for seed in (8, 13, 26, 31)] + [
+    replace(CrawlOrder.from_seed(seed), kills=2) for seed in (9, 14)
+]
 
 
-@pytest.mark.parametrize("seed", STOPPED, ids=[f"{seed}-{CrawlOrder.from_seed(seed).name}" for seed in STOPPED])
+@pytest.mark.parametrize("order", INTERRUPTED, ids=[f"{order.seed}-{order.name}" for order in INTERRUPTED])
 @pytest_twisted.ensureDeferred
-async def test_a_crawl_stopped_and_resumed_collects_every_document_stock_collects(seed: int, tmp_path: Path) -> None:
-    comparison = await compare(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), stops=3))
+async def test_a_crawl_interrupted_and_resumed_collects_every_document_stock_collects(
+    order: CrawlOrder, tmp_path: Path
+) -> None:
+    comparison = await compare(order.seed, tmp_path, order=order)
     assert not comparison.sanity_problems()
     problems = comparison.problems()
-    assert not problems, f"seed {seed}, order {comparison.order.name}: {'; '.join(problems)}\n{comparison.report()}"
-    assert comparison.addon.stats["urlnorm/start_requests_skipped"] >= 1  # it was resumed
-
-
-#: JOBDIR orders whose add-on crawl is killed (``SIGKILL``) twice, each run in a
-#: process of its own, and resumed (``bench_differential.py --kills 2``).
-KILLED = (9, 14)
-
-
-@pytest.mark.parametrize("seed", KILLED, ids=[f"{seed}-{CrawlOrder.from_seed(seed).name}" for seed in KILLED])
-@pytest_twisted.ensureDeferred
-async def test_a_crawl_killed_and_resumed_collects_every_document_stock_collects(seed: int, tmp_path: Path) -> None:
-    comparison = await compare(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), kills=2))
-    assert not comparison.sanity_problems()
-    problems = comparison.problems()
-    assert not problems, f"seed {seed}, order {comparison.order.name}: {'; '.join(problems)}\n{comparison.report()}"
-    assert "did not stop cleanly" in (tmp_path / "killed.run1.log").read_text()  # it was killed
+    assert not problems, f"seed {order.seed}, order {order.name}: {'; '.join(problems)}\n{comparison.report()}"
+    if order.kills:
+        assert "did not stop cleanly" in (tmp_path / "killed.run1.log").read_text()  # it was killed
+    else:
+        assert comparison.addon.stats["urlnorm/start_requests_skipped"] >= 1  # it was resumed
 
 
 #: Seeds of the 1,000-seed benchmark where the add-on once lost a document.
