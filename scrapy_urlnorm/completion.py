@@ -101,7 +101,10 @@ class Completion:
         predecessor = request.meta.get(ID_META)
         self._scheduling = None if predecessor is None else (request, predecessor)
         if predecessor is not None:
-            # A redirect, retry or rewrite of a queued request replaces it.
+            # A redirect, retry or rewrite of a queued request replaces it (so does a
+            # request dropped at download time, released and queued again): it is done,
+            # whatever held it.
+            self._held.pop(predecessor, None)
             self._outputs[predecessor] = [0, 1]
             self._settle_later(predecessor)
 
@@ -135,23 +138,24 @@ class Completion:
 
     def unhold(self, request_id: int) -> None:
         """The drop settled (its page delivered, or it was scheduled again)."""
+        held = self._held.pop(request_id, 0)
+        if not held:
+            return  # its entry was replaced, or journaled done at a clean stop
+        if held > 1:
+            self._held[request_id] = held - 1
         outputs = self._outputs.get(request_id)
         if outputs is not None:
             outputs[0] -= 1
-            held = self._held.pop(request_id, 1) - 1
-            if held:
-                self._held[request_id] = held
             self._settle_later(request_id)
 
     def settle_held(self) -> None:
         """A clean stop saved the drops that held entries back (:mod:`scrapy_urlnorm.resume`):
         an entry waiting on nothing else is done, not fetched again on resume."""
-        for request_id, held in self._held.items():
+        for request_id, held in list(self._held.items()):
             outputs = self._outputs.get(request_id)
             if outputs is not None and outputs[1] and outputs[0] == held:
-                del self._outputs[request_id]
+                del self._outputs[request_id], self._held[request_id]
                 self._done(request_id)
-        self._held.clear()
 
     # -- reporting ----------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm import frontier as frontier_module
+from scrapy_urlnorm.completion import Completion
 from scrapy_urlnorm.frontier import (
     _CLEAN,
     _DONE,
@@ -359,3 +360,24 @@ def test_the_journal_of_a_long_run_is_compacted_as_it_goes(tmp_path: Path, monke
     recovery, _ = FrontierJournal(tmp_path / JOURNAL_FILE).open()
     assert recovery.crashed
     assert [pickle.loads(payload)["url"] for payload in recovery.requests] == pending
+
+
+def test_an_entry_held_by_its_own_drop_is_done_once_when_the_request_is_queued_again() -> None:
+    """A request dropped at download time holds its own entry; released, it is queued
+    again and replaces that entry, which is then done whatever held it: once, and the
+    drop settling afterwards leaves no count behind."""
+    done: list[int] = []
+    completion = Completion(done.append, lambda: None)
+    request = scrapy.Request("http://h.test/c", meta={ID_META: 7})
+    completion.handed_out(request)
+    assert completion.entry_to_hold(request) == 7
+    completion.hold(7)  # dropped late against a pending representative ...
+    completion.request_failed(request)  # ... which raised IgnoreRequest
+    completion._settle_due()
+    assert done == []  # held
+    completion.on_request_scheduled(request)  # released: queued again
+    completion.unhold(7)
+    assert completion._outputs[7] == [0, 1]  # its hold went with the entry: no count below zero
+    completion._settle_due()
+    assert done == [7]
+    assert completion._outputs == {} and completion._held == {}
