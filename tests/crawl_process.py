@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from demoweb.crawling import BASE_SETTINGS, PROXY_MIDDLEWARE, LinkSpider
+from demoweb.crawling import LinkSpider, crawl_settings
 from scrapy.crawler import CrawlerProcess
 
 HERE = Path(__file__).resolve().parent
@@ -29,9 +29,7 @@ def spawn(settings: Mapping[str, Any], start_urls: Sequence[str], **popen: Any) 
 
 
 def main() -> None:
-    settings = {**BASE_SETTINGS, **json.loads(sys.argv[1])}
-    settings.setdefault("DOWNLOADER_MIDDLEWARES", {})[PROXY_MIDDLEWARE] = 740
-    process = CrawlerProcess(settings)
+    process = CrawlerProcess(crawl_settings(json.loads(sys.argv[1])))
     process.crawl(LinkSpider, start_urls=sys.argv[2:])
     process.start()
 

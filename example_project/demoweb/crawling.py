@@ -7,7 +7,7 @@ anything else that needs "crawl this simulated web with these settings".
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,18 @@ class JsonLinesPipeline:
         self.file.close()
 
 
+def crawl_settings(settings: Mapping[str, Any], proxy: str | None = None) -> dict[str, Any]:
+    """BASE_SETTINGS with ``settings`` on top, every request sent through the
+    VirtualWeb at ``proxy`` (else the one ``settings`` names in ``DEMOWEB_PROXY``)."""
+    merged = {**BASE_SETTINGS, **settings}
+    if proxy is not None:
+        merged["DEMOWEB_PROXY"] = proxy
+    middlewares = dict(merged.get("DOWNLOADER_MIDDLEWARES", {}))
+    middlewares.setdefault(PROXY_MIDDLEWARE, 740)
+    merged["DOWNLOADER_MIDDLEWARES"] = middlewares
+    return merged
+
+
 @dataclass
 class CrawlResult:
     stats: dict[str, Any]
@@ -80,15 +92,7 @@ async def crawl(
     web: VirtualWeb, start_urls: list[str], settings: dict[str, Any] | None = None, spider: type = LinkSpider
 ) -> CrawlResult:
     """Crawl ``start_urls`` through ``web`` with ``settings`` on top of BASE_SETTINGS."""
-    merged = {
-        **BASE_SETTINGS,
-        "DEMOWEB_PROXY": web.address,
-        **(settings or {}),
-    }
-    middlewares = dict(merged.get("DOWNLOADER_MIDDLEWARES", {}))
-    middlewares.setdefault(PROXY_MIDDLEWARE, 740)
-    merged["DOWNLOADER_MIDDLEWARES"] = middlewares
-    runner = CrawlerRunner(merged)
+    runner = CrawlerRunner(crawl_settings({"DEMOWEB_PROXY": web.address, **(settings or {})}))
     crawler = runner.create_crawler(spider)
     items: list[dict[str, Any]] = []
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .crawling import BASE_SETTINGS, PROXY_MIDDLEWARE
+from .crawling import crawl_settings
 from .randomweb import TIMEOUT_GUARD, CrawlOrder, CrawlSummary, RandomWeb, serve
 
 #: Polls of the server's request count while a run is to be killed, 20 ms apart; a run
@@ -104,20 +104,18 @@ def main() -> None:
 
     job = json.loads(sys.argv[1])
     order = CrawlOrder.from_seed(job["seed"])
-    settings = {
-        **BASE_SETTINGS,
-        **order.settings(Path(job["jobdir"])),
-        "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD,
-        **job["settings"],
-        "DEMOWEB_PROXY": job["proxy"],
-        "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
-        "ITEM_LOG": job["items"],
-    }
+    settings = crawl_settings(
+        {
+            **order.settings(Path(job["jobdir"])),
+            "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD,
+            **job["settings"],
+            "ITEM_PIPELINES": {"demoweb.crawling.JsonLinesPipeline": 100},
+            "ITEM_LOG": job["items"],
+        },
+        job["proxy"],
+    )
     if job["page_guard"]:
         settings["CLOSESPIDER_PAGECOUNT"] = job["page_guard"]
-    middlewares = dict(settings.get("DOWNLOADER_MIDDLEWARES", {}))
-    middlewares.setdefault(PROXY_MIDDLEWARE, 740)
-    settings["DOWNLOADER_MIDDLEWARES"] = middlewares
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(order.spider)
     process.crawl(crawler, start_urls=job["start_urls"])
