@@ -56,6 +56,8 @@ KEEP_FAILED: Path | None = None
 STOPS = 0
 #: ``kill -9``s and resumes of each add-on crawl in a JOBDIR order (``--kills``).
 KILLS = 0
+#: Flaky servers and Scrapy's retries, for both crawls (``--flaky``).
+FLAKY = False
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -161,7 +163,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
         with tempfile.TemporaryDirectory(prefix=f"bench-diff-{seed}-") as workdir:
             try:
                 with traced(seed, Path(workdir), settings) as seed_settings:
-                    order = replace(CrawlOrder.from_seed(seed), stops=STOPS, kills=KILLS)
+                    order = replace(CrawlOrder.from_seed(seed), stops=STOPS, kills=KILLS, flaky=FLAKY)
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
@@ -213,6 +215,8 @@ class Worker:
             command += ["--stops", str(STOPS)]
         if KILLS:
             command += ["--kills", str(KILLS)]
+        if FLAKY:
+            command.append("--flaky")
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -454,14 +458,20 @@ def main() -> None:
         help="kill (SIGKILL) each add-on crawl of a JOBDIR order this many times, at random points, "
         "and resume it; each run is a process of its own (default 0; replaces --stops)",
     )
+    parser.add_argument(
+        "--flaky",
+        action="store_true",
+        help="serve each web behind a flaky front (some URLs fail 1-3 times with a 503 or a dropped "
+        "connection) and crawl with Scrapy's retries on, stock and add-on alike",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS, KILLS
+    global KEEP_FAILED, STOPS, KILLS, FLAKY
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
-    STOPS, KILLS = args.stops, args.kills
+    STOPS, KILLS, FLAKY = args.stops, args.kills, args.flaky
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,11 +50,12 @@ async def crawl_with_kills(
     started = time.perf_counter()
     finish_reason: str | None = None
     stats: dict[str, Any] = {}
-    with serve(web) as server:
+    with serve(web, flaky=order.flaky) as server:
         for run in range(order.kills + 1):
             last = run == order.kills
             job = {
                 "seed": order.seed,
+                "flaky": order.flaky,
                 "jobdir": str(jobdir),
                 "settings": dict(extra),
                 "proxy": server.address,
@@ -103,7 +105,7 @@ def main() -> None:
     from scrapy.crawler import CrawlerProcess
 
     job = json.loads(sys.argv[1])
-    order = CrawlOrder.from_seed(job["seed"])
+    order = replace(CrawlOrder.from_seed(job["seed"]), flaky=job["flaky"])
     settings = crawl_settings(
         {
             **order.settings(Path(job["jobdir"])),

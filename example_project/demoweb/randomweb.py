@@ -72,7 +72,7 @@ import scrapy
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, crawl
-from .server import Reply, Site, VirtualWeb
+from .server import Flaky, Reply, Site, VirtualWeb
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
@@ -844,6 +844,10 @@ class CrawlOrder:
     #: With ``jobdir``: the add-on crawl is killed (``SIGKILL``) this many times, at
     #: random points, and resumed (see :mod:`demoweb.killed`; stock runs through).
     kills: int = 0
+    #: Both crawls meet a flaky server (:class:`demoweb.server.Flaky`: some URLs
+    #: fail a few times, with a ``503`` or a dropped connection) and retry as
+    #: Scrapy does by default.
+    flaky: bool = False
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -863,6 +867,7 @@ class CrawlOrder:
                     "jobdir" if self.jobdir else "",
                     f"stops{self.stops}" if self.jobdir and self.stops else "",
                     f"kills{self.kills}" if self.jobdir and self.kills else "",
+                    "flaky" if self.flaky else "",
                 ],
             )
         )
@@ -886,6 +891,8 @@ class CrawlOrder:
             }
         if self.jobdir and jobdir is not None:
             settings["JOBDIR"] = str(jobdir)
+        if self.flaky:
+            settings["RETRY_ENABLED"] = True  # Scrapy's default, two retries
         return settings
 
 
@@ -933,7 +940,8 @@ class Comparison:
     def sanity_problems(self) -> list[str]:
         """Stock Scrapy collects every document, by construction of the web."""
         problems = []
-        if self.stock.docs != self.web.documents:
+        # A flaky server may fail every spelling of a page more often than stock retries.
+        if self.stock.docs != self.web.documents and not self.order.flaky:
             problems.append(
                 f"stock missed {sorted(self.web.documents - self.stock.docs)}, "
                 f"extra {sorted(self.stock.docs - self.web.documents)}"
@@ -963,8 +971,14 @@ class Comparison:
         )
 
 
-def serve(web: RandomWeb) -> VirtualWeb:
-    server = VirtualWeb(web.sites)
+def serve(web: RandomWeb, *, flaky: bool = False) -> VirtualWeb:
+    """``web`` on a fresh server; ``flaky``: behind :class:`~demoweb.server.Flaky` fronts
+    (failures drawn from the seed, counted per server)."""
+    sites: Mapping[str, Site] = web.sites
+    if flaky:
+        fronts = {id(site): Flaky(site, f"{web.seed}:flaky") for site in web.sites.values()}
+        sites = {host: fronts[id(site)] for host, site in web.sites.items()}
+    server = VirtualWeb(sites)
     # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
     # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
     server._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
@@ -986,7 +1000,7 @@ async def crawl_web(
         settings["CLOSESPIDER_PAGECOUNT"] = page_guard
     started = time.perf_counter()
     if server is None:
-        with serve(web) as fresh:
+        with serve(web, flaky=order.flaky) as fresh:
             result = await crawl(fresh, web.start_urls, settings, spider=order.spider)
     else:
         result = await crawl(server, web.start_urls, settings, spider=order.spider)
@@ -1009,7 +1023,7 @@ async def crawl_with_stops(
     rng = random.Random(order.seed)
     doc_ids: list[str] = []
     requests, seconds = 0, 0.0
-    with serve(web) as server:
+    with serve(web, flaky=order.flaky) as server:
         for run in range(order.stops + 1):
             last = run == order.stops
             pages = max(1, page_guard - requests) if last else rng.randint(1, max(1, page_guard // (10 * order.stops)))

@@ -22,6 +22,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
 from urllib.parse import urlsplit
 
+#: A :class:`Reply` status that makes the server close the connection without answering.
+DROP_CONNECTION = 0
+
 
 @dataclass
 class Reply:
@@ -142,6 +145,9 @@ class VirtualWeb:
         length = int(handler.headers.get("Content-Length") or 0)
         if length:
             handler.rfile.read(length)
+        if reply.status == DROP_CONNECTION:
+            handler.close_connection = True  # no answer at all: the client sees the connection lost
+            return
         headers = dict(reply.headers)
         handler.site_server = headers.pop("Server", "VirtualWeb")  # type: ignore[attr-defined]
         handler.send_response(reply.status)
@@ -195,3 +201,46 @@ class EntityTagged:
             self.not_modified += 1
             return Reply(304, b"", {"ETag": tag})
         return Reply(reply.status, reply.body, {**reply.headers, "ETag": tag})
+
+
+class Flaky:
+    """``site`` behind a flaky front: a request target fails its first few requests
+    (a ``503`` or a dropped connection), then is served. How many, and how, is drawn
+    from ``salt``, the host and the target alone, and the count is kept per
+    ``Flaky`` (one per server run): a crawl that asks again, as Scrapy's
+    ``RetryMiddleware`` does, eventually gets through, unless the target fails
+    more often than the crawl retries. So two crawls of one web, each on a fresh
+    server, meet the same failures."""
+
+    #: (share of targets, failures before the answer): 1, 2, and 3 (more than
+    #: Scrapy's two retries: that spelling fails for the whole crawl, unless asked again).
+    FAILURES = ((0.06, 1), (0.03, 2), (0.03, 3))
+
+    def __init__(self, site: Site, salt: str) -> None:
+        self.site = site
+        self.salt = salt
+        self.attempts: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def failures(self, host: str, target: str) -> tuple[int, int]:
+        """How many times ``host`` + ``target`` fails, and with which status."""
+        draw = zlib.crc32(f"{self.salt}\0{host}\0{target}".encode()) / 2**32
+        status = 503 if zlib.crc32(f"{self.salt}\0how\0{host}{target}".encode()) % 2 else DROP_CONNECTION
+        for share, count in self.FAILURES:
+            if draw < share:
+                return count, status
+            draw -= share
+        return 0, 200
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        host = headers.get("Host", "")
+        target = path + (f"?{query}" if query else "")
+        count, status = self.failures(host, target)
+        if count:
+            with self._lock:
+                seen = self.attempts[(host, target)] = self.attempts.get((host, target), 0) + 1
+            if seen <= count:
+                if status == DROP_CONNECTION:
+                    return Reply(DROP_CONNECTION)
+                return Reply(503, b"<html><body>busy, try again</body></html>", {"Content-Type": "text/html"})
+        return self.site.handle(path, query, headers)
