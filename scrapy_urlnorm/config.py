@@ -387,6 +387,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
         check_bool,
     ),
     SettingSpec(
+        "URLNORM_SECOND_CHANCE",
+        True,
+        _B,
+        BOOL_VALUES,
+        "a request still failing after Scrapy's retries (RETRY_HTTP_CODES, RETRY_EXCEPTIONS) is sent once "
+        "more with a fresh retry budget: stock Scrapy's duplicate spellings would have been more tries",
+        check_bool,
+    ),
+    SettingSpec(
         "URLNORM_SHORTCUT_REDIRECTS",
         True,
         _B,

@@ -15,6 +15,7 @@ from scrapy.http import Response
 from . import meta as M
 from .audits import unmarked
 from .dedup import Deduplicator
+from .second_chance import SecondChances
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -113,20 +114,24 @@ class NormalizeMiddleware:
         rewrite: bool = False,
         refetch_start_urls: bool = False,
         shortcut_redirects: bool = True,
+        second_chances: SecondChances | None = None,
     ) -> None:
         self.dedup = dedup
         self.rewrite = rewrite
         self.refetch_start_urls = refetch_start_urls
         self.shortcut_redirects = shortcut_redirects
+        self.second_chances = second_chances
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
+        dedup = Deduplicator.for_crawler(crawler)
         return cls(
-            Deduplicator.for_crawler(crawler),
+            dedup,
             rewrite=settings.getbool("URLNORM_REWRITE"),
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
+            second_chances=SecondChances.from_settings(settings, dedup.count),
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
@@ -254,6 +259,10 @@ class NormalizeMiddleware:
             if 200 <= status < 300:
                 self.dedup.settling.settle(request, delivered=True)
             else:
+                if self.second_chances is not None and audit is None:
+                    again = self.second_chances.after_status(request, status, self.dedup.fingerprint(request).value)
+                    if again is not None:
+                        return again  # in its place: what was dropped against it waits on
                 self.dedup.settling.settle(
                     request, delivered=False, why="redirect" if 300 <= status < 400 else "status"
                 )
@@ -269,15 +278,20 @@ class NormalizeMiddleware:
             ended(request)
         raise LateDuplicate(f"{how}: {request.url}")
 
-    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
         if isinstance(exception, LateDuplicate):
             self.dedup.settling.probe_settled(request)
-            return
+            return None
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
+            if self.second_chances is not None and M.AUDIT not in request.meta:
+                again = self.second_chances.after_error(request, exception, self.dedup.fingerprint(request).value)
+                if again is not None:
+                    return again  # in its place: what was dropped against it waits on
             self.dedup.settling.settle(request, delivered=False, why=why)
         except Exception:
             logger.exception("scrapy-urlnorm could not settle %s", request)
+        return None
 
 
 class ScrubMetaMiddleware:

@@ -87,6 +87,15 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
     StatKey(
+        "urlnorm/second_chances", "ledger", "live",
+        "requests still failing after Scrapy's retries sent once more with a fresh retry budget "
+        "(`URLNORM_SECOND_CHANCE`: stock's duplicate spellings would have been more tries)",
+    ),
+    StatKey(
+        "urlnorm/second_chances_refused", "ledger", "live",
+        "failures given no second round because 100,000 URLs had one already",
+    ),
+    StatKey(
         "urlnorm/unsettled_at_close", "ledger", "close",
         "drops still waiting on a representative when the spider closed: 0 after a normal finish",
     ),

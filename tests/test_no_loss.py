@@ -584,7 +584,66 @@ async def test_a_redirect_loop_costs_what_it_costs_stock() -> None:
     assert_no_loss(stock, addon)
 
 
-# -- 8. kill -9 with JOBDIR --------------------------------------------------------------------------
+# -- 8. a flaky server ------------------------------------------------------------------------------
+
+
+def flaky_site(failures: int) -> FunctionSite:
+    """A home page linking ``page`` (relative) and itself as ``http://flaky.test:80/``;
+    ``/page`` answers ``503`` to its first ``failures`` requests, then its page."""
+    asked = Counter[str]()
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == "/":
+            return Reply.page("flaky:home", ["page", "http://flaky.test:80/"])
+        if path == "/page":
+            asked[path] += 1
+            if asked[path] <= failures:
+                return Reply(503, b"busy", {"Content-Type": "text/plain"})
+            return Reply.page("flaky:page", ["/"])
+        return Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+RETRIES: dict[str, Any] = {**ORDERED, "RETRY_ENABLED": True, "RETRY_TIMES": 2}
+
+
+async def flaky_runs(failures: int, addon_settings: Mapping[str, Any] | None = None) -> tuple[Run, Run]:
+    """Stock and the add-on, each on a fresh :func:`flaky_site` (its failures counted anew)."""
+    start = ["http://flaky.test/"]
+    stock = await run({"flaky.test": flaky_site(failures)}, start, RETRIES)
+    addon = await run({"flaky.test": flaky_site(failures)}, start, {**RETRIES, **ADDON, **(addon_settings or {})})
+    return stock, addon
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_a_flaky_server_kept_back_from_its_first_spelling_is_tried_again() -> None:
+    """Found by ``bench_differential.py --flaky`` (seed 40024): stock Scrapy meets
+    the home page again as ``:80/``, so it asks for ``/page`` under a second
+    spelling, and that fourth try gets the page its first three (a try and
+    two retries) did not. The add-on drops ``:80/`` as the page it has, so it
+    never meets ``:80/page``: it sends ``/page`` once more in its place instead
+    (one second chance per URL), with a fresh retry budget."""
+    stock, addon = await flaky_runs(3)
+    assert stock.docs == {"flaky:home", "flaky:page"}
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/second_chances") == 1
+    assert addon.requests <= stock.requests
+
+    _, without = await flaky_runs(3, {"URLNORM_SECOND_CHANCE": False})
+    assert without.docs == {"flaky:home"}, "the second chance is what collects /page"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_that_always_fails_gets_one_second_chance_and_the_crawl_ends() -> None:
+    stock, addon = await flaky_runs(1000)
+    assert_no_loss(stock, addon)
+    attempts = addon.fetched().count("/page")
+    assert attempts == 2 * (RETRIES["RETRY_TIMES"] + 1), f"{attempts} requests for /page"
+    assert addon.stats.get("urlnorm/second_chances") == 1
+
+
+# -- 9. kill -9 with JOBDIR --------------------------------------------------------------------------
 
 KILL_DOCUMENTS = 400
 KILL_CONCURRENCY = 4

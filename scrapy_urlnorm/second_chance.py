@@ -1,0 +1,89 @@
+"""A second round of retries for a request whose page a flaky server kept back.
+
+Stock Scrapy fetches every spelling of a page it meets, and on a flaky server
+each spelling is one more try at the page: ``/a`` failed three times with a
+``503``, ``/a:80`` (linked from a page fetched under a spelling of its own)
+came later and got through. The add-on fetches one spelling, so what was a
+page for stock can be a failure for it, though nothing it dropped was dropped
+against the failure (the ledger releases those): the other spellings were
+never met, because the pages linking them were duplicates.
+
+So a request that still fails transiently after Scrapy's own retries (a status
+of ``RETRY_HTTP_CODES`` or an error of ``RETRY_EXCEPTIONS``, as
+``RetryMiddleware`` decides) is sent once more in its place, with a fresh
+retry budget and ``RETRY_PRIORITY_ADJUST`` (as a retry is): the request is
+replaced, not failed, so what was dropped against it stays dropped until the
+second round settles. Once per URL (its static key) and never for a request
+marked ``dont_retry``, so it cannot feed on itself. ``URLNORM_SECOND_CHANCE =
+False`` turns it off.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy.utils.misc import load_object
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Request
+    from scrapy.settings import BaseSettings
+
+#: Second chances remembered (URL keys); past this, none is given (counted).
+MAX_SECOND_CHANCES = 100_000
+
+
+class SecondChances:
+    """Which failures get a second round, and the request sent for it."""
+
+    def __init__(
+        self,
+        *,
+        retry_codes: frozenset[int],
+        retry_exceptions: tuple[type[BaseException], ...],
+        priority_adjust: int,
+        count: Callable[[str], None],
+    ) -> None:
+        self.retry_codes = retry_codes
+        self.retry_exceptions = retry_exceptions
+        self.priority_adjust = priority_adjust
+        self._count = count
+        self._given: set[int] = set()
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings, count: Callable[[str], None]) -> SecondChances | None:
+        if not settings.getbool("URLNORM_SECOND_CHANCE", True):
+            return None
+        exceptions = tuple(
+            load_object(item) if isinstance(item, str) else item for item in settings.getlist("RETRY_EXCEPTIONS")
+        )
+        return cls(
+            retry_codes=frozenset(int(code) for code in settings.getlist("RETRY_HTTP_CODES")),
+            retry_exceptions=exceptions,
+            priority_adjust=settings.getint("RETRY_PRIORITY_ADJUST"),
+            count=count,
+        )
+
+    def after_status(self, request: Request, status: int, key: int | None) -> Request | None:
+        """The request to send in place of ``request``, whose final answer was ``status``."""
+        return self._second_round(request, key) if status in self.retry_codes else None
+
+    def after_error(self, request: Request, error: BaseException, key: int | None) -> Request | None:
+        """The request to send in place of ``request``, which ended in ``error``."""
+        return self._second_round(request, key) if isinstance(error, self.retry_exceptions) else None
+
+    def _second_round(self, request: Request, key: int | None) -> Request | None:
+        if key is None or key in self._given or request.meta.get("dont_retry"):
+            return None
+        if len(self._given) >= MAX_SECOND_CHANCES:
+            self._count("urlnorm/second_chances_refused")
+            return None
+        self._given.add(key)
+        self._count("urlnorm/second_chances")
+        meta = dict(request.meta)
+        meta.pop("retry_times", None)  # a fresh budget for RetryMiddleware
+        return request.replace(dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
+
+    def __len__(self) -> int:
+        return len(self._given)
