@@ -30,6 +30,7 @@ import faulthandler
 import json
 import logging
 import queue
+import random
 import shutil
 import signal
 import subprocess
@@ -58,6 +59,8 @@ STOPS = 0
 KILLS = 0
 #: Flaky servers and Scrapy's retries, for both crawls (``--flaky``).
 FLAKY = False
+#: ``--depth-limit N``: each seed's DEPTH_LIMIT is drawn from 1..N (0: none).
+DEPTH_LIMIT = 0
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -163,7 +166,10 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
         with tempfile.TemporaryDirectory(prefix=f"bench-diff-{seed}-") as workdir:
             try:
                 with traced(seed, Path(workdir), settings) as seed_settings:
-                    order = replace(CrawlOrder.from_seed(seed), stops=STOPS, kills=KILLS, flaky=FLAKY)
+                    depth = 1 + random.Random(f"{seed}:depth").randrange(DEPTH_LIMIT) if DEPTH_LIMIT else 0
+                    order = replace(
+                        CrawlOrder.from_seed(seed), stops=STOPS, kills=KILLS, flaky=FLAKY, depth_limit=depth
+                    )
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
@@ -217,6 +223,8 @@ class Worker:
             command += ["--kills", str(KILLS)]
         if FLAKY:
             command.append("--flaky")
+        if DEPTH_LIMIT:
+            command += ["--depth-limit", str(DEPTH_LIMIT)]
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -464,14 +472,22 @@ def main() -> None:
         help="serve each web behind a flaky front (some URLs fail 1-3 times with a 503 or a dropped "
         "connection) and crawl with Scrapy's retries on, stock and add-on alike",
     )
+    parser.add_argument(
+        "--depth-limit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="crawl each seed, stock and add-on alike, with a DEPTH_LIMIT drawn from 1..N by the seed "
+        "(stock then misses documents too; the add-on must miss none stock collects)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS, KILLS, FLAKY
+    global KEEP_FAILED, STOPS, KILLS, FLAKY, DEPTH_LIMIT
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
-    STOPS, KILLS, FLAKY = args.stops, args.kills, args.flaky
+    STOPS, KILLS, FLAKY, DEPTH_LIMIT = args.stops, args.kills, args.flaky, args.depth_limit
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack

@@ -56,6 +56,7 @@ async def crawl_with_kills(
             job = {
                 "seed": order.seed,
                 "flaky": order.flaky,
+                "depth_limit": order.depth_limit,
                 "jobdir": str(jobdir),
                 "settings": dict(extra),
                 "proxy": server.address,
@@ -105,7 +106,7 @@ def main() -> None:
     from scrapy.crawler import CrawlerProcess
 
     job = json.loads(sys.argv[1])
-    order = replace(CrawlOrder.from_seed(job["seed"]), flaky=job["flaky"])
+    order = replace(CrawlOrder.from_seed(job["seed"]), flaky=job["flaky"], depth_limit=job["depth_limit"])
     settings = crawl_settings(
         {
             **order.settings(Path(job["jobdir"])),
