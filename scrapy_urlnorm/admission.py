@@ -135,6 +135,10 @@ class Admission:
             if not learned or self.dedup.seen.get(fingerprint.value) is None:
                 self.count("urlnorm/redirects_passed")
             return _ADMIT
+        depths = self.dedup.depths
+        if depths is not None and depths.shallower(request, key):
+            self.count("urlnorm/depth_refetched")  # its page's links may reach below DEPTH_LIMIT
+            return _ADMIT
         if claim is None and key in self.dedup.abandoned:
             return _ADMIT  # its representative was never sent as written
         hold = None
@@ -202,6 +206,8 @@ class Admission:
         claim = self.ledger.claim(keys, request.url)
         if source is not None:
             self.ledger.merge(source, claim)
+        if self.dedup.depths is not None:
+            self.dedup.depths.claimed(request, keys)
         return claim
 
     # -- redirects ----------------------------------------------------------------------

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
+    from .depths import ClaimDepths
     from .policy import Policy
     from .twins import TwinProbes
 
@@ -140,6 +141,8 @@ class Deduplicator:
         self.holdback: HoldBack | None = None
         #: Set by ``wiring`` when learning and conditional requests are on.
         self.twins: TwinProbes | None = None
+        #: Set by ``wiring`` with ``DEPTH_LIMIT`` (see :mod:`scrapy_urlnorm.depths`).
+        self.depths: ClaimDepths | None = None
         self.rules_file = RulesFile(rules_path)
         #: Pending claims kept across a clean stop (set by ``wiring`` with ``JOBDIR``).
         self.pending_file = PendingFile(None, self.count)
@@ -265,6 +268,8 @@ class Deduplicator:
         self.seen.close()
         self.failed.close()
         self.abandoned.close()
+        if self.depths is not None:
+            self.depths.save()
         if self.shared_rules is not None and self.stats is not None:
             self.rule_keeper.aggregate_stats()
 
@@ -274,6 +279,8 @@ class Deduplicator:
         self.failed.clear()
         self.abandoned.clear()
         self.ledger.clear()
+        if self.depths is not None:
+            self.depths.clear()
         self.keys.clear()
         if self.narrow is not None:
             self.narrow.clear()

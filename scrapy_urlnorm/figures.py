@@ -38,6 +38,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "ledger_drops": dedup.ledger.held,
         "failed_keys": len(dedup.failed),
         "abandoned_keys": len(dedup.abandoned),
+        "claim_depths": len(dedup.depths) if dedup.depths is not None else 0,
         "hosts_with_pages_for_rekeying": len(dedup.pages.hosts()),
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.audits.auditor.sizes(),

@@ -95,6 +95,9 @@ class LateChecks:
         (the first drops of a rule are checked, as at check time; with ``may_audit``,
         as an audit where that needs no download), or when the ledger is full."""
         dedup = self.dedup
+        if dedup.depths is not None and dedup.depths.shallower(request, key):
+            dedup.count("urlnorm/depth_refetched")  # (see :mod:`scrapy_urlnorm.depths`)
+            return None
         hold = None
         if claim is not None and dedup.holds.active:
             hold = dedup.holds.hold_for(request)

@@ -77,6 +77,11 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/start_requests_skipped", "filter", "live",
         "start requests dropped because already seen (a resumed `JOBDIR` crawl)",
     ),
+    StatKey(
+        "urlnorm/depth_refetched", "filter", "live",
+        "with `DEPTH_LIMIT`: requests fetched although their key was claimed, because they are shallower "
+        "than every request that claimed it (their page's links may reach documents the deeper one's cannot)",
+    ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     # -- ledger
     StatKey(
@@ -249,6 +254,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/abandoned_keys", "memory", "close",
         "keys whose representative was never sent as written (no cap; usually few)",
+    ),
+    StatKey(
+        "urlnorm/memory/claim_depths", "memory", "close",
+        "with `DEPTH_LIMIT`: keys with the shallowest depth they were claimed at (no cap: two per fetched "
+        "request deeper than the start requests)",
     ),
     StatKey(
         "urlnorm/memory/hosts_with_pages_for_rekeying", "memory", "close",

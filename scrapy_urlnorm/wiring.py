@@ -12,6 +12,7 @@ from scrapy.utils.job import job_dir
 
 from .audits import check_rate
 from .config import validate_settings
+from .depths import ClaimDepths
 from .holdback import HoldBack
 from .keys import is_default_fingerprinter
 from .persistence import ABANDONED_FILE, FAILED_FILE, RULES_FILE, SEEN_FILE
@@ -110,6 +111,9 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         shared_rules=shared_rules,
     )
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
+    # (Distributed, other workers' keys have no depth here: see the limits in depths.py.)
+    resumed = store is None and settings.getint("DEPTH_LIMIT") > 0 and len(dedup.seen) > 0
+    dedup.depths = ClaimDepths.for_crawl(settings, jobdir, resumed=resumed, bits=bits)
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     if dedup.learned is not None:

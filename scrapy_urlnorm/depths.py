@@ -1,0 +1,126 @@
+"""``DEPTH_LIMIT``: a request is never dropped against a representative deeper than itself.
+
+Scrapy's ``DepthMiddleware`` gives a link its page's depth plus one and drops
+links deeper than ``DEPTH_LIMIT``, so the depth a page is fetched at decides
+which of its links are followed. Stock Scrapy fetches every spelling of a page,
+so it reaches the page's links from the shallowest spelling it meets. The
+add-on fetches one: if that one came by a longer path (``/support`` linked
+``/view/?utm_source=x`` at depth 3, the home page links ``/view/`` at depth 1),
+the page's links are one level too deep and some are cut, though stock follows
+them (differential ``--depth-limit``, seed 41000: ``/view/index.html`` lost).
+
+So with ``DEPTH_LIMIT`` set, each key remembers the shallowest depth a request
+claiming it had, and a request shallower than that is fetched, not dropped: its
+page's links come one level or more higher. A key can be fetched again at most
+``DEPTH_LIMIT`` times (each time shallower), so this cannot feed on itself.
+Without ``DEPTH_LIMIT`` nothing is kept.
+
+With ``JOBDIR`` the depths are saved at a clean stop (``urlnorm.depths``) and
+loaded at the resume. A resume that finds none (the last run was killed) does
+not know how deep the keys it loaded were claimed, and takes them as claimed
+at ``DEPTH_LIMIT``: when unsure, fetch.
+
+Not covered: in a distributed crawl, a key another worker claimed has no depth
+on this one, and counts as claimed at depth 0 (as without ``DEPTH_LIMIT``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scrapy import Request
+    from scrapy.settings import BaseSettings
+
+logger = logging.getLogger(__name__)
+
+DEPTHS_FILE = "urlnorm.depths"
+
+
+def depth_of(request: Request) -> int:
+    """The depth ``DepthMiddleware`` gave ``request`` (a start request has none: 0)."""
+    return request.meta.get("depth", 0)
+
+
+class ClaimDepths:
+    """The shallowest depth each key was claimed at; ``unknown`` for a key not seen claimed."""
+
+    def __init__(self, *, unknown: int = 0, path: Path | None = None, bits: int = 64) -> None:
+        self.unknown = unknown
+        self.path = path
+        self._record = struct.Struct("<QQH" if bits == 128 else "<QH")
+        self._wide = bits == 128
+        self._depths: dict[int, int] = {}
+
+    @classmethod
+    def for_crawl(cls, settings: BaseSettings, jobdir: str | None, *, resumed: bool, bits: int) -> ClaimDepths | None:
+        """``None`` without ``DEPTH_LIMIT``; ``resumed``: the seen set holds keys of an earlier run."""
+        limit = settings.getint("DEPTH_LIMIT")
+        if limit <= 0:
+            return None
+        depths = cls(path=Path(jobdir, DEPTHS_FILE) if jobdir else None, bits=bits)
+        if not depths.load() and resumed:
+            depths.unknown = limit
+            logger.info(
+                "No %s from the last run (it did not stop cleanly): requests shallower than "
+                "DEPTH_LIMIT=%d are fetched even where a key of that run is theirs",
+                DEPTHS_FILE,
+                limit,
+            )
+        return depths
+
+    def claimed(self, request: Request, keys: Iterable[int]) -> None:
+        """``request`` claims ``keys``: remember its depth where it is the shallowest yet."""
+        depth = depth_of(request)
+        depths = self._depths
+        # A key never claimed in this crawl (nor in the saved runs) counts as claimed
+        # at ``unknown`` when that is set, else it was not claimed at all.
+        before = self.unknown or depth + 1
+        for key in keys:
+            if depth < depths.get(key, before):
+                depths[key] = depth
+
+    def shallower(self, request: Request, key: int) -> bool:
+        """Whether ``request`` is shallower than every request that claimed ``key``."""
+        return depth_of(request) < self._depths.get(key, self.unknown)
+
+    # -- JOBDIR -------------------------------------------------------------------------
+
+    def load(self) -> bool:
+        """Load (and remove, so a run killed later leaves none) the depths a clean stop saved."""
+        if self.path is None or not self.path.exists():
+            return False
+        data = self.path.read_bytes()
+        self.path.unlink()
+        record = self._record
+        usable = len(data) - len(data) % record.size
+        for words in record.iter_unpack(data[:usable]):
+            key = (words[0] << 64 | words[1]) if self._wide else words[0]
+            self._depths[key] = words[-1]
+        return True
+
+    def save(self) -> None:
+        """At a clean stop: every remembered depth, written atomically."""
+        if self.path is None:
+            return
+        mask = (1 << 64) - 1
+        pack = self._record.pack
+        if self._wide:
+            data = b"".join(pack(key >> 64, key & mask, min(depth, 0xFFFF)) for key, depth in self._depths.items())
+        else:
+            data = b"".join(pack(key, min(depth, 0xFFFF)) for key, depth in self._depths.items())
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, self.path)
+
+    def __len__(self) -> int:
+        return len(self._depths)
+
+    def clear(self) -> None:
+        self._depths.clear()

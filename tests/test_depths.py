@@ -1,0 +1,52 @@
+"""``ClaimDepths``: the shallowest depth each key was claimed at, and what a resume knows of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scrapy import Request
+from scrapy.settings import Settings
+
+from scrapy_urlnorm.depths import DEPTHS_FILE, ClaimDepths
+
+
+def at(depth: int) -> Request:
+    return Request("http://example.test/", meta={"depth": depth})
+
+
+def test_a_request_is_shallower_only_than_every_claim_of_its_key() -> None:
+    depths = ClaimDepths()
+    depths.claimed(at(3), (1, 2))
+    assert depths.shallower(at(2), 1) and not depths.shallower(at(3), 1)
+    depths.claimed(at(1), (1,))
+    assert not depths.shallower(at(2), 1) and depths.shallower(at(2), 2)
+    depths.claimed(at(5), (1,))  # deeper: the shallowest claim stays
+    assert depths.shallower(at(0), 1) and not depths.shallower(at(1), 1)
+    assert not depths.shallower(at(0), 99)  # never claimed here: nothing to be shallower than
+
+
+def test_no_depth_limit_keeps_nothing(tmp_path: Path) -> None:
+    assert ClaimDepths.for_crawl(Settings(), str(tmp_path), resumed=True, bits=64) is None
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_a_clean_stop_saves_the_depths_and_the_resume_takes_them_back(tmp_path: Path, bits: int) -> None:
+    settings = Settings({"DEPTH_LIMIT": 4})
+    first = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=False, bits=bits)
+    assert first is not None
+    key = (1 << (bits - 1)) | 12345
+    first.claimed(at(2), (key, 7))
+    first.save()
+    resumed = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=True, bits=bits)
+    assert resumed is not None and resumed.unknown == 0
+    assert resumed.shallower(at(1), key) and not resumed.shallower(at(2), 7)
+    assert not (tmp_path / DEPTHS_FILE).exists(), "loaded once: a run killed later must not find it"
+
+
+def test_a_resume_after_a_kill_takes_every_earlier_key_as_claimed_at_the_limit(tmp_path: Path) -> None:
+    depths = ClaimDepths.for_crawl(Settings({"DEPTH_LIMIT": 4}), str(tmp_path), resumed=True, bits=64)
+    assert depths is not None and depths.unknown == 4
+    assert depths.shallower(at(3), 42) and not depths.shallower(at(4), 42)
+    depths.claimed(at(2), (42,))
+    assert not depths.shallower(at(2), 42) and depths.shallower(at(1), 42)
