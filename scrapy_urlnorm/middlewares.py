@@ -198,6 +198,12 @@ class NormalizeMiddleware:
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         status = response.status
+        audit = request.meta.get(M.AUDIT)
+        if self.second_chances is not None and status >= 400 and audit is None:
+            # Before a shortcut's fallback: its taught form was only unlucky.
+            again = self.second_chances.after_status(request, status, self.dedup.fingerprint(request).value)
+            if again is not None:
+                return again  # in its place: what was dropped against it waits on
         original = request.meta.get(M.SHORTCUT_OF)
         if original is not None and status >= 400:
             # The taught form does not exist for this URL: fetch the link as
@@ -211,7 +217,6 @@ class NormalizeMiddleware:
         fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
         if fell_back is not None and status < 300:
             self.dedup.responses.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
-        audit = request.meta.get(M.AUDIT)
         held_redirect = (
             audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers
         )
@@ -259,10 +264,6 @@ class NormalizeMiddleware:
             if 200 <= status < 300:
                 self.dedup.settling.settle(request, delivered=True)
             else:
-                if self.second_chances is not None and audit is None:
-                    again = self.second_chances.after_status(request, status, self.dedup.fingerprint(request).value)
-                    if again is not None:
-                        return again  # in its place: what was dropped against it waits on
                 self.dedup.settling.settle(
                     request, delivered=False, why="redirect" if 300 <= status < 400 else "status"
                 )

@@ -82,7 +82,9 @@ class SecondChances:
         self._given.add(key)
         self._count("urlnorm/second_chances")
         meta = dict(request.meta)
-        meta.pop("retry_times", None)  # a fresh budget for RetryMiddleware
+        # A fresh budget for RetryMiddleware; present (at 0), so a start request is
+        # known for a retry, not checked again as one (see NormalizeMiddleware).
+        meta["retry_times"] = 0
         return request.replace(dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
 
     def __len__(self) -> int:
