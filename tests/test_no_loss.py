@@ -635,6 +635,22 @@ async def test_a_page_a_flaky_server_kept_back_from_its_first_spelling_is_tried_
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_start_request_gets_its_second_chance_too() -> None:
+    """Found by ``--flaky`` (seed 40262): the second round of a start request
+    was checked again as a start request already seen, and dropped; its host's
+    every page was lost. Here the home page fails its try and two retries."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        asked[path] += 1
+        return Reply(503, b"busy", {}) if asked[path] <= 3 else Reply.page("flaky:home", [])
+
+    asked = Counter[str]()
+    addon = await run({"flaky.test": FunctionSite(handle)}, ["http://flaky.test/"], {**RETRIES, **ADDON})
+    assert addon.docs == {"flaky:home"}
+    assert addon.requests == 4
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_page_that_always_fails_gets_one_second_chance_and_the_crawl_ends() -> None:
     stock, addon = await flaky_runs(1000)
     assert_no_loss(stock, addon)
