@@ -137,7 +137,9 @@ class Admission:
             return _ADMIT
         depths = self.dedup.depths
         if depths is not None and depths.shallower(request, key):
-            self.count("urlnorm/depth_refetched")  # its page's links may reach below DEPTH_LIMIT
+            if not request.meta.get(M.SHALLOWER):
+                request.meta[M.SHALLOWER] = True
+                self.count("urlnorm/depth_refetched")  # its page's links may reach below DEPTH_LIMIT
             return _ADMIT
         if claim is None and key in self.dedup.abandoned:
             return _ADMIT  # its representative was never sent as written

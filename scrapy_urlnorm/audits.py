@@ -391,3 +391,7 @@ class AuditDesk:
         self.dedup.count("urlnorm/audit_mismatches")
         if audit["reason"].startswith("learned:") and self.dedup.learner is not None:
             self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"])
+        if self.dedup.depths is not None:
+            # The page's links come at the audit's depth: a shallower drop of it goes now
+            # (after the rule learned its exception, so the filter lets it through).
+            self.dedup.ledger.release_shallower(audit["host"], request.url, request.meta.get("depth", 0))

@@ -15,6 +15,12 @@ page's links come one level or more higher. A key can be fetched again at most
 ``DEPTH_LIMIT`` times (each time shallower), so this cannot feed on itself.
 Without ``DEPTH_LIMIT`` nothing is kept.
 
+The same holds wherever a request could be settled without its own page: a
+request let through for being shallower is marked (``meta.SHALLOWER``) and
+never dropped at download time nor sent as a twin probe; a page re-keyed under
+new rules passes its depth to its new key; an audit that finds its URL a page
+of its own releases a shallower drop of that URL, past the filter.
+
 With ``JOBDIR`` the depths are saved at a clean stop (``urlnorm.depths``) and
 loaded at the resume. A resume that finds none (the last run was killed) does
 not know how deep the keys it loaded were claimed, and takes them as claimed
@@ -31,6 +37,8 @@ import os
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from . import meta as M
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -86,8 +94,18 @@ class ClaimDepths:
             if depth < depths.get(key, before):
                 depths[key] = depth
 
+    def alias(self, key: int, new_key: int) -> None:
+        """``new_key`` now stands for ``key``'s page too (a page re-keyed under new rules)."""
+        depths = self._depths
+        depth = depths.get(key)
+        if depth is not None and depth < depths.get(new_key, depth + 1):
+            depths[new_key] = depth
+
     def shallower(self, request: Request, key: int) -> bool:
-        """Whether ``request`` is shallower than every request that claimed ``key``."""
+        """Whether ``request`` is shallower than every request that claimed ``key``
+        (or was let through for being shallower already: ``meta.SHALLOWER``)."""
+        if request.meta.get(M.SHALLOWER):
+            return True
         return depth_of(request) < self._depths.get(key, self.unknown)
 
     # -- JOBDIR -------------------------------------------------------------------------

@@ -447,6 +447,21 @@ class DropLedger(ClaimTable):
                 if drop.url == url:
                     self.discharge(drop)
 
+    def release_shallower(self, host: str, url: str, depth: int) -> bool:
+        """``url`` was fetched at ``depth`` as a page of its own (an audit that found one):
+        release its parked drop if that was shallower (``DEPTH_LIMIT``, see ``depths``)."""
+        drop = self._parked.get(host, url)
+        if drop is None or drop.settled:
+            return False
+        request = drop.request
+        if request.meta.get("depth", 0) >= depth:
+            return False
+        # Past the filter: the URL is known for a page of its own, which a rule
+        # verified on every drop may still merge until its exception is learned.
+        drop._request = request.replace(dont_filter=True)
+        self._release(drop, "shallower")
+        return True
+
     def release_orphans(self, mark: Callable[[tuple[int, ...]], None] | None = None) -> int:
         """At ``spider_idle`` nothing is in flight: no pending claim can settle
         any more. Release what was dropped against them (``mark``: see :meth:`failed`)."""

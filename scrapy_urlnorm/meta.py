@@ -28,6 +28,10 @@ NO_SHORTCUT = "_urlnorm_no_shortcut"
 SHORTCUT_FELL_BACK = "_urlnorm_shortcut_fell_back"
 #: On a variant released by hold-back at idle: never held again (see ``holdback``).
 NO_HOLD = "_urlnorm_no_hold"
+#: On a request let through for being shallower than every claim of its key
+#: (``DEPTH_LIMIT``, see ``depths``): never dropped later against them (at download
+#: time, or as a twin probe): its claim joined theirs, and its depth is its key's now.
+SHALLOWER = "_urlnorm_shallower"
 #: On a request the crash-safe frontier scheduled again after a crash or stop: it
 #: holds its keys' claim, so it is their representative, never their duplicate.
 RECOVERED = "_urlnorm_recovered"

@@ -87,7 +87,8 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/released/<why>", "ledger", "live",
         "drops scheduled again because their representative did not deliver (`status`, `redirect`, "
-        "`error`, `ignored`, `loop`, `dropped`, `idle`), because their rule was revoked (`revoked`), "
+        "`error`, `ignored`, `loop`, `dropped`, `idle`; `shallower`: with `DEPTH_LIMIT`, an audit found the URL a "
+        "page of its own at a greater depth), because their rule was revoked (`revoked`), "
         "or because the learned drop could not be parked for revocation (`parked_overflow`)",
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),

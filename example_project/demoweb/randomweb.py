@@ -934,10 +934,13 @@ class Comparison:
     web: RandomWeb
     stock: CrawlSummary
     addon: CrawlSummary
+    #: What a stock crawl needs on this web without failures (``--flaky``: stock may
+    #: give up on a start URL the add-on's second chance gets through).
+    baseline: int = 0
 
     @property
     def request_limit(self) -> int:
-        return 3 * self.stock.requests + 20
+        return 3 * max(self.stock.requests, self.baseline) + 20
 
     @property
     def lost(self) -> set[str]:
@@ -1055,7 +1058,8 @@ async def compare(
     order = order or CrawlOrder.from_seed(seed)
     stock = await crawl_web(web, order, {}, workdir / "stock")
     settings = {**ADDON, **(addon_settings or {})}
-    guard = 3 * stock.requests + 40
+    baseline = web.simulate_stock()[0] if order.flaky else 0
+    guard = 3 * max(stock.requests, baseline) + 40
     if order.jobdir and order.kills:
         from .killed import crawl_with_kills  # (it imports this module)
 
@@ -1066,4 +1070,4 @@ async def compare(
         addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
     else:
         addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard)
-    return Comparison(seed, order, web, stock, addon)
+    return Comparison(seed, order, web, stock, addon, baseline)
