@@ -102,11 +102,14 @@ class ClaimDepths:
             depths[new_key] = depth
 
     def shallower(self, request: Request, key: int) -> bool:
-        """Whether ``request`` is shallower than every request that claimed ``key``
-        (or was let through for being shallower already: ``meta.SHALLOWER``)."""
-        if request.meta.get(M.SHALLOWER):
-            return True
+        """Whether ``request`` is shallower than every request that claimed ``key``."""
         return depth_of(request) < self._depths.get(key, self.unknown)
+
+    def kept(self, request: Request, key: int) -> bool:
+        """Whether ``request``, about to be sent, must be fetched rather than settled
+        against ``key``'s page: it is shallower, or it was let through at check time
+        for being shallower (``meta.SHALLOWER``; its claim has joined theirs since)."""
+        return bool(request.meta.get(M.SHALLOWER)) or self.shallower(request, key)
 
     # -- JOBDIR -------------------------------------------------------------------------
 

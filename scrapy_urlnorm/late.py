@@ -95,7 +95,7 @@ class LateChecks:
         (the first drops of a rule are checked, as at check time; with ``may_audit``,
         as an audit where that needs no download), or when the ledger is full."""
         dedup = self.dedup
-        if dedup.depths is not None and dedup.depths.shallower(request, key):
+        if dedup.depths is not None and dedup.depths.kept(request, key):
             dedup.count("urlnorm/depth_refetched")  # (see :mod:`scrapy_urlnorm.depths`)
             return None
         hold = None

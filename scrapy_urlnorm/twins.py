@@ -98,7 +98,7 @@ class TwinProbes:
         tag = tags.tag_for(twin.key, host.lower())
         if tag is None or not dedup.delivered_here(twin.key):
             return
-        if dedup.depths is not None and dedup.depths.shallower(request, twin.key):
+        if dedup.depths is not None and dedup.depths.kept(request, twin.key):
             return  # a 304 would leave its links unread, and they come higher than the twin's
         undecided = undecided_rules(learner, twin.url, url, host)
         if not undecided or not all(_has_pair(learner, site, host, kind) for site, kind in undecided):

@@ -8,6 +8,7 @@ import pytest
 from scrapy import Request
 from scrapy.settings import Settings
 
+from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.depths import DEPTHS_FILE, ClaimDepths
 
 
@@ -50,3 +51,15 @@ def test_a_resume_after_a_kill_takes_every_earlier_key_as_claimed_at_the_limit(t
     assert depths.shallower(at(3), 42) and not depths.shallower(at(4), 42)
     depths.claimed(at(2), (42,))
     assert not depths.shallower(at(2), 42) and depths.shallower(at(1), 42)
+
+
+def test_a_request_let_through_for_being_shallower_is_kept_at_download_time() -> None:
+    """Its claim joined the deeper one's, so its key's depth is its own now: only the mark tells."""
+    depths = ClaimDepths()
+    depths.claimed(at(3), (1,))
+    shallow = at(2)
+    assert depths.shallower(shallow, 1)
+    shallow.meta[M.SHALLOWER] = True  # (what the filter marks it with)
+    depths.claimed(shallow, (1,))
+    assert not depths.shallower(shallow, 1) and depths.kept(shallow, 1)
+    assert not depths.kept(at(2), 1)
