@@ -24,7 +24,8 @@ are different documents (``/API/`` vs ``/api/``, ``/report`` vs ``/report/``,
 ``/download.html``, ``/files/`` vs ``/files/index.html``, and on about 15% of
 hosts ``/talks?session=opening-keynote-day-1`` vs ``?session=closing-panel-day-2``;
 on 30% of MultiViews hosts ``/status`` is a page of its own beside
-``/status.html``, where every other ``/x`` serves ``/x.html``), redirect loops
+``/status.html``, where every other ``/x`` serves ``/x.html``; a quarter of the
+hosts with entity tags answer ``304`` to any ``If-None-Match``), redirect loops
 (self-redirect, A <-> B, 301 with an empty ``Location``, ``/x`` <-> ``/x/``,
 a 302 to itself plus a tracking parameter), moved pages (301 chains to a
 document), a session id style (``;jsessionid=`` or ``PHPSESSID``) and true or
@@ -177,6 +178,9 @@ class RandomSite:
     #: modification time, as a package installs them: the size alone, so
     #: different pages of one size share a tag).
     etags: str = "none"
+    #: With tags: a naive cache layer that answers ``304`` to any ``If-None-Match``,
+    #: whatever the tag (and names none), as some hand-written ones do.
+    lying_304: bool = False
     pages: list[Page] = field(default_factory=list)
     traps: list[str] = field(default_factory=list)
     loops: list[str] = field(default_factory=list)
@@ -243,6 +247,8 @@ class RandomSite:
         if "Content-Location" in reply.headers:  # a negotiated variant's tag is its own (Apache)
             tag = f'{tag[:-1]};{zlib.crc32(path.encode()):x}"'
         wanted = next((value for name, value in headers.items() if name.lower() == "if-none-match"), "")
+        if self.lying_304 and wanted:
+            return Reply(304, b"", {"Server": self.server})
         if tag in {value.strip().removeprefix("W/") for value in wanted.split(",")}:
             return Reply(304, b"", {"ETag": tag, "Server": self.server})
         return Reply(200, body, {**reply.headers, "ETag": tag})
@@ -297,7 +303,7 @@ class RandomSite:
             f"server={self.server.split('/')[0]}",
             f"redirect={self.redirect_status}{'' if self.absolute_location else '(relative)'}",
             f"canonical={self.canonical_rate:.1f}/lie={self.lie_rate:.1f}",
-            f"etags={self.etags}" if self.etags != "none" else "",
+            f"etags={self.etags}{'(lying 304)' if self.lying_304 else ''}" if self.etags != "none" else "",
             f"docs={len(self.pages)}",
             f"traps=[{', '.join(self.traps)}]" if self.traps else "",
             f"loops=[{', '.join(self.loops)}]" if self.loops else "",
@@ -486,6 +492,9 @@ def generate(seed: int, *, hosts: int | None = None, documents: int | None = Non
     tags = random.Random(f"{seed}:entity-tags")
     for site in sites:
         site.etags = tags.choice(("none", "none", "content", "file", "file"))
+    liars = random.Random(f"{seed}:lying-304")  # (apart from ``tags``: other webs stay as they were)
+    for site in sites:
+        site.lying_304 = site.etags != "none" and liars.random() < 0.25
     return web
 
 
