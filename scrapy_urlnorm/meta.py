@@ -32,6 +32,8 @@ NO_HOLD = "_urlnorm_no_hold"
 #: (``DEPTH_LIMIT``, see ``depths``): never dropped later against them (at download
 #: time, or as a twin probe): its claim joined theirs, and its depth is its key's now.
 SHALLOWER = "_urlnorm_shallower"
+#: On an entity-tag canary (see ``canary``): the host it asks about.
+CANARY = "_urlnorm_canary"
 #: On a request the crash-safe frontier scheduled again after a crash or stop: it
 #: holds its keys' claim, so it is their representative, never their duplicate.
 RECOVERED = "_urlnorm_recovered"

@@ -136,6 +136,8 @@ class NormalizeMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         meta = request.meta
+        if M.CANARY in meta:
+            return None  # our own question to the host: no claim, no check
         if M.AUDIT in meta:
             if self.dedup.audits.answered_since(request):
                 raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
@@ -198,6 +200,12 @@ class NormalizeMiddleware:
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         status = response.status
+        canary = request.meta.get(M.CANARY)
+        if canary is not None:
+            tags = self.dedup.audits.cheap.tags
+            if tags is not None and not tags.canary_answered(canary, status):
+                self.dedup.count("urlnorm/etags_distrusted")
+            self._settled_without_page(request, f"entity-tag canary answered {status}")
         audit = request.meta.get(M.AUDIT)
         if self.second_chances is not None and status >= 400 and audit is None:
             # Before a shortcut's fallback: its taught form was only unlucky.
@@ -283,6 +291,8 @@ class NormalizeMiddleware:
         if isinstance(exception, LateDuplicate):
             self.dedup.settling.probe_settled(request)
             return None
+        if M.CANARY in request.meta:
+            return None  # unanswered: the host's tags stay unused
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
             if self.second_chances is not None and M.AUDIT not in request.meta:
@@ -352,7 +362,7 @@ class RedirectLearningMiddleware:
         return cls(Deduplicator.for_crawler(crawler))
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if 300 <= response.status < 400 and b"Location" in response.headers:
+        if 300 <= response.status < 400 and b"Location" in response.headers and M.CANARY not in request.meta:
             meta = request.meta
             if request.dont_filter and (M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta or M.NO_SHORTCUT in meta):
                 # dont_filter was ours (a shortcut or rewrite sent in place of a filtered

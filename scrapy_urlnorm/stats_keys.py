@@ -188,7 +188,13 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/etags_distrusted", "audits", "live",
-        "hosts whose entity tags stopped counting as evidence (two different pages came with one tag)",
+        "hosts whose entity tags stopped counting as evidence (two different pages came with one tag, "
+        "or the host answered 304 to a tag it never gave)",
+    ),
+    StatKey(
+        "urlnorm/etag_canaries", "audits", "live",
+        "HEAD requests asking a host with entity tags about a tag it never gave, once per host, before its "
+        "tags are used (a 304 means it does not compare them)",
     ),
     StatKey("urlnorm/coverage_loss_estimate", "audits", "close", "mismatch rate of the audits (only when audits ran)"),
     # -- redundancy

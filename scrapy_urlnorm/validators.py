@@ -15,7 +15,9 @@ time and size, so two different files of one size written in the same second
 share a tag; a misconfigured server or cache may send one tag for everything.
 So a host's tags are trusted only once it has delivered two pages with two
 different tags, and never again once two different pages (by digest) came
-with one tag (``urlnorm/etags_distrusted``). A ``304`` whose own ``ETag``
+with one tag (``urlnorm/etags_distrusted``). Before its tags are first used,
+the host is asked once about a tag it never gave (:mod:`scrapy_urlnorm.canary`):
+one that answers ``304`` does not compare tags, and its tags are never used. A ``304`` whose own ``ETag``
 differs from the tag sent is inconclusive: the audit is fetched in full.
 The residual risk is two distinct files of one size and modification time
 that a rule merges, on a host where no such pair was ever delivered:
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from .audits import AuditDesk
+    from .canary import TagCanary
 
 #: Entity tags of delivered representatives remembered (LRU), like their digests.
 TAGS_REMEMBERED = 100_000
@@ -87,10 +90,12 @@ class EntityTags:
         self._trusted: set[str] = set()
         self.distrusted: set[str] = set()
         self._negotiating: OrderedDict[str, bool] = OrderedDict()  # hosts seen to negotiate (LRU)
+        #: Set by ``wiring``: a host's tags are used only once it refused a tag it never gave.
+        self.canary: TagCanary | None = None
 
-    def observe(self, host: str, tag: str, digest: int) -> bool:
-        """A page of ``host`` arrived with ``tag``; False if that made the host's tags
-        no evidence (a different page came with the same tag before)."""
+    def observe(self, host: str, tag: str, digest: int, url: str = "") -> bool:
+        """A page of ``host`` (at ``url``) arrived with ``tag``; False if that made the
+        host's tags no evidence (a different page came with the same tag before)."""
         if host in self.distrusted:
             return True
         pages = self._pages
@@ -107,7 +112,18 @@ class EntityTags:
             if len(distinct) >= TAGS_BEFORE_TRUST:
                 self._trusted.add(host)
                 del self._distinct[host]
+                if self.canary is not None and url:
+                    self.canary.ask(host, url)
         return True
+
+    def canary_answered(self, host: str, status: int) -> bool:
+        """``host``'s canary (see :mod:`scrapy_urlnorm.canary`) was answered ``status``;
+        False if that made its tags no evidence."""
+        if self.canary is None or self.canary.answered(host, status):
+            return True
+        self.distrusted.add(host)
+        self._trusted.discard(host)
+        return False
 
     def remember(self, keys: tuple[int, ...], tag: str) -> None:
         """The representative of ``keys`` delivered its page with ``tag``."""
@@ -122,7 +138,7 @@ class EntityTags:
 
     def tag_for(self, key: int, host: str) -> str | None:
         """The tag an audit against ``key`` (on ``host``) may send, if its tags are evidence."""
-        if host not in self._trusted:
+        if host not in self._trusted or (self.canary is not None and not self.canary.honest(host)):
             return None
         return self._tags.get(key)
 

@@ -11,6 +11,7 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.job import job_dir
 
 from .audits import check_rate
+from .canary import TagCanary
 from .config import validate_settings
 from .depths import ClaimDepths
 from .holdback import HoldBack
@@ -120,6 +121,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         dedup.learned.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
         dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
+        dedup.audits.cheap.tags.canary = TagCanary(reschedule, dedup.count)
         if dedup.learner is not None:
             dedup.twins = TwinProbes(dedup)
     if (

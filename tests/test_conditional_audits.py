@@ -27,7 +27,8 @@ def multiviews_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
 
 
 def downloads(web: VirtualWeb) -> int:
-    return sum(1 for hit in web.hits if hit.status == 200)
+    """Pages downloaded: 200 answers to GET (a HEAD, as the entity-tag canary, downloads none)."""
+    return sum(1 for hit in web.hits if hit.status == 200 and hit.method == "GET")
 
 
 async def crawl_untagged_and_tagged(
@@ -89,6 +90,29 @@ async def test_a_file_beside_its_twin_is_still_found_with_content_tags() -> None
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_server_that_answers_304_to_any_tag_is_found_out_before_its_tags_are_used() -> None:
+    """A naive cache layer answers 304 whenever ``If-None-Match`` is there: its 304
+    to ``/status``'s audit would say ``/status`` is ``/status.html``. The host is first
+    asked about a tag it never gave (the canary), answers 304, and its tags are never
+    used (differential seed 46057, with such hosts: a page lost)."""
+
+    class AnyTagNotModified(EntityTagged):
+        def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+            if any(name.lower() == "if-none-match" for name in headers):
+                self.not_modified += 1
+                return Reply(304, b"", {})
+            return super().handle(path, query, headers)
+
+    site = AnyTagNotModified(FunctionSite(shadowed_page_site))
+    with VirtualWeb({"mv.test": site}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+    assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/etag_canaries"] == 1 and site.not_modified == 1  # the canary's, only
+    assert result.stats["urlnorm/etags_distrusted"] == 1
+    assert "urlnorm/audits_not_modified" not in result.stats
+
+
+@pytest_twisted.ensureDeferred
 async def test_one_tag_for_every_page_is_no_evidence() -> None:
     """A server that sends one tag for everything would answer 304 for ``/status``
     too: two different pages with one tag make the host's tags no evidence first."""
@@ -113,7 +137,7 @@ async def test_a_304_naming_another_tag_is_fetched_in_full_once() -> None:
     site = OddNotModified(FunctionSite(multiviews_site))
     with VirtualWeb({"mv.test": site}) as web:
         result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
-        refetched = [hit.target for hit in web.hits if hit.status == 200]
+        refetched = [hit.target for hit in web.hits if hit.status == 200 and hit.method == "GET"]
     assert len(set(result.doc_ids)) == 13
     assert site.not_modified >= 5 and "urlnorm/audits_not_modified" not in result.stats
     assert result.stats["downloader/response_status_count/304"] == site.not_modified
