@@ -11,7 +11,9 @@ page it delivered and ``If-None-Match`` naming a tag no server issues: a ``200``
 shows it compares tags (its tags may then be used, as before); a ``304`` shows it
 does not (its tags are never used: ``urlnorm/etags_distrusted``); any other answer,
 or none, leaves its tags unused. One request per host with tags, never retried,
-never followed, never shown to the spider.
+never followed, never shown to the spider. In a distributed crawl each worker asks
+on its own, and a canary another worker pops tells that worker: a host whose
+answer never reaches a worker keeps its tags unused there (more downloads, no loss).
 """
 
 from __future__ import annotations
