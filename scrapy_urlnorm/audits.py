@@ -55,6 +55,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .depths import depth_of
 from .hostrules import twins
 from .learning import RuleKind
 from .recent import put_recent
@@ -394,4 +395,4 @@ class AuditDesk:
         if self.dedup.depths is not None:
             # The page's links come at the audit's depth: a shallower drop of it goes now
             # (after the rule learned its exception, so the filter lets it through).
-            self.dedup.ledger.release_shallower(audit["host"], request.url, request.meta.get("depth", 0))
+            self.dedup.ledger.release_shallower(audit["host"], request.url, depth_of(request))

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import meta as M
+from .persistence import key_of_words, key_words
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -122,20 +123,15 @@ class ClaimDepths:
         record = self._record
         usable = len(data) - len(data) % record.size
         for words in record.iter_unpack(data[:usable]):
-            key = (words[0] << 64 | words[1]) if self._wide else words[0]
-            self._depths[key] = words[-1]
+            self._depths[key_of_words(words, self._wide)] = words[-1]
         return True
 
     def save(self) -> None:
         """At a clean stop: every remembered depth, written atomically."""
         if self.path is None:
             return
-        mask = (1 << 64) - 1
-        pack = self._record.pack
-        if self._wide:
-            data = b"".join(pack(key >> 64, key & mask, min(depth, 0xFFFF)) for key, depth in self._depths.items())
-        else:
-            data = b"".join(pack(key, min(depth, 0xFFFF)) for key, depth in self._depths.items())
+        pack, wide = self._record.pack, self._wide
+        data = b"".join(pack(*key_words(key, wide), min(depth, 0xFFFF)) for key, depth in self._depths.items())
         temporary = self.path.with_suffix(".tmp")
         temporary.write_bytes(data)
         os.replace(temporary, self.path)

@@ -44,6 +44,7 @@ from typing import Any
 
 from scrapy import Request
 
+from .depths import depth_of
 from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
@@ -454,7 +455,7 @@ class DropLedger(ClaimTable):
         if drop is None or drop.settled:
             return False
         request = drop.request
-        if request.meta.get("depth", 0) >= depth:
+        if depth_of(request) >= depth:
             return False
         # Past the filter: the URL is known for a page of its own, which a rule
         # verified on every drop may still merge until its exception is learned.

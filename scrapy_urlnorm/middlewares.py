@@ -131,7 +131,7 @@ class NormalizeMiddleware:
             rewrite=settings.getbool("URLNORM_REWRITE"),
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
-            second_chances=SecondChances.from_settings(settings, dedup.count),
+            second_chances=SecondChances.from_settings(settings, lambda r: dedup.fingerprint(r).value, dedup.count),
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
@@ -209,7 +209,7 @@ class NormalizeMiddleware:
         audit = request.meta.get(M.AUDIT)
         if self.second_chances is not None and status >= 400 and audit is None:
             # Before a shortcut's fallback: its taught form was only unlucky.
-            again = self.second_chances.after_status(request, status, self.dedup.fingerprint(request).value)
+            again = self.second_chances.after_status(request, status)
             if again is not None:
                 return again  # in its place: what was dropped against it waits on
         original = request.meta.get(M.SHORTCUT_OF)
@@ -296,7 +296,7 @@ class NormalizeMiddleware:
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
             if self.second_chances is not None and M.AUDIT not in request.meta:
-                again = self.second_chances.after_error(request, exception, self.dedup.fingerprint(request).value)
+                again = self.second_chances.after_error(request, exception)
                 if again is not None:
                     return again  # in its place: what was dropped against it waits on
             self.dedup.settling.settle(request, delivered=False, why=why)

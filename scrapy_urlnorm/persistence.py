@@ -43,6 +43,19 @@ class RulesFile:
         logger.info("Resumed %d learned rule(s) from %s", len(learner.active_rules()), self.path)
 
 
+_LOW_64 = (1 << 64) - 1
+
+
+def key_words(key: int, wide: bool) -> tuple[int, ...]:
+    """``key`` as the 64-bit words a ``JOBDIR`` record stores (two for 128-bit keys)."""
+    return (key >> 64, key & _LOW_64) if wide else (key,)
+
+
+def key_of_words(words: tuple[int, ...], wide: bool) -> int:
+    """The key :func:`key_words` stored as the first words of a record."""
+    return (words[0] << 64 | words[1]) if wide else words[0]
+
+
 class DurableKeys:
     """A set of keys whose requests did not deliver the page their key stands for:
 
@@ -72,7 +85,7 @@ class DurableKeys:
         size = self._record.size
         for offset in range(0, len(data) - len(data) % size, size):
             words = self._record.unpack_from(data, offset)
-            self._keys.add((words[0] << 64 | words[1]) if self._wide else words[0])
+            self._keys.add(key_of_words(words, self._wide))
 
     def __contains__(self, key: object) -> bool:
         return key in self._keys
@@ -86,8 +99,7 @@ class DurableKeys:
                 continue
             self._keys.add(key)
             if self._file is not None:
-                words = (key >> 64, key & ((1 << 64) - 1)) if self._wide else (key,)
-                self._file.write(self._record.pack(*words))
+                self._file.write(self._record.pack(*key_words(key, self._wide)))
 
     def discard(self, keys: tuple[int, ...]) -> None:
         for key in keys:

@@ -43,16 +43,20 @@ class SecondChances:
         retry_codes: frozenset[int],
         retry_exceptions: tuple[type[BaseException], ...],
         priority_adjust: int,
+        key_of: Callable[[Request], int | None],
         count: Callable[[str], None],
     ) -> None:
         self.retry_codes = retry_codes
         self.retry_exceptions = retry_exceptions
         self.priority_adjust = priority_adjust
+        self._key_of = key_of  # a request's static key: asked only of a failure that qualifies
         self._count = count
         self._given: set[int] = set()
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings, count: Callable[[str], None]) -> SecondChances | None:
+    def from_settings(
+        cls, settings: BaseSettings, key_of: Callable[[Request], int | None], count: Callable[[str], None]
+    ) -> SecondChances | None:
         if not settings.getbool("URLNORM_SECOND_CHANCE", True):
             return None
         exceptions = tuple(
@@ -62,19 +66,23 @@ class SecondChances:
             retry_codes=frozenset(int(code) for code in settings.getlist("RETRY_HTTP_CODES")),
             retry_exceptions=exceptions,
             priority_adjust=settings.getint("RETRY_PRIORITY_ADJUST"),
+            key_of=key_of,
             count=count,
         )
 
-    def after_status(self, request: Request, status: int, key: int | None) -> Request | None:
+    def after_status(self, request: Request, status: int) -> Request | None:
         """The request to send in place of ``request``, whose final answer was ``status``."""
-        return self._second_round(request, key) if status in self.retry_codes else None
+        return self._second_round(request) if status in self.retry_codes else None
 
-    def after_error(self, request: Request, error: BaseException, key: int | None) -> Request | None:
+    def after_error(self, request: Request, error: BaseException) -> Request | None:
         """The request to send in place of ``request``, which ended in ``error``."""
-        return self._second_round(request, key) if isinstance(error, self.retry_exceptions) else None
+        return self._second_round(request) if isinstance(error, self.retry_exceptions) else None
 
-    def _second_round(self, request: Request, key: int | None) -> Request | None:
-        if key is None or key in self._given or request.meta.get("dont_retry"):
+    def _second_round(self, request: Request) -> Request | None:
+        if request.meta.get("dont_retry"):
+            return None
+        key = self._key_of(request)
+        if key is None or key in self._given:
             return None
         if len(self._given) >= MAX_SECOND_CHANCES:
             self._count("urlnorm/second_chances_refused")
@@ -86,6 +94,3 @@ class SecondChances:
         # known for a retry, not checked again as one (see NormalizeMiddleware).
         meta["retry_times"] = 0
         return request.replace(dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
-
-    def __len__(self) -> int:
-        return len(self._given)
