@@ -61,6 +61,12 @@ KILLS = 0
 FLAKY = False
 #: ``--depth-limit N``: each seed's DEPTH_LIMIT is drawn from 1..N (0: none).
 DEPTH_LIMIT = 0
+#: Both crawls obey robots.txt, which most hosts have (``--robots``).
+ROBOTS = False
+#: Both crawls with a spider that has ``allowed_domains`` (``--offsite``).
+OFFSITE = False
+#: Webs with ``<meta http-equiv="refresh">`` stubs (``--refresh``).
+REFRESH = False
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -168,7 +174,14 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                 with traced(seed, Path(workdir), settings) as seed_settings:
                     depth = 1 + random.Random(f"{seed}:depth").randrange(DEPTH_LIMIT) if DEPTH_LIMIT else 0
                     order = replace(
-                        CrawlOrder.from_seed(seed), stops=STOPS, kills=KILLS, flaky=FLAKY, depth_limit=depth
+                        CrawlOrder.from_seed(seed),
+                        stops=STOPS,
+                        kills=KILLS,
+                        flaky=FLAKY,
+                        depth_limit=depth,
+                        robots=ROBOTS,
+                        offsite=OFFSITE,
+                        refresh=REFRESH,
                     )
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -225,6 +238,12 @@ class Worker:
             command.append("--flaky")
         if DEPTH_LIMIT:
             command += ["--depth-limit", str(DEPTH_LIMIT)]
+        if ROBOTS:
+            command.append("--robots")
+        if OFFSITE:
+            command.append("--offsite")
+        if REFRESH:
+            command.append("--refresh")
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -480,14 +499,33 @@ def main() -> None:
         help="crawl each seed, stock and add-on alike, with a DEPTH_LIMIT drawn from 1..N by the seed "
         "(stock then misses documents too; the add-on must miss none stock collects)",
     )
+    parser.add_argument(
+        "--robots",
+        action="store_true",
+        help="give most hosts a robots.txt (directories, pages, other spellings, parameters) and crawl "
+        "with ROBOTSTXT_OBEY, stock and add-on alike",
+    )
+    parser.add_argument(
+        "--offsite",
+        action="store_true",
+        help="crawl with allowed_domains drawn from the seed (bare names, one twin's name only, hosts "
+        "left out), stock and add-on alike",
+    )
+    parser.add_argument(
+        "--refresh",
+        action="store_true",
+        help='give about half the hosts pages that move on by <meta http-equiv="refresh"> (to a document, '
+        "to one only the stub reaches, to itself, to a broken URL)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS, KILLS, FLAKY, DEPTH_LIMIT
+    global KEEP_FAILED, STOPS, KILLS, FLAKY, DEPTH_LIMIT, ROBOTS, OFFSITE, REFRESH
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
     STOPS, KILLS, FLAKY, DEPTH_LIMIT = args.stops, args.kills, args.flaky, args.depth_limit
+    ROBOTS, OFFSITE, REFRESH = args.robots, args.offsite, args.refresh
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack

@@ -6,6 +6,7 @@ anything else that needs "crawl this simulated web with these settings".
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -13,10 +14,15 @@ from typing import Any
 
 import scrapy
 from scrapy.crawler import CrawlerRunner
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
 
 from .server import VirtualWeb
 
 PROXY_MIDDLEWARE = "demoweb.proxy.VirtualWebProxyMiddleware"
+ROBOTS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 BASE_SETTINGS: dict[str, Any] = {
     "LOG_LEVEL": "INFO",
@@ -38,12 +44,48 @@ class LinkSpider(scrapy.Spider):
         super().__init__(**kwargs)
         self.start_urls = list(start_urls)
 
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> LinkSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        allowed = crawler.settings.getlist("DEMOWEB_ALLOWED_DOMAINS")
+        if allowed:  # (a setting, so a crawl in a process of its own gets it too)
+            spider.allowed_domains = allowed
+        return spider
+
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
         doc_id = response.css('meta[name="doc-id"]::attr(content)').get()
         if doc_id:
             yield {"url": response.url, "doc_id": doc_id}
         for href in response.css("a::attr(href)").getall():
             yield response.follow(href, callback=self.parse)
+
+
+if inspect.iscoroutinefunction(RobotsTxtMiddleware.robot_parser):
+
+    class SettledRobotsTxtMiddleware(RobotsTxtMiddleware):
+        """Scrapy's ``RobotsTxtMiddleware``, with every request that waits for a pending
+        ``robots.txt`` given its parser. Scrapy's own (since ``robot_parser`` became
+        ``async``) turns the one pending Deferred into a future per waiter, and a
+        Deferred hands its result to the first only: the others get ``None`` and are
+        let through unchecked. Which requests wait depends on timing, so two crawls of
+        one web would obey different rules; the differential compares the add-on, not
+        that race, so both of its crawls use this one."""
+
+        async def robot_parser(self, request: scrapy.Request) -> Any:
+            pending = self._parsers.get(urlparse_cached(request).netloc)
+            if not isinstance(pending, Deferred):
+                return await super().robot_parser(request)
+            waiter: Deferred[Any] = Deferred()
+
+            def hand_on(parser: Any) -> Any:
+                waiter.callback(parser)
+                return parser
+
+            pending.addCallback(hand_on)
+            return await maybe_deferred_to_future(waiter)
+
+else:  # older Scrapy gives each waiter a Deferred of its own
+    SettledRobotsTxtMiddleware = RobotsTxtMiddleware  # type: ignore[misc]
 
 
 class JsonLinesPipeline:
@@ -74,6 +116,9 @@ def crawl_settings(settings: Mapping[str, Any], proxy: str | None = None) -> dic
         merged["DEMOWEB_PROXY"] = proxy
     middlewares = dict(merged.get("DOWNLOADER_MIDDLEWARES", {}))
     middlewares.setdefault(PROXY_MIDDLEWARE, 740)
+    if merged.get("ROBOTSTXT_OBEY"):  # (see SettledRobotsTxtMiddleware)
+        middlewares.setdefault(ROBOTS_MIDDLEWARE, None)
+        middlewares.setdefault("demoweb.crawling.SettledRobotsTxtMiddleware", 100)
     merged["DOWNLOADER_MIDDLEWARES"] = middlewares
     return merged
 

@@ -50,13 +50,16 @@ async def crawl_with_kills(
     started = time.perf_counter()
     finish_reason: str | None = None
     stats: dict[str, Any] = {}
-    with serve(web, flaky=order.flaky) as server:
+    with serve(web, flaky=order.flaky, robots=order.robots) as server:
         for run in range(order.kills + 1):
             last = run == order.kills
             job = {
                 "seed": order.seed,
                 "flaky": order.flaky,
                 "depth_limit": order.depth_limit,
+                "robots": order.robots,
+                "offsite": order.offsite,
+                "refresh": order.refresh,
                 "jobdir": str(jobdir),
                 "settings": dict(extra),
                 "proxy": server.address,
@@ -106,7 +109,14 @@ def main() -> None:
     from scrapy.crawler import CrawlerProcess
 
     job = json.loads(sys.argv[1])
-    order = replace(CrawlOrder.from_seed(job["seed"]), flaky=job["flaky"], depth_limit=job["depth_limit"])
+    order = replace(
+        CrawlOrder.from_seed(job["seed"]),
+        flaky=job["flaky"],
+        depth_limit=job["depth_limit"],
+        robots=job["robots"],
+        offsite=job["offsite"],
+        refresh=job["refresh"],
+    )
     settings = crawl_settings(
         {
             **order.settings(Path(job["jobdir"])),

@@ -40,6 +40,11 @@ broken. Every variant is checked against the servers' own rules when it is
 written, so it reaches the document it means to (or, for broken links,
 whatever the server answers).
 
+Served with ``robots=True`` (:func:`serve`), four sites in five also have a
+``robots.txt`` (:class:`Robots`, drawn from the seed apart from the web):
+directory prefixes, single pages, other spellings, tracking and session
+parameters. Stock then misses the documents it forbids, as the add-on may.
+
 Soft-404 pages carry no ``doc-id`` meta, so they are never items: the
 comparison is over documents only.
 
@@ -411,8 +416,11 @@ class RandomWeb:
 # -- generation ------------------------------------------------------------------------------
 
 
-def generate(seed: int, *, hosts: int | None = None, documents: int | None = None) -> RandomWeb:
-    """A random small web (2-5 hosts, 10-60 documents) determined by ``seed`` alone."""
+def generate(
+    seed: int, *, hosts: int | None = None, documents: int | None = None, meta_refresh: bool = False
+) -> RandomWeb:
+    """A random small web (2-5 hosts, 10-60 documents) determined by ``seed`` alone;
+    ``meta_refresh``: with the ``<meta http-equiv="refresh">`` stubs of :func:`_add_refreshes`."""
     rng = random.Random(seed)
     n_hosts = hosts or rng.randint(2, 5)
     total = documents or rng.randint(10, 60)
@@ -495,7 +503,60 @@ def generate(seed: int, *, hosts: int | None = None, documents: int | None = Non
     liars = random.Random(f"{seed}:lying-304")  # (apart from ``tags``: other webs stay as they were)
     for site in sites:
         site.lying_304 = site.etags != "none" and liars.random() < 0.25
+    if meta_refresh:
+        _add_refreshes(random.Random(f"{seed}:meta-refresh"), web)
     return web
+
+
+def _refresh_stub(target: str, delay: int, quoted: bool) -> Reply:
+    """A ``200`` page that moves the browser on (Scrapy's ``MetaRefreshMiddleware`` follows it)."""
+    url = f"'{target}'" if quoted else target
+    body = (
+        f'<!DOCTYPE html><html><head><meta http-equiv="refresh" content="{delay}; URL={html.escape(url)}">'
+        f"<title>Moved</title></head><body><p>This page has moved.</p></body></html>"
+    )
+    return Reply(200, body.encode(), {"Content-Type": "text/html; charset=utf-8"})
+
+
+def _add_refreshes(rng: random.Random, web: RandomWeb) -> None:
+    """On about half the sites, one to three pages that move on by ``<meta http-equiv=
+    "refresh">`` instead of a redirect, as static sites and documentation generators
+    write moved pages: to a document (its URL as written anywhere: relative, with a
+    tracking parameter, the twin's host), to a document only the stub leads to, to
+    itself (a loop), or to a broken URL. A stub may be served at two spellings
+    (``/moved-0`` and ``/moved-0/``, one body), each linked from a page of its host."""
+    writer = _LinkWriter(rng, web)
+    for site in web.hosts:
+        if rng.random() < 0.5:
+            continue
+        documents = [page for page in site.pages if page.host == site.host]
+        for number in range(rng.randint(1, 3)):
+            path = f"/moved-{number}"
+            stub = Page("", site.host, path)
+            kind = rng.choice(("page", "page", "only", "self", "broken"))
+            if kind == "only":  # a document no link reaches: stock gets it through the stub only
+                page = site.add(Page(f"{site.host}/landing-{number}.html", site.host, f"/landing-{number}.html"))
+                page.links.append("/")
+                page.text = rng.choice(_FILLER)
+                web.documents.add(page.doc_id)
+                target = writer.plain(stub, page)
+            elif kind == "page":
+                page = rng.choice(documents)
+                target = writer.variant(stub, page) if rng.random() < 0.6 else writer.plain(stub, page)
+            elif kind == "self":
+                target = path
+            else:
+                target = f"/gone-{number}.html"
+            reply = _refresh_stub(target, rng.choice((0, 0, 1, 5)), rng.random() < 0.3)
+            site.specials[(site.host, site.fold(path))] = reply
+            hrefs = [path]
+            if rng.random() < 0.3:
+                site.specials[(site.host, site.fold(path + "/"))] = reply
+                hrefs.append(path + "/")
+            for href in hrefs:
+                source = rng.choice(documents)
+                source.links.append(href if rng.random() < 0.7 else f"{href}?utm_source=moved")
+            site.loops.append(f"refresh:{kind}")
 
 
 def _site_of(web: RandomWeb, page: Page) -> RandomSite:
@@ -709,6 +770,78 @@ def _variant_case(rng: random.Random, path: str) -> str:
     return "/".join(part[:1].upper() + part[1:] for part in path.split("/"))
 
 
+_ROBOTS_PARAMS = ("/*?utm_", "/*utm_source=", "/*;jsessionid", "/*PHPSESSID", "/*fbclid", "/*?sid=", "/*?session=")
+
+
+def robots_txt(rng: random.Random, site: RandomSite) -> str | None:
+    """A ``robots.txt`` for ``site`` (``None``: it has none), written as sites write
+    them: directory prefixes with and without the slash, single pages (sometimes
+    anchored with ``$``), another spelling of a path than the pages link (case,
+    slash, ``index.html``), tracking and session parameters, an ``Allow`` carved out
+    of a disallowed directory, and a group for another robot that must not apply."""
+    if rng.random() < 0.2:
+        return None
+    paths = [page.path for page in site.pages[1:]] or ["/"]
+    rules: list[str] = []
+    for _ in range(rng.randint(1, 4)):
+        path = rng.choice(paths)
+        directory = path.rsplit("/", 1)[0] + "/" if path.count("/") > 1 else path
+        kind = rng.choice(("dir", "prefix", "page", "anchored", "case", "slash", "index", "params", "allow"))
+        if kind == "dir":
+            rules.append(f"Disallow: {directory}")
+        elif kind == "prefix":  # ``/docs`` also covers ``/docs/``, ``/docs.html``, ``/docsearch``
+            rules.append(f"Disallow: {directory.rstrip('/') or '/x'}")
+        elif kind == "page":
+            rules.append(f"Disallow: {path}")
+        elif kind == "anchored":
+            rules.append(f"Disallow: {path}$")
+        elif kind == "case":
+            rules.append(f"Disallow: {_variant_case(rng, directory)}")
+        elif kind == "slash":
+            rules.append(f"Disallow: {path[:-1] if path.endswith('/') and path != '/' else path + '/'}$")
+        elif kind == "index":
+            rules.append(rng.choice(("Disallow: /*index.html$", "Disallow: /index.html", "Disallow: /*default.htm")))
+        elif kind == "params":
+            rules.append(f"Disallow: {rng.choice(_ROBOTS_PARAMS)}")
+        elif path != directory:
+            rules += [f"Allow: {path}", f"Disallow: {directory}"]
+    other = ["User-agent: Googlebot", "Disallow: /", ""] if rng.random() < 0.3 else []
+    return "\n".join([*other, "User-agent: *", *rules, ""])
+
+
+def allowed_domains(web: RandomWeb, seed: int) -> list[str]:
+    """A spider's ``allowed_domains`` for ``web``, drawn from ``seed``, as people write
+    them: mostly the bare name (its ``www.`` twin included), sometimes one spelling of
+    a twin only (``www.h1.test``: the bare twin is then offsite), sometimes not the
+    site at all; never empty."""
+    rng = random.Random(f"{seed}:allowed-domains")
+    allowed: list[str] = []
+    for site in web.hosts:
+        roll = rng.random()
+        if roll < 0.55:
+            allowed.append(site.name)
+        elif roll < 0.8:
+            allowed.append(site.host)
+        elif roll < 0.9:
+            allowed.append(site.other_host or site.name)
+    return allowed or [web.hosts[0].name]
+
+
+class Robots:
+    """``site`` with the ``/robots.txt`` :func:`robots_txt` draws from ``salt``
+    (on every host of the site; without one, the site answers as it would)."""
+
+    def __init__(self, site: RandomSite, salt: str) -> None:
+        self.site = site
+        self.text = robots_txt(random.Random(f"{salt}:{site.name}"), site)
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        redirecting = self.site.twin in ("to_bare", "to_www") and headers.get("Host", "").lower() != self.site.host
+        if path == "/robots.txt" and self.text is not None and not redirecting:  # a twin redirects it
+            return Reply(200, self.text.encode(), {"Content-Type": "text/plain", "Server": self.site.server})
+        return self.site.handle(path, query, headers)
+
+
 class _LinkWriter:
     """Spells links to pages the way pages do, checking each spelling against the servers."""
 
@@ -860,6 +993,15 @@ class CrawlOrder:
     #: Both crawls stop following links this deep (``DEPTH_LIMIT``; 0: no limit), so
     #: stock misses documents too: the add-on must miss none stock collects.
     depth_limit: int = 0
+    #: Both crawls obey ``robots.txt`` (``ROBOTSTXT_OBEY``), and most hosts have one
+    #: (:class:`Robots`), so stock misses documents too.
+    robots: bool = False
+    #: The spider has ``allowed_domains`` (:func:`allowed_domains`), so Scrapy's
+    #: ``OffsiteMiddleware`` keeps both crawls off some hosts or some twins.
+    offsite: bool = False
+    #: The web has ``<meta http-equiv="refresh">`` stubs (``generate(meta_refresh=True)``),
+    #: which Scrapy's ``MetaRefreshMiddleware`` follows as redirects.
+    refresh: bool = False
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -881,6 +1023,9 @@ class CrawlOrder:
                     f"kills{self.kills}" if self.jobdir and self.kills else "",
                     "flaky" if self.flaky else "",
                     f"depth{self.depth_limit}" if self.depth_limit else "",
+                    "robots" if self.robots else "",
+                    "offsite" if self.offsite else "",
+                    "refresh" if self.refresh else "",
                 ],
             )
         )
@@ -908,6 +1053,10 @@ class CrawlOrder:
             settings["RETRY_ENABLED"] = True  # Scrapy's default, two retries
         if self.depth_limit:
             settings["DEPTH_LIMIT"] = self.depth_limit
+        if self.robots:
+            settings["ROBOTSTXT_OBEY"] = True
+        if self.offsite:
+            settings["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(generate(self.seed), self.seed)
         return settings
 
 
@@ -959,8 +1108,10 @@ class Comparison:
         """Stock Scrapy collects every document, by construction of the web."""
         problems = []
         # A flaky server may fail every spelling of a page more often than stock retries,
-        # and a depth limit keeps stock from documents by design.
-        if self.stock.docs != self.web.documents and not (self.order.flaky or self.order.depth_limit):
+        # and a depth limit or robots.txt keeps stock from documents by design.
+        order = self.order
+        limited = order.flaky or order.depth_limit or order.robots or order.offsite
+        if self.stock.docs != self.web.documents and not limited:
             problems.append(
                 f"stock missed {sorted(self.web.documents - self.stock.docs)}, "
                 f"extra {sorted(self.stock.docs - self.web.documents)}"
@@ -990,13 +1141,17 @@ class Comparison:
         )
 
 
-def serve(web: RandomWeb, *, flaky: bool = False) -> VirtualWeb:
+def serve(web: RandomWeb, *, flaky: bool = False, robots: bool = False) -> VirtualWeb:
     """``web`` on a fresh server; ``flaky``: behind :class:`~demoweb.server.Flaky` fronts
-    (failures drawn from the seed, counted per server)."""
+    (failures drawn from the seed, counted per server); ``robots``: each site with the
+    ``robots.txt`` :class:`Robots` draws from the seed (which may fail too)."""
     sites: Mapping[str, Site] = web.sites
+    if robots:
+        fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
+        sites = {host: fronts_r[id(site)] for host, site in sites.items()}
     if flaky:
-        fronts = {id(site): Flaky(site, f"{web.seed}:flaky") for site in web.sites.values()}
-        sites = {host: fronts[id(site)] for host, site in web.sites.items()}
+        fronts = {id(site): Flaky(site, f"{web.seed}:flaky") for site in sites.values()}
+        sites = {host: fronts[id(site)] for host, site in sites.items()}
     server = VirtualWeb(sites)
     # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
     # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
@@ -1019,7 +1174,7 @@ async def crawl_web(
         settings["CLOSESPIDER_PAGECOUNT"] = page_guard
     started = time.perf_counter()
     if server is None:
-        with serve(web, flaky=order.flaky) as fresh:
+        with serve(web, flaky=order.flaky, robots=order.robots) as fresh:
             result = await crawl(fresh, web.start_urls, settings, spider=order.spider)
     else:
         result = await crawl(server, web.start_urls, settings, spider=order.spider)
@@ -1042,7 +1197,7 @@ async def crawl_with_stops(
     rng = random.Random(order.seed)
     doc_ids: list[str] = []
     requests, seconds = 0, 0.0
-    with serve(web, flaky=order.flaky) as server:
+    with serve(web, flaky=order.flaky, robots=order.robots) as server:
         for run in range(order.stops + 1):
             last = run == order.stops
             pages = max(1, page_guard - requests) if last else rng.randint(1, max(1, page_guard // (10 * order.stops)))
@@ -1063,8 +1218,8 @@ async def compare(
     The add-on crawl gets ``CLOSESPIDER_PAGECOUNT`` = 3 x stock requests + 40 as a runaway
     guard: a crawl that reaches it has sent more requests than the comparison allows anyway,
     so the guard only makes that failure quick (its finish reason says so)."""
-    web = generate(seed)
     order = order or CrawlOrder.from_seed(seed)
+    web = generate(seed, meta_refresh=order.refresh)
     stock = await crawl_web(web, order, {}, workdir / "stock")
     settings = {**ADDON, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
