@@ -61,6 +61,7 @@ class Admission:
         self.counters = dedup.counters
         self.count = dedup.count
         self.fingerprint = dedup.fingerprint
+        self.sent = dedup.settling.sent
         seen = dedup.seen
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
         self._seen_get: Callable[[int], int | None] = seen.table.get if type(seen) is MemoryStore else seen.get
@@ -87,7 +88,7 @@ class Admission:
         source = self._redirect_source(request) if "redirect_urls" in meta else None
         if source is not None and self._is_loop(request):
             self.count("urlnorm/redirect_loops")
-            self.dedup.fail(source, "loop")
+            self._fail(source, "loop", request)
             return self.dropped(request, fingerprint, "redirect_loop", learned=False)
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank
@@ -149,11 +150,13 @@ class Admission:
             if hold is None and learned and self.dedup.distributed:
                 self.count("urlnorm/redis/learned_fetched")  # (see holds.py)
                 return _ADMIT
+        if claim is None and rank and self.sent and key in self.dedup.failed and self.sent.before(key, request):
+            rank = 0  # what a representative that did not deliver sent already: stock drops it too
         reason = REASONS.get(rank, "exact")
         if rank == 0:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
             if source is not None:
-                self._follow(source, claim, key)
+                self._follow(source, claim, key, request)
             return self.dropped(request, fingerprint, reason, learned=learned)
         if claim is None and key in self.dedup.failed:
             return _ADMIT  # its representative did not deliver: this one may
@@ -175,7 +178,7 @@ class Admission:
         if hold is not None:
             self.dedup.holds.take(request, hold)
         if source is not None:
-            self._follow(source, claim, key)
+            self._follow(source, claim, key, request)
         return self.dropped(request, fingerprint, reason, learned=learned, key=key)
 
     def dropped(
@@ -228,14 +231,19 @@ class Admission:
         url = _defragment(request.url)
         return any(_defragment(previous) == url for previous in request.meta.get("redirect_urls", ()))
 
-    def _follow(self, source: Claim, claim: Claim | None, key: int) -> None:
-        """A redirect's target was a duplicate: the source's drops follow its page."""
+    def _follow(self, source: Claim, claim: Claim | None, key: int, request: Request) -> None:
+        """A redirect (``request``) to a duplicate: the source's drops follow its page."""
         if claim is not None:
             self.ledger.merge(source, claim)
         elif key in self.dedup.failed:
-            self.dedup.fail(source, "redirect")
+            self._fail(source, "redirect", request)
         else:
             self.dedup.failed.discard(self.ledger.delivered(source))
+
+    def _fail(self, source: Claim, why: str, request: Request) -> None:
+        """A redirect chain ends here without a page: its source's drops are released, but
+        for what the chain sent already (a stock crawl would not send those again)."""
+        self.dedup.fail(source, why, self.sent.record(source.keys, request))
 
     # -- requests the filter does not see ----------------------------------------------
 

@@ -33,6 +33,8 @@ import logging
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from scrapy.utils.request import fingerprint as default_fingerprint
+
 from . import meta as M
 from .admission import Admission
 from .audits import AuditDesk, Auditor
@@ -124,7 +126,7 @@ class Deduplicator:
         self.ledger = DropLedger(self._reschedule if reschedule is not None else None, self.count)
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.late = LateChecks(self)
-        self.settling = Settlement(self)
+        self.settling = Settlement(self, fallback or default_fingerprint)
         self.responses = ResponseFeed(self)
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules
@@ -233,8 +235,10 @@ class Deduplicator:
 
     # -- settling (see settling.py) ---------------------------------------------------
 
-    def fail(self, claim: Claim, why: str) -> None:
-        self.ledger.failed(claim, why, mark=self.failed.add)
+    def fail(self, claim: Claim, why: str, sent: Callable[[Request], bool] | None = None) -> None:
+        """``claim``'s representative settled without delivering (``sent``: whether a drop
+        is what it sent already, not to be fetched again; see ``Settlement.sent``)."""
+        self.ledger.failed(claim, why, mark=self.failed.add, sent=sent)
 
     def _reschedule(self, request: Request, why: str) -> None:
         assert self.reschedule_request is not None

@@ -37,6 +37,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "parked_requests": dedup.ledger.parked(),
         "ledger_drops": dedup.ledger.held,
         "failed_keys": len(dedup.failed),
+        "failed_sent_keys": len(dedup.settling.sent),
         "abandoned_keys": len(dedup.abandoned),
         "claim_depths": len(dedup.depths) if dedup.depths is not None else 0,
         "hosts_with_pages_for_rekeying": len(dedup.pages.hosts()),

@@ -327,19 +327,34 @@ class DropLedger(ClaimTable):
         claim.drops = None
         return keys
 
-    def failed(self, claim: Claim, why: str, mark: Callable[[tuple[int, ...]], None] | None = None) -> tuple[int, ...]:
+    def failed(
+        self,
+        claim: Claim,
+        why: str,
+        mark: Callable[[tuple[int, ...]], None] | None = None,
+        sent: Callable[[Request], bool] | None = None,
+    ) -> tuple[int, ...]:
         """The representative settled without delivering: release its drops; its keys are returned.
 
         ``mark`` is given the keys *before* any drop is released: a released request goes
         back through the filter at once, and must find them failed, not delivered (its
         representative's claim is closed by then), or it is dropped again against the
-        page that just failed."""
+        page that just failed.
+
+        A drop ``sent`` says was sent already, as written (stock's fingerprint), is not
+        released: stock Scrapy fetches a URL once, and would have filtered it too. Without
+        this, each copy of a link to a page that keeps failing (``/docs`` redirecting to a
+        ``robots.txt``-forbidden ``/docs/``) would be fetched in turn."""
         keys = self._close(claim)
         if mark is not None:
             mark(keys)
         drops, claim.drops = claim.drops or (), None
         for drop in drops:
-            self._release(drop, why)
+            if sent is not None and not drop.settled and sent(drop.request):
+                self._count("urlnorm/release_skipped_sent", 1)
+                self.discharge(drop)
+            else:
+                self._release(drop, why)
         return keys
 
     # -- drops ---------------------------------------------------------------------

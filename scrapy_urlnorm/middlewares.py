@@ -15,6 +15,7 @@ from scrapy.http import Response
 from . import meta as M
 from .audits import unmarked
 from .dedup import Deduplicator
+from .robots import RobotsTwins
 from .second_chance import SecondChances
 
 if TYPE_CHECKING:
@@ -115,12 +116,14 @@ class NormalizeMiddleware:
         refetch_start_urls: bool = False,
         shortcut_redirects: bool = True,
         second_chances: SecondChances | None = None,
+        robots_twins: RobotsTwins | None = None,
     ) -> None:
         self.dedup = dedup
         self.rewrite = rewrite
         self.refetch_start_urls = refetch_start_urls
         self.shortcut_redirects = shortcut_redirects
         self.second_chances = second_chances
+        self.robots_twins = robots_twins
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -132,6 +135,7 @@ class NormalizeMiddleware:
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
             second_chances=SecondChances.from_settings(settings, lambda r: dedup.fingerprint(r).value, dedup.count),
+            robots_twins=robots_twins_for(dedup) if settings.getbool("ROBOTSTXT_OBEY") else None,
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
@@ -200,6 +204,8 @@ class NormalizeMiddleware:
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         status = response.status
+        if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
+            self.robots_twins.answered(request, status, response.body)
         canary = request.meta.get(M.CANARY)
         if canary is not None:
             tags = self.dedup.audits.cheap.tags
@@ -293,6 +299,8 @@ class NormalizeMiddleware:
             return None
         if M.CANARY in request.meta:
             return None  # unanswered: the host's tags stay unused
+        if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
+            self.robots_twins.failed(request, exception)
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
             if self.second_chances is not None and M.AUDIT not in request.meta:
@@ -303,6 +311,14 @@ class NormalizeMiddleware:
         except Exception:
             logger.exception("scrapy-urlnorm could not settle %s", request)
         return None
+
+
+def robots_twins_for(dedup: Deduplicator) -> RobotsTwins | None:
+    """With learning: twins whose ``robots.txt`` answers differ contradict ``www_alias``."""
+    learner = dedup.learner
+    if learner is None:
+        return None
+    return RobotsTwins(lambda *urls: learner.contradict(*urls, via="robots"), dedup.count)
 
 
 class ScrubMetaMiddleware:

@@ -14,7 +14,8 @@ of ``RETRY_HTTP_CODES`` or an error of ``RETRY_EXCEPTIONS``, as
 retry budget and ``RETRY_PRIORITY_ADJUST`` (as a retry is): the request is
 replaced, not failed, so what was dropped against it stays dropped until the
 second round settles. Once per URL (its static key) and never for a request
-marked ``dont_retry``, so it cannot feed on itself. ``URLNORM_SECOND_CHANCE =
+marked ``dont_retry``, so it cannot feed on itself, nor for a component's own
+request (``callback=NO_CALLBACK``: ``robots.txt``, which stock gives up on). ``URLNORM_SECOND_CHANCE =
 False`` turns it off.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import load_object
 
 if TYPE_CHECKING:
@@ -79,7 +81,11 @@ class SecondChances:
         return self._second_round(request) if isinstance(error, self.retry_exceptions) else None
 
     def _second_round(self, request: Request) -> Request | None:
-        if request.meta.get("dont_retry"):
+        if request.meta.get("dont_retry") or request.callback is NO_CALLBACK:
+            # NO_CALLBACK: a component's own request (``engine.download``), such as a
+            # ``robots.txt``: stock gives up on it after its retries, and so do we.
+            # A robots.txt a second round got through would forbid what stock,
+            # having none, fetched.
             return None
         key = self._key_of(request)
         if key is None or key in self._given:

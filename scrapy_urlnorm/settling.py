@@ -7,9 +7,57 @@ from typing import TYPE_CHECKING
 from . import meta as M
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Request
 
     from .dedup import Deduplicator
+
+
+#: Failed keys whose sent requests are remembered (beyond: exact copies are fetched, as before).
+MAX_SENT_KEYS = 100_000
+
+
+class SentAlready:
+    """What the representatives that did not deliver sent, by key: stock fingerprints
+    (the crawler's fingerprinter) of each such request and of the URLs its redirects
+    passed. Stock Scrapy fetches a URL once, so a request of a failed key that was
+    sent already as written is an exact duplicate (:meth:`before`), not a new
+    representative: without this, every copy of a link to a page that keeps failing
+    (``/docs`` redirecting to a ``robots.txt``-forbidden ``/docs/``) would be fetched
+    in turn. Kept only while the key has failed (a delivery forgets it), and
+    bounded: beyond :data:`MAX_SENT_KEYS`, such copies are fetched."""
+
+    def __init__(self, fingerprint: Callable[[Request], bytes]) -> None:
+        self.fingerprint = fingerprint
+        self._by_key: dict[int, set[bytes]] = {}
+
+    def record(self, keys: tuple[int, ...], request: Request) -> Callable[[Request], bool]:
+        """``request`` failed holding ``keys``: remember what it sent; whether a request is one of those."""
+        fingerprint = self.fingerprint
+        sent = {
+            fingerprint(request),
+            *(fingerprint(request.replace(url=hop)) for hop in request.meta.get("redirect_urls", ())),
+        }
+        for key in keys:
+            known = self._by_key.get(key)
+            if known is not None:
+                known |= sent
+            elif len(self._by_key) < MAX_SENT_KEYS:
+                self._by_key[key] = set(sent)
+        return lambda other: fingerprint(other) in sent
+
+    def before(self, key: int, request: Request) -> bool:
+        """Whether ``request`` is what a failed representative of ``key`` sent already."""
+        known = self._by_key.get(key)
+        return known is not None and self.fingerprint(request) in known
+
+    def forget(self, keys: tuple[int, ...]) -> None:
+        for key in keys:
+            self._by_key.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._by_key)
 
 
 class Settlement:
@@ -19,8 +67,9 @@ class Settlement:
     their audits); one that fails releases them (``DropLedger.failed``); at
     ``spider_idle``, drops whose representative can no longer settle are released."""
 
-    def __init__(self, dedup: Deduplicator) -> None:
+    def __init__(self, dedup: Deduplicator, stock_fingerprint: Callable[[Request], bytes]) -> None:
         self.dedup = dedup
+        self.sent = SentAlready(stock_fingerprint)
 
     def settle(self, request: Request, *, delivered: bool, why: str = "") -> None:
         """A final response or error for ``request``: settle the claim it holds."""
@@ -33,14 +82,18 @@ class Settlement:
         claim = ledger.claim_of(fingerprint.value) or ledger.claim_of(fingerprint.learned)
         if delivered:
             dedup.failed.discard(fingerprint.keys)
+            self.sent.forget(fingerprint.keys)
             dedup.abandoned.discard(fingerprint.keys)
             if claim is not None:
                 dedup.audits.audit_drops(claim, fingerprint, request.url)
                 dedup.failed.discard(ledger.delivered(claim))
             if dedup.on_delivered is not None:
                 dedup.on_delivered(request, fingerprint.value)
-        elif claim is not None and claim.held_by(request.url):
-            dedup.fail(claim, why)
+        else:
+            keys = fingerprint.keys if claim is None else (*fingerprint.keys, *claim.keys)
+            sent = self.sent.record(keys, request)
+            if claim is not None and claim.held_by(request.url):
+                dedup.fail(claim, why, sent)
 
     def probe_settled(self, request: Request, url: str | None = None) -> None:
         """``request`` (normalized ``url``, if known) settled or was dropped at download

@@ -93,6 +93,11 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
     StatKey(
+        "urlnorm/release_skipped_sent", "ledger", "live",
+        "drops not released because their representative, which did not deliver, had sent them already "
+        "as written (stock Scrapy fetches a URL once)",
+    ),
+    StatKey(
         "urlnorm/second_chances", "ledger", "live",
         "requests still failing after Scrapy's retries sent once more with a fresh retry budget "
         "(`URLNORM_SECOND_CHANCE`: stock's duplicate spellings would have been more tries)",
@@ -161,6 +166,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey("urlnorm/learned_rules", "learning", "live", "learned rules active now"),
     StatKey("urlnorm/learned/<kind>", "learning", "live", f"active rules by kind: {_LEARNED_KINDS}"),
     StatKey("urlnorm/revoked_rules", "learning", "live", "rules revoked after a contradiction"),
+    StatKey(
+        "urlnorm/robots_twins_differ", "learning", "live",
+        "with `ROBOTSTXT_OBEY`: twin hosts (`h`, `www.h`) whose `robots.txt` answers differ, so `www_alias` is "
+        "contradicted on their site (each follows its own rules in stock Scrapy)",
+    ),
     # -- audits
     StatKey(
         "urlnorm/audits_scheduled", "audits", "live",
@@ -257,6 +267,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/failed_keys", "memory", "close",
         "keys whose representative did not deliver (no cap; usually few)",
+    ),
+    StatKey(
+        "urlnorm/memory/failed_sent_keys", "memory", "close",
+        "failed keys with the stock fingerprints of what their representatives sent, so exact copies are "
+        "not fetched again (cap 100,000)",
     ),
     StatKey(
         "urlnorm/memory/abandoned_keys", "memory", "close",

@@ -89,13 +89,23 @@ INTERRUPTED = [replace(CrawlOrder.from_seed(seed), stops=3) for seed in (8, 13, 
 #: ``DEPTH_LIMIT`` (``--depth-limit``), or both, on seeds where the add-on once lost
 #: documents that way (40024: a page stock got on a fourth try under another spelling;
 #: 41000: a page fetched deeper than stock fetched it; 42000, 42132: a shallower
-#: request settled against a deeper page without its links read). Stock may miss
-#: documents here; the add-on must miss none stock collects.
+#: request settled against a deeper page without its links read), and with
+#: ``robots.txt`` obeyed (``--robots``; 52019: stock Scrapy's own robots.txt race let a
+#: forbidden page through, see ``SettledRobotsTxtMiddleware``; 52059: a failed URL's
+#: copies fetched one after another; 55285, with a flaky server: a page fetched on the
+#: ``www`` twin only, whose ``robots.txt`` forbids what the bare twin's failure allowed).
+#: Stock may miss documents here; the add-on must miss none stock collects.
 CONDITIONS = [
     replace(CrawlOrder.from_seed(40024), flaky=True),
     replace(CrawlOrder.from_seed(41000), depth_limit=4),
     replace(CrawlOrder.from_seed(42000), flaky=True, depth_limit=4),
     replace(CrawlOrder.from_seed(42132), flaky=True, depth_limit=4),
+    replace(CrawlOrder.from_seed(52019), robots=True),
+    replace(CrawlOrder.from_seed(52059), robots=True),
+    replace(CrawlOrder.from_seed(55285), flaky=True, depth_limit=4, robots=True),
+    # (Never lost a page; here so each condition of the generator stays exercised.)
+    replace(CrawlOrder.from_seed(56015), offsite=True),
+    replace(CrawlOrder.from_seed(57079), refresh=True),
 ]
 
 
@@ -104,7 +114,7 @@ HARDER = INTERRUPTED + CONDITIONS
 
 @pytest.mark.parametrize("order", HARDER, ids=[f"{order.seed}-{order.name}" for order in HARDER])
 @pytest_twisted.ensureDeferred
-async def test_interrupted_flaky_or_depth_limited_crawls_collect_every_document_stock_collects(
+async def test_crawls_under_harder_conditions_collect_every_document_stock_collects(
     order: CrawlOrder, tmp_path: Path
 ) -> None:
     comparison = await compare(order.seed, tmp_path, order=order)

@@ -123,3 +123,28 @@ def test_an_audit_settled_by_an_earlier_answer_waits_for_its_representative_to_d
     assert dedup.ledger.unsettled() == 0
     dedup.settling.settle(page, delivered=True)
     assert dedup.audits.answered_since(audit)  # now the answer settles it
+
+
+def test_a_failed_representative_releases_what_it_did_not_send_and_remembers_what_it_did() -> None:
+    """``/docs`` failed after a redirect from ``/docs?sid=1``: a drop spelled as either
+    was sent already (stock's filter drops it), a drop spelled otherwise is released;
+    later, the key still failed, a copy of what was sent is known as such."""
+    from scrapy_urlnorm.settling import SentAlready
+
+    counts: Counter[str] = Counter()
+    released: list[str] = []
+    ledger = DropLedger(lambda request, why: released.append(request.url), lambda key, n: counts.update({key: n}))
+    sent = SentAlready(RequestFingerprinter().fingerprint)
+    claim = ledger.claim((1, 2), "http://a.test/docs")
+    for url in ("http://a.test/docs#top", "http://a.test/docs?sid=1", "http://a.test/docs?sid=2"):
+        assert ledger.drop(Request(url), "session_ids", "a.test", learned=False, claim=claim)
+    failed = Request("http://a.test/docs", meta={"redirect_urls": ["http://a.test/docs?sid=1"]})
+
+    ledger.failed(claim, "ignored", sent=sent.record(claim.keys, failed))
+    assert released == ["http://a.test/docs?sid=2"]
+    assert counts["urlnorm/release_skipped_sent"] == 2
+    assert ledger.unsettled() == 0
+    assert sent.before(1, Request("http://a.test/docs?sid=1"))
+    assert not sent.before(1, Request("http://a.test/docs?sid=3"))
+    sent.forget((1, 2))  # delivered after all
+    assert not sent.before(1, Request("http://a.test/docs?sid=1"))

@@ -703,7 +703,117 @@ async def test_a_page_met_deeper_first_is_fetched_again_when_met_shallower_under
     assert addon.stats.get("urlnorm/depth_refetched") == 1
 
 
-# -- 10. kill -9 with JOBDIR --------------------------------------------------------------------------
+# -- 10. robots.txt ----------------------------------------------------------------------------------
+
+ROBOTS_TXT = b"User-agent: *\nDisallow: /docs/\nDisallow: /*?utm_\n"
+
+
+def robots_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``robots.txt`` forbids ``/docs/`` and any URL with a ``utm_`` parameter. ``/docs``
+    redirects to ``/docs/``; ``/report`` is a page, forbidden only when tracked."""
+    links = {
+        "/": ["/docs?PHPSESSID=0a1b2c3d4e5f6a7b", "/report?utm_source=news", "/a", "/b", "/c"],
+        "/a": ["/docs", "/report"],
+        "/b": ["/docs", "/docs#top"],
+        "/c": ["/docs"],
+        "/report": ["/"],
+    }
+    if path == "/robots.txt":
+        return Reply(200, ROBOTS_TXT, {"Content-Type": "text/plain"})
+    if path == "/docs":
+        return Reply.redirect(f"http://robots.test/docs/{'?' + query if query else ''}", 302)
+    if path in links:
+        return Reply.page(f"robots:{path}", links[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_robots_txt_forbids_a_spelling_not_the_page_and_a_failed_url_is_sent_once() -> None:
+    """Found by ``bench_differential.py --robots`` (seed 52059): a representative
+    that ``robots.txt`` forbids (here ``/docs?PHPSESSID=...``, redirected to a
+    forbidden ``/docs/?PHPSESSID=...``) settles without a page, so the key is
+    failed, and each copy of ``/docs`` that came later was a new representative:
+    fetched, redirected, forbidden, the next copy let through (four fetches here,
+    24 in the seed). Stock sends ``/docs`` once. Now what a failed representative
+    sent, as written and through its redirects, is an exact duplicate, as stock's
+    filter has it. The page whose tracked spelling is forbidden is still collected
+    under the plain one."""
+    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
+    stock, addon = await stock_and_addon({"robots.test": FunctionSite(robots_site)}, ["http://robots.test/"], settings)
+    assert "robots:/report" in stock.docs
+    assert_no_loss(stock, addon)
+    assert stock.fetched().count("/docs") == 1
+    assert addon.fetched().count("/docs") == 1, addon.fetched()
+    assert addon.requests <= stock.requests
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_stock_gave_up_on_gets_no_second_chance() -> None:
+    """Found by ``--robots --flaky --depth-limit 5`` (11 of 400 crawls, e.g. seed
+    53128): a host's ``robots.txt`` failed its try and both retries, so stock
+    Scrapy crawled the host as if it had none. The add-on's second chance sent
+    it once more, got it, and obeyed it: every page it forbids was lost. A
+    component's own request (``NO_CALLBACK``) gets no second chance."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == "/robots.txt":
+            asked[path] += 1
+            if asked[path] <= 3:
+                return Reply(503, b"busy", {"Content-Type": "text/plain"})
+            return Reply(200, b"User-agent: *\nDisallow: /private/\n", {"Content-Type": "text/plain"})
+        if path == "/":
+            return Reply.page("robots:home", ["/private/page"])
+        if path == "/private/page":
+            return Reply.page("robots:private", [])
+        return Reply.not_found()
+
+    settings = {**RETRIES, "ROBOTSTXT_OBEY": True}
+    asked = Counter[str]()
+    stock = await run({"robots.test": FunctionSite(handle)}, ["http://robots.test/"], settings)
+    asked = Counter[str]()
+    addon = await run({"robots.test": FunctionSite(handle)}, ["http://robots.test/"], {**settings, **ADDON})
+    assert stock.docs == {"robots:home", "robots:private"}
+    assert_no_loss(stock, addon)
+    assert asked["/robots.txt"] == 3
+
+
+@pytest_twisted.ensureDeferred
+async def test_twins_whose_robots_txt_differ_are_not_merged() -> None:
+    """Found by ``--robots --flaky`` (seed 55285): ``h`` and ``www.h`` serve the same
+    pages, but ``h``'s ``robots.txt`` fails (stock crawls it as if it had none) and
+    ``www.h``'s forbids ``/help/``. Stock fetches each page on both twins and follows
+    its relative links on each: ``h/help/xN`` is allowed. In the seed, the add-on had
+    fetched a page on ``www.h`` before it learned ``www_alias``, dropped the bare
+    spelling after, and the page's link came out on the host that forbids it (the
+    seed is in ``test_differential.py``). Twins whose ``robots.txt`` answers differ
+    are not merged: ``www_alias`` is contradicted before it is learned."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        www = headers["Host"].startswith("www.")
+        if path == "/robots.txt":
+            if not www:
+                return Reply(503, b"busy", {"Content-Type": "text/plain"})
+            return Reply(200, b"User-agent: *\nDisallow: /help/\n", {"Content-Type": "text/plain"})
+        if path == "/":
+            pairs = ["http://www.twins.test/", "/a", "http://www.twins.test/a", "/b", "http://www.twins.test/b"]
+            return Reply.page("twins:/", [*pairs, *(f"http://www.twins.test/p{n}" for n in range(6)), "/later"])
+        if path == "/later":
+            return Reply.page("twins:/later", [f"/p{n}" for n in range(6)])
+        if path in ("/a", "/b") or path.startswith("/help/"):
+            return Reply.page(f"twins:{path}", [])
+        if path.startswith("/p"):
+            return Reply.page(f"twins:{path}", [f"help/x{path[2:]}"])
+        return Reply.not_found()
+
+    sites = {"twins.test": FunctionSite(handle), "www.twins.test": FunctionSite(handle)}
+    stock, addon = await stock_and_addon(sites, ["http://twins.test/"], {**RETRIES, "ROBOTSTXT_OBEY": True})
+    assert {f"twins:/help/x{n}" for n in range(6)} <= stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/robots_twins_differ") == 1
+    assert not addon.stats.get("urlnorm/learned/www_alias")
+
+
+# -- 11. kill -9 with JOBDIR --------------------------------------------------------------------------
 
 KILL_DOCUMENTS = 400
 KILL_CONCURRENCY = 4
