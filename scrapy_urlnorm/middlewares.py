@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import xxhash
 from scrapy import Request as ScrapyRequest
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
+from scrapy.utils.response import get_meta_refresh
 
 from . import meta as M
 from .audits import unmarked
@@ -117,6 +118,7 @@ class NormalizeMiddleware:
         shortcut_redirects: bool = True,
         second_chances: SecondChances | None = None,
         robots_twins: RobotsTwins | None = None,
+        meta_refresh: tuple[list[str], float] | None = None,
     ) -> None:
         self.dedup = dedup
         self.rewrite = rewrite
@@ -124,6 +126,8 @@ class NormalizeMiddleware:
         self.shortcut_redirects = shortcut_redirects
         self.second_chances = second_chances
         self.robots_twins = robots_twins
+        #: ``MetaRefreshMiddleware``'s settings (ignored tags, longest delay it follows), if it is on.
+        self.meta_refresh = meta_refresh
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -136,6 +140,9 @@ class NormalizeMiddleware:
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
             second_chances=SecondChances.from_settings(settings, lambda r: dedup.fingerprint(r).value, dedup.count),
             robots_twins=robots_twins_for(dedup) if settings.getbool("ROBOTSTXT_OBEY") else None,
+            meta_refresh=(settings.getlist("METAREFRESH_IGNORE_TAGS"), settings.getfloat("METAREFRESH_MAXDELAY"))
+            if settings.getbool("METAREFRESH_ENABLED")
+            else None,
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
@@ -231,9 +238,8 @@ class NormalizeMiddleware:
         fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
         if fell_back is not None and status < 300:
             self.dedup.responses.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
-        held_redirect = (
-            audit is not None and audit["held_redirect"] and 300 <= status < 400 and b"Location" in response.headers
-        )
+        held_target = self._held_redirect(response) if audit is not None and audit["held_redirect"] else None
+        held_redirect = held_target is not None
         if audit is not None and audit.get("head") and not held_redirect:
             # Sent as HEAD to read which file the server negotiates (a redirect is judged below).
             if status != 200 or not self.dedup.audits.cheap.head_answered(request, content_location(response)):
@@ -255,9 +261,8 @@ class NormalizeMiddleware:
             if not self.dedup.twins.not_modified(request, tag.decode("latin-1") if tag else None, server):
                 return self.dedup.twins.in_full(request)
             self._settled_without_page(request, "variant answered 304 Not Modified to its twin's entity tag")
-        if held_redirect and audit is not None:
-            target = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
-            if not self.dedup.audits.redirected(request, target):
+        if held_target is not None and audit is not None:
+            if not self.dedup.audits.redirected(request, held_target):
                 # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
                 meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
                 method = "GET" if audit.get("head") else request.method
@@ -284,6 +289,19 @@ class NormalizeMiddleware:
         except Exception:  # our bookkeeping must never cost the response
             logger.exception("scrapy-urlnorm could not settle %s", response)
         return response
+
+    def _held_redirect(self, response: Response) -> str | None:
+        """Where ``response`` to an audit that held redirects (``dont_redirect``) would
+        have led: a ``3xx``'s ``Location``, or a ``<meta http-equiv="refresh">`` that
+        ``MetaRefreshMiddleware`` would follow (a stub only a refresh leads on from is
+        not a page: seed 58253 lost the page only its refresh reached)."""
+        if 300 <= response.status < 400 and b"Location" in response.headers:
+            return response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
+        refresh = self.meta_refresh
+        if refresh is None or response.status != 200 or not isinstance(response, HtmlResponse):
+            return None
+        interval, url = get_meta_refresh(response, ignore_tags=refresh[0])
+        return url if url and interval is not None and interval < refresh[1] else None
 
     def _settled_without_page(self, request: Request, how: str) -> NoReturn:
         """An audit or twin probe settled by a bodiless answer (``304``, ``HEAD``): it ends
