@@ -399,6 +399,10 @@ class DropLedger(ClaimTable):
         claim.drops.append(Drop(request, reason, host, learned))
         self.held += 1
 
+    def parked_of(self, host: str) -> list[Drop]:
+        """``host``'s parked drops not settled yet."""
+        return self._parked.of_host(host)
+
     def parked_drops(self) -> Iterator[Drop]:
         """The learned drops parked against delivered pages, not settled yet."""
         return self._parked.unsettled()

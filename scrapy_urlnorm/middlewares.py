@@ -16,7 +16,7 @@ from scrapy.utils.response import get_meta_refresh
 from . import meta as M
 from .audits import unmarked
 from .dedup import Deduplicator
-from .robots import RobotsTwins
+from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
 
 if TYPE_CHECKING:
@@ -118,6 +118,7 @@ class NormalizeMiddleware:
         shortcut_redirects: bool = True,
         second_chances: SecondChances | None = None,
         robots_twins: RobotsTwins | None = None,
+        forbidden_spellings: ForbiddenSpellings | None = None,
         meta_refresh: tuple[list[str], float] | None = None,
     ) -> None:
         self.dedup = dedup
@@ -126,6 +127,7 @@ class NormalizeMiddleware:
         self.shortcut_redirects = shortcut_redirects
         self.second_chances = second_chances
         self.robots_twins = robots_twins
+        self.forbidden_spellings = forbidden_spellings
         #: ``MetaRefreshMiddleware``'s settings (ignored tags, longest delay it follows), if it is on.
         self.meta_refresh = meta_refresh
 
@@ -133,13 +135,15 @@ class NormalizeMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
         dedup = Deduplicator.for_crawler(crawler)
+        robots = settings.getbool("ROBOTSTXT_OBEY")
         return cls(
             dedup,
             rewrite=settings.getbool("URLNORM_REWRITE"),
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
             second_chances=SecondChances.from_settings(settings, lambda r: dedup.fingerprint(r).value, dedup.count),
-            robots_twins=robots_twins_for(dedup) if settings.getbool("ROBOTSTXT_OBEY") else None,
+            robots_twins=robots_twins_for(dedup) if robots else None,
+            forbidden_spellings=ForbiddenSpellings(dedup) if robots and dedup.learner is not None else None,
             meta_refresh=(settings.getlist("METAREFRESH_IGNORE_TAGS"), settings.getfloat("METAREFRESH_MAXDELAY"))
             if settings.getbool("METAREFRESH_ENABLED")
             else None,
@@ -319,6 +323,12 @@ class NormalizeMiddleware:
             return None  # unanswered: the host's tags stay unused
         if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
             self.robots_twins.failed(request, exception)
+        if (
+            self.forbidden_spellings is not None
+            and isinstance(exception, IgnoreRequest)
+            and str(exception) == FORBIDDEN
+        ):
+            self.forbidden_spellings.forbidden(request)
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
             if self.second_chances is not None and M.AUDIT not in request.meta:

@@ -75,6 +75,9 @@ class ParkedDrops:
         self._entries -= len(parked)
         return [drop for drop in parked.values() if not drop.settled]
 
+    def of_host(self, host: str) -> list[Drop]:
+        return [drop for drop in self._by_host.get(host, {}).values() if not drop.settled]
+
     def unsettled(self) -> Iterator[Drop]:
         for drops in self._by_host.values():
             for drop in drops.values():

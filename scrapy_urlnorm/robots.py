@@ -24,14 +24,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import xxhash
+from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
+from .keys import host_of
 from .learning import RuleKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy import Request
+    from .dedup import Deduplicator
 
 #: Hosts whose answer is remembered (one per host and port the crawl meets).
 MAX_HOSTS = 100_000
@@ -77,3 +79,45 @@ class RobotsTwins:
             self._count("urlnorm/robots_twins_differ")
             bare = host.removeprefix("www.")
             self._contradict(bare, RuleKind.WWW_ALIAS.value, f"http://{host}/robots.txt", f"http://{twin}/robots.txt")
+
+
+#: ``RobotsTxtMiddleware``'s ``IgnoreRequest`` message.
+FORBIDDEN = "Forbidden by robots.txt"
+#: Parent keys whose other spellings were sent for a forbidden link (once each).
+MAX_PARENTS = 100_000
+
+
+class ForbiddenSpellings:
+    """A link ``robots.txt`` forbids may be allowed as another page spelled it.
+
+    ``robots.txt`` rules name spellings (``Disallow: /Docs/x``), and a relative
+    link is spelled by the page it is on: ``x`` on ``/Docs/`` is the forbidden
+    ``/Docs/x``, on ``/docs/`` the allowed ``/docs/x``. Stock fetches both
+    spellings of the page and reaches ``/docs/x``; the add-on fetched one and
+    dropped the other under a learned rule (case, default page, slash...). So
+    when a request is forbidden, the spellings of its parent page (its
+    ``Referer``) that learned rules dropped, and that are still parked for
+    revocation, are sent after all, past the filter: stock sent them too. Once
+    per parent key, so it cannot feed on itself (``urlnorm/robots_parent_spellings``).
+    Found by ``bench_differential.py`` with every condition on (seed 58289)."""
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+        self._done: set[int] = set()
+
+    def forbidden(self, request: Request) -> None:
+        referer = request.headers.get(b"Referer")
+        if not referer or len(self._done) >= MAX_PARENTS:
+            return
+        dedup = self.dedup
+        parent = dedup.fingerprint(Request(referer.decode("latin-1")))
+        if parent.learned is None or parent.url is None or parent.learned in self._done:
+            return  # no learned rule merged spellings of the parent
+        self._done.add(parent.learned)
+        ledger = dedup.ledger
+        for drop in ledger.parked_of(host_of(parent.url)):
+            again = drop.request
+            if dedup.fingerprint(again).learned == parent.learned:
+                ledger.discharge(drop)
+                dedup.count("urlnorm/robots_parent_spellings")
+                dedup.reschedule_request(again.replace(dont_filter=True))  # type: ignore[misc]

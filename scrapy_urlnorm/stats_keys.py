@@ -167,6 +167,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey("urlnorm/learned/<kind>", "learning", "live", f"active rules by kind: {_LEARNED_KINDS}"),
     StatKey("urlnorm/revoked_rules", "learning", "live", "rules revoked after a contradiction"),
     StatKey(
+        "urlnorm/robots_parent_spellings", "learning", "live",
+        "with `ROBOTSTXT_OBEY`: spellings of a page learned rules dropped, sent after all because a link "
+        "on the page was forbidden by `robots.txt` as the fetched spelling spelled it",
+    ),
+    StatKey(
         "urlnorm/robots_twins_differ", "learning", "live",
         "with `ROBOTSTXT_OBEY`: twin hosts (`h`, `www.h`) whose `robots.txt` answers differ, so `www_alias` is "
         "contradicted on their site (each follows its own rules in stock Scrapy)",

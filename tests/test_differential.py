@@ -95,7 +95,8 @@ INTERRUPTED = [replace(CrawlOrder.from_seed(seed), stops=3) for seed in (8, 13, 
 #: copies fetched one after another; 55285, with a flaky server: a page fetched on the
 #: ``www`` twin only, whose ``robots.txt`` forbids what the bare twin's failure allowed;
 #: 58253, every condition at once: an audit held a ``<meta http-equiv="refresh">`` stub's
-#: refresh, and the page only the refresh reached was lost).
+#: refresh, and the page only the refresh reached was lost; 58289: a link robots.txt
+#: forbids as one spelling of its page spelled it, allowed as the dropped spelling does).
 #: Stock may miss documents here; the add-on must miss none stock collects.
 CONDITIONS = [
     replace(CrawlOrder.from_seed(40024), flaky=True),
@@ -106,6 +107,7 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(52059), robots=True),
     replace(CrawlOrder.from_seed(55285), flaky=True, depth_limit=4, robots=True),
     replace(CrawlOrder.from_seed(58253), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
+    replace(CrawlOrder.from_seed(58289), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),

@@ -813,6 +813,44 @@ async def test_twins_whose_robots_txt_differ_are_not_merged() -> None:
     assert not addon.stats.get("urlnorm/learned/www_alias")
 
 
+#: Case pairs of pages: the case rule is learned, and its first drops audited, before ``/docs/``.
+PAIRS = [path for name in "abcdef" for path in (f"/{name.upper()}", f"/{name}")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_link_robots_txt_forbids_as_one_spelling_of_its_page_spelled_it_is_reached_by_another() -> None:
+    """Found with every condition of the differential on (seed 58289): on a
+    case-insensitive server, ``robots.txt`` forbids ``/Docs/x``. The relative
+    link ``x`` on ``/Docs/`` is that URL; on ``/docs/``, the same page, it is the
+    allowed ``/docs/x``. Stock fetches both spellings and collects ``/docs/x``;
+    the add-on had learned the case rule and dropped ``/docs/``. Now a forbidden
+    link's parent spellings that learned rules dropped are sent after all."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        iis = {"Server": "Microsoft-IIS/10.0"}
+        if path == "/robots.txt":
+            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
+        links = {
+            "/": [*PAIRS, "/Docs/", "/later"],
+            "/later": ["/docs/"],
+            "/docs/": ["x"],
+        }
+        folded = path.lower()
+        if folded in links or folded in PAIRS or folded == "/docs/x":
+            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
+        return Reply(404, b"not found", iis)
+
+    sites = {"iis.test": FunctionSite(handle)}
+    # (Without hold-back, the order of the drops is the order of the links.)
+    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
+    stock, addon = await stock_and_addon(
+        sites, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
+    )
+    assert "iis:/docs/x" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/robots_parent_spellings") == 1, addon.fetched()
+
+
 # -- 11. kill -9 with JOBDIR --------------------------------------------------------------------------
 
 KILL_DOCUMENTS = 400
