@@ -238,7 +238,7 @@ class Admission:
         elif key in self.dedup.failed:
             self._fail(source, "redirect", request)
         else:
-            self.dedup.failed.discard(self.ledger.delivered(source))
+            self.dedup.settling.forget_failures(self.ledger.delivered(source))
 
     def _fail(self, source: Claim, why: str, request: Request) -> None:
         """A redirect chain ends here without a page: its source's drops are released, but

@@ -81,12 +81,11 @@ class Settlement:
         self.probe_settled(request, fingerprint.url)
         claim = ledger.claim_of(fingerprint.value) or ledger.claim_of(fingerprint.learned)
         if delivered:
-            dedup.failed.discard(fingerprint.keys)
-            self.sent.forget(fingerprint.keys)
+            self.forget_failures(fingerprint.keys)
             dedup.abandoned.discard(fingerprint.keys)
             if claim is not None:
                 dedup.audits.audit_drops(claim, fingerprint, request.url)
-                dedup.failed.discard(ledger.delivered(claim))
+                self.forget_failures(ledger.delivered(claim))
             if dedup.on_delivered is not None:
                 dedup.on_delivered(request, fingerprint.value)
         else:
@@ -94,6 +93,11 @@ class Settlement:
             sent = self.sent.record(keys, request)
             if claim is not None and claim.held_by(request.url):
                 dedup.fail(claim, why, sent)
+
+    def forget_failures(self, keys: tuple[int, ...]) -> None:
+        """``keys`` delivered after all: they are failed no more, nor is what was sent for them kept."""
+        self.dedup.failed.discard(keys)
+        self.sent.forget(keys)
 
     def probe_settled(self, request: Request, url: str | None = None) -> None:
         """``request`` (normalized ``url``, if known) settled or was dropped at download
@@ -118,7 +122,7 @@ class Settlement:
             claim = dedup.ledger.claim_of(key)
             if claim is not None:
                 dedup.count("urlnorm/redis/delivered_elsewhere")
-                dedup.failed.discard(dedup.ledger.delivered(claim))
+                self.forget_failures(dedup.ledger.delivered(claim))
 
     def release_orphans(self) -> int:
         """At ``spider_idle``: release drops whose representative can no longer settle,
