@@ -89,10 +89,12 @@ class Settlement:
             if dedup.on_delivered is not None:
                 dedup.on_delivered(request, fingerprint.value)
         else:
-            keys = fingerprint.keys if claim is None else (*fingerprint.keys, *claim.keys)
-            sent = self.sent.record(keys, request)
-            if claim is not None and claim.held_by(request.url):
-                dedup.fail(claim, why, sent)
+            holds = claim is not None and claim.held_by(request.url)
+            if holds or any(key in dedup.failed for key in fingerprint.keys):  # (a key failing, or failed)
+                keys = fingerprint.keys if claim is None else (*fingerprint.keys, *claim.keys)
+                sent = self.sent.record(keys, request)
+                if claim is not None and holds:
+                    dedup.fail(claim, why, sent)
 
     def forget_failures(self, keys: tuple[int, ...]) -> None:
         """``keys`` delivered after all: they are failed no more, nor is what was sent for them kept."""
