@@ -321,16 +321,12 @@ class NormalizeMiddleware:
             return None
         if M.CANARY in request.meta:
             return None  # unanswered: the host's tags stay unused
-        if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
-            self.robots_twins.failed(request, exception)
-        if (
-            self.forbidden_spellings is not None
-            and isinstance(exception, IgnoreRequest)
-            and str(exception) == FORBIDDEN
-        ):
-            self.forbidden_spellings.forbidden(request)
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
+            if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
+                self.robots_twins.failed(request, exception)
+            if self.forbidden_spellings is not None and why == "ignored" and str(exception) == FORBIDDEN:
+                self.forbidden_spellings.forbidden(request)
             if self.second_chances is not None and M.AUDIT not in request.meta:
                 again = self.second_chances.after_error(request, exception)
                 if again is not None:

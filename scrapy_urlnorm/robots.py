@@ -110,7 +110,10 @@ class ForbiddenSpellings:
         if not referer or len(self._done) >= MAX_PARENTS:
             return
         dedup = self.dedup
-        parent = dedup.fingerprint(Request(referer.decode("latin-1")))
+        try:
+            parent = dedup.fingerprint(Request(referer.decode("latin-1")))
+        except ValueError:  # a Referer that is no URL (a referrer policy may send anything)
+            return
         if parent.learned is None or parent.url is None or parent.learned in self._done:
             return  # no learned rule merged spellings of the parent
         self._done.add(parent.learned)
