@@ -62,6 +62,7 @@ class Admission:
         self.count = dedup.count
         self.fingerprint = dedup.fingerprint
         self.sent = dedup.settling.sent
+        self.forbidden_parents = dedup.forbidden_parents
         seen = dedup.seen
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
         self._seen_get: Callable[[int], int | None] = seen.table.get if type(seen) is MemoryStore else seen.get
@@ -144,6 +145,9 @@ class Admission:
             return _ADMIT
         if claim is None and key in self.dedup.abandoned:
             return _ADMIT  # its representative was never sent as written
+        if learned and self.forbidden_parents and key in self.forbidden_parents:
+            self.count("urlnorm/robots_parent_spellings")  # its links may be allowed as it spells them
+            return _ADMIT
         hold = None
         if claim is not None and rank > 0 and self.dedup.holds.active:
             hold = self.dedup.holds.hold_for(request)

@@ -98,6 +98,9 @@ class LateChecks:
         if dedup.depths is not None and dedup.depths.kept(request, key):
             dedup.count("urlnorm/depth_refetched")  # (see :mod:`scrapy_urlnorm.depths`)
             return None
+        if dedup.forbidden_parents and key in dedup.forbidden_parents:
+            dedup.count("urlnorm/robots_parent_spellings")  # (see :mod:`scrapy_urlnorm.robots`)
+            return None
         hold = None
         if claim is not None and dedup.holds.active:
             hold = dedup.holds.hold_for(request)

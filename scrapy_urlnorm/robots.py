@@ -97,13 +97,16 @@ class ForbiddenSpellings:
     dropped the other under a learned rule (case, default page, slash...). So
     when a request is forbidden, the spellings of its parent page (its
     ``Referer``) that learned rules dropped, and that are still parked for
-    revocation, are sent after all, past the filter: stock sent them too. Once
-    per parent key, so it cannot feed on itself (``urlnorm/robots_parent_spellings``).
+    revocation, are sent after all, past the filter: stock sent them too; and a
+    spelling of such a page met later (the parse of the page that links it may
+    come after the forbidden request was sent) is fetched, not dropped
+    (``Admission``). Once per parent key and spelling, so it cannot feed on
+    itself (``urlnorm/robots_parent_spellings``).
     Found by ``bench_differential.py`` with every condition on (seed 58289)."""
 
     def __init__(self, dedup: Deduplicator) -> None:
         self.dedup = dedup
-        self._done: set[int] = set()
+        self._done = dedup.forbidden_parents
 
     def forbidden(self, request: Request) -> None:
         referer = request.headers.get(b"Referer")

@@ -848,7 +848,7 @@ async def test_a_link_robots_txt_forbids_as_one_spelling_of_its_page_spelled_it_
     )
     assert "iis:/docs/x" in stock.docs
     assert_no_loss(stock, addon)
-    assert addon.stats.get("urlnorm/robots_parent_spellings") == 1, addon.fetched()
+    assert addon.stats.get("urlnorm/robots_parent_spellings", 0) >= 1, addon.fetched()
 
 
 # -- 11. kill -9 with JOBDIR --------------------------------------------------------------------------
