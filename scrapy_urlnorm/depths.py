@@ -15,6 +15,14 @@ page's links come one level or more higher. A key can be fetched again at most
 ``DEPTH_LIMIT`` times (each time shallower), so this cannot feed on itself.
 Without ``DEPTH_LIMIT`` nothing is kept.
 
+Once a key's page is delivered, its depth is the depth it was delivered at,
+whatever shallower claim came before: a copy sent past the filter (a released
+drop, a second chance, and the redirects they follow) may deliver the page
+deeper while the shallower representative is still queued (LIFO), and that
+one must then be fetched, not dropped against the deeper page (differential,
+every condition on, seed 65088: a host's home page was fetched one level too
+deep, and its links were cut).
+
 The same holds wherever a request could be settled without its own page: a
 request let through for being shallower is marked (``meta.SHALLOWER``) and
 never dropped at download time nor sent as a twin probe; a page re-keyed under
@@ -66,6 +74,8 @@ class ClaimDepths:
         self._record = struct.Struct("<QQH" if bits == 128 else "<QH")
         self._wide = bits == 128
         self._depths: dict[int, int] = {}
+        #: Keys a page was delivered for: their depth is the shallowest delivery's.
+        self._delivered: set[int] = set()
 
     @classmethod
     def for_crawl(cls, settings: BaseSettings, jobdir: str | None, *, resumed: bool, bits: int) -> ClaimDepths | None:
@@ -95,11 +105,32 @@ class ClaimDepths:
             if depth < depths.get(key, before):
                 depths[key] = depth
 
+    def delivered(self, request: Request, keys: Iterable[int]) -> None:
+        """``request`` delivered ``keys``' page: its links are followed from its depth.
+
+        The first delivery sets the depth, whatever shallower claim came before: a
+        shallower request still queued (a copy that came through a redirect past the
+        filter delivered first) must be fetched, not dropped against this page
+        (differential, every condition on, seed 65088)."""
+        depth = depth_of(request)
+        depths, delivered = self._depths, self._delivered
+        for key in keys:
+            if key not in delivered:
+                delivered.add(key)
+                depths[key] = depth
+            elif depth < depths.get(key, depth + 1):
+                depths[key] = depth
+
     def alias(self, key: int, new_key: int) -> None:
         """``new_key`` now stands for ``key``'s page too (a page re-keyed under new rules)."""
         depths = self._depths
         depth = depths.get(key)
-        if depth is not None and depth < depths.get(new_key, depth + 1):
+        if depth is None:
+            return
+        if key in self._delivered and new_key not in self._delivered:
+            self._delivered.add(new_key)
+            depths[new_key] = depth
+        elif depth < depths.get(new_key, depth + 1):
             depths[new_key] = depth
 
     def shallower(self, request: Request, key: int) -> bool:
@@ -141,3 +172,4 @@ class ClaimDepths:
 
     def clear(self) -> None:
         self._depths.clear()
+        self._delivered.clear()

@@ -80,9 +80,12 @@ class Settlement:
         fingerprint = dedup.fingerprint(request)
         self.probe_settled(request, fingerprint.url)
         claim = ledger.claim_of(fingerprint.value) or ledger.claim_of(fingerprint.learned)
+        held = fingerprint.keys if claim is None else (*fingerprint.keys, *claim.keys)
         if delivered:
             self.forget_failures(fingerprint.keys)
             dedup.abandoned.discard(fingerprint.keys)
+            if dedup.depths is not None:
+                dedup.depths.delivered(request, held)
             if claim is not None:
                 dedup.audits.audit_drops(claim, fingerprint, request.url)
                 self.forget_failures(ledger.delivered(claim))

@@ -63,3 +63,27 @@ def test_a_request_let_through_for_being_shallower_is_kept_at_download_time() ->
     depths.claimed(shallow, (1,))
     assert not depths.shallower(shallow, 1) and depths.kept(shallow, 1)
     assert not depths.kept(at(2), 1)
+
+
+def test_the_first_delivery_sets_the_depth_whatever_claim_came_before() -> None:
+    """Seed 65088 (every condition on): ``/status`` was claimed at depth 1 and still
+    queued (LIFO) when a copy at depth 3, sent past the filter (a released drop's
+    redirect), delivered the page. The page's links were followed from depth 3, so
+    the queued depth-1 request must be fetched, not dropped against that page."""
+    depths = ClaimDepths()
+    depths.claimed(at(1), (1,))
+    assert not depths.shallower(at(1), 1)
+    depths.delivered(at(3), (1,))
+    assert depths.shallower(at(1), 1) and depths.shallower(at(2), 1) and not depths.shallower(at(3), 1)
+    depths.delivered(at(1), (1,))  # the shallow one delivered in turn
+    assert not depths.shallower(at(1), 1)
+    depths.delivered(at(4), (1,))  # a later, deeper delivery follows no link a shallower one did not
+    assert not depths.shallower(at(2), 1) and depths.shallower(at(0), 1)
+
+
+def test_a_re_keyed_page_keeps_its_delivered_depth() -> None:
+    depths = ClaimDepths()
+    depths.delivered(at(2), (1,))
+    depths.alias(1, 2)
+    depths.delivered(at(4), (2,))  # a deeper delivery under the new key does not deepen it
+    assert depths.shallower(at(1), 2) and not depths.shallower(at(3), 2)
