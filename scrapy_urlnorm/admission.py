@@ -62,7 +62,7 @@ class Admission:
         self.count = dedup.count
         self.fingerprint = dedup.fingerprint
         self.sent = dedup.settling.sent
-        self.forbidden_parents = dedup.forbidden_parents
+        self.forbidden = dedup.forbidden
         seen = dedup.seen
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
         self._seen_get: Callable[[int], int | None] = seen.table.get if type(seen) is MemoryStore else seen.get
@@ -145,7 +145,7 @@ class Admission:
             return _ADMIT
         if claim is None and key in self.dedup.abandoned:
             return _ADMIT  # its representative was never sent as written
-        if learned and self.forbidden_parents and key in self.forbidden_parents:
+        if learned and self.forbidden and self.forbidden.covers(key, host_of(fingerprint.url or "")):
             self.count("urlnorm/robots_parent_spellings")  # its links may be allowed as it spells them
             return _ADMIT
         hold = None
@@ -161,6 +161,8 @@ class Admission:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
             if source is not None:
                 self._follow(source, claim, key, request)
+            if self.forbidden.active:
+                self.forbidden.copy_dropped(key, request, pending=claim is not None)
             return self.dropped(request, fingerprint, reason, learned=learned)
         if claim is None and key in self.dedup.failed:
             return _ADMIT  # its representative did not deliver: this one may

@@ -54,6 +54,7 @@ from .pages import DeliveredPages
 from .persistence import DurableKeys, RulesFile
 from .responses import ResponseFeed
 from .resume import PendingFile
+from .robots import ForbiddenSpellings
 from .settling import Settlement
 from .steps import learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
@@ -145,9 +146,9 @@ class Deduplicator:
         self.twins: TwinProbes | None = None
         #: Set by ``wiring`` with ``DEPTH_LIMIT`` (see :mod:`scrapy_urlnorm.depths`).
         self.depths: ClaimDepths | None = None
-        #: Learned keys of pages a link on which ``robots.txt`` forbade, as the fetched
-        #: spelling spelled it: their other spellings are fetched (see ``robots.ForbiddenSpellings``).
-        self.forbidden_parents: set[int] = set()
+        #: Pages a link on which ``robots.txt`` forbade, as the fetched spelling
+        #: spelled it: their other spellings are fetched (see ``robots.ForbiddenSpellings``).
+        self.forbidden = ForbiddenSpellings(self)
         self.rules_file = RulesFile(rules_path)
         #: Pending claims kept across a clean stop (set by ``wiring`` with ``JOBDIR``).
         self.pending_file = PendingFile(None, self.count)

@@ -42,6 +42,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "claim_depths": len(dedup.depths) if dedup.depths is not None else 0,
         "hosts_with_pages_for_rekeying": len(dedup.pages.hosts()),
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
+        **dedup.forbidden.sizes(),
         **dedup.audits.auditor.sizes(),
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
         **(dedup.twins.sizes() if dedup.twins is not None else {}),

@@ -98,7 +98,7 @@ class LateChecks:
         if dedup.depths is not None and dedup.depths.kept(request, key):
             dedup.count("urlnorm/depth_refetched")  # (see :mod:`scrapy_urlnorm.depths`)
             return None
-        if dedup.forbidden_parents and key in dedup.forbidden_parents:
+        if dedup.forbidden and dedup.forbidden.covers(key, host_of(fingerprint.url or "")):
             dedup.count("urlnorm/robots_parent_spellings")  # (see :mod:`scrapy_urlnorm.robots`)
             return None
         hold = None

@@ -143,7 +143,7 @@ class NormalizeMiddleware:
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
             second_chances=SecondChances.from_settings(settings, lambda r: dedup.fingerprint(r).value, dedup.count),
             robots_twins=robots_twins_for(dedup) if robots else None,
-            forbidden_spellings=ForbiddenSpellings(dedup) if robots and dedup.learner is not None else None,
+            forbidden_spellings=dedup.forbidden if dedup.forbidden.active else None,
             meta_refresh=(settings.getlist("METAREFRESH_IGNORE_TAGS"), settings.getfloat("METAREFRESH_MAXDELAY"))
             if settings.getbool("METAREFRESH_ENABLED")
             else None,

@@ -83,8 +83,11 @@ class RobotsTwins:
 
 #: ``RobotsTxtMiddleware``'s ``IgnoreRequest`` message.
 FORBIDDEN = "Forbidden by robots.txt"
-#: Parent keys whose other spellings were sent for a forbidden link (once each).
+#: Parent pages kept (beyond: a forbidden link's parents are not looked at).
 MAX_PARENTS = 100_000
+#: Pending keys whose exact copies' ``Referer`` are kept, and how many per key.
+MAX_COPY_KEYS = 100_000
+MAX_COPY_REFERERS = 16
 
 
 class ForbiddenSpellings:
@@ -94,34 +97,111 @@ class ForbiddenSpellings:
     link is spelled by the page it is on: ``x`` on ``/Docs/`` is the forbidden
     ``/Docs/x``, on ``/docs/`` the allowed ``/docs/x``. Stock fetches both
     spellings of the page and reaches ``/docs/x``; the add-on fetched one and
-    dropped the other under a learned rule (case, default page, slash...). So
-    when a request is forbidden, the spellings of its parent page (its
-    ``Referer``) that learned rules dropped, and that are still parked for
-    revocation, are sent after all, past the filter: stock sent them too; and a
-    spelling of such a page met later (the parse of the page that links it may
-    come after the forbidden request was sent) is fetched, not dropped
-    (``Admission``). Once per parent key and spelling, so it cannot feed on
-    itself (``urlnorm/robots_parent_spellings``).
-    Found by ``bench_differential.py`` with every condition on (seed 58289)."""
+    dropped the other under a learned rule (case, default page, slash...).
+
+    So when a request is forbidden, its *parents* are kept: its ``Referer``, and
+    the ``Referer`` of every exact copy of it the filter dropped (stock drops
+    those too, but their pages' other spellings spell the link otherwise;
+    seed 65042 and the multi-parent case after it). Then:
+
+    - the spellings of a parent that learned rules dropped and that are still
+      parked for revocation are sent after all, past the filter;
+    - a spelling of a parent met later is fetched, not dropped (``Admission``,
+      ``LateChecks``; :meth:`covers`).
+
+    Parents are kept by URL, per site (``www.`` twins together), and matched under
+    the rules of the moment: the rule that merges a parent's spellings may be
+    learned after its link was forbidden (seed 65042), and learned keys change
+    with each rule change on their host. Once per parent and spelling, so it
+    cannot feed on itself (``urlnorm/robots_parent_spellings``). Only with
+    ``ROBOTSTXT_OBEY`` and learning (:attr:`active`). First found by
+    ``bench_differential.py`` with every condition on (seed 58289)."""
 
     def __init__(self, dedup: Deduplicator) -> None:
         self.dedup = dedup
-        self._done = dedup.forbidden_parents
+        #: Set by ``wiring`` with ``ROBOTSTXT_OBEY`` and learning.
+        self.active = False
+        self._parents: dict[str, set[str]] = {}
+        self._parent_count = 0
+        #: Pending keys -> the ``Referer`` of the exact copies dropped against them.
+        self._copies: dict[int, set[bytes]] = {}
+        #: Keys whose representative was forbidden (until a delivery).
+        self._forbidden: set[int] = set()
+
+    def __bool__(self) -> bool:
+        """Whether any parent is kept (else nothing to match)."""
+        return self._parent_count > 0
+
+    def sizes(self) -> dict[str, int]:
+        """For ``urlnorm/memory/*``."""
+        return {"robots_parents": self._parent_count, "robots_copy_keys": len(self._copies)}
+
+    # -- what the filter and the settling tell ------------------------------------------
+
+    def copy_dropped(self, key: int, request: Request, *, pending: bool) -> None:
+        """An exact copy of ``key``'s representative was dropped (``pending``: that one
+        is still to settle). Its ``Referer`` is a parent if the link was forbidden."""
+        referer = request.headers.get(b"Referer")
+        if not referer:
+            return
+        if not pending:
+            if key in self._forbidden:
+                self._parent(referer)
+            return
+        copies = self._copies.get(key)
+        if copies is None:
+            if len(self._copies) < MAX_COPY_KEYS:
+                self._copies[key] = {referer}
+        elif len(copies) < MAX_COPY_REFERERS:
+            copies.add(referer)
+
+    def settled(self, keys: tuple[int, ...], *, delivered: bool) -> None:
+        """``keys``' representative settled: its copies' ``Referer`` are needed no more."""
+        for key in keys:
+            self._copies.pop(key, None)
+            if delivered:
+                self._forbidden.discard(key)
 
     def forbidden(self, request: Request) -> None:
-        referer = request.headers.get(b"Referer")
-        if not referer or len(self._done) >= MAX_PARENTS:
-            return
+        """``robots.txt`` forbade ``request``: its parents and its copies' parents are kept."""
+        referers = {request.headers.get(b"Referer")}
+        for key in self.dedup.fingerprint(request).keys:
+            referers |= self._copies.pop(key, set())
+            if len(self._forbidden) < MAX_PARENTS:
+                self._forbidden.add(key)
+        for referer in referers:
+            if referer:
+                self._parent(referer)
+
+    # -- parents ------------------------------------------------------------------------
+
+    def covers(self, key: int, host: str) -> bool:
+        """Whether learned ``key`` (on ``host``) is, under its host's rules now, a parent."""
+        urls = self._parents.get(host.removeprefix("www."))
+        if not urls:
+            return False
+        fingerprint = self.dedup.fingerprint
+        return any(fingerprint(Request(url)).learned == key for url in urls)
+
+    def _parent(self, referer: bytes) -> None:
+        """``referer`` spelled a forbidden link: keep it, and send its parked spellings."""
         dedup = self.dedup
         try:
             parent = dedup.fingerprint(Request(referer.decode("latin-1")))
         except ValueError:  # a Referer that is no URL (a referrer policy may send anything)
             return
-        if parent.learned is None or parent.url is None or parent.learned in self._done:
-            return  # no learned rule merged spellings of the parent
-        self._done.add(parent.learned)
+        if parent.url is None or self._parent_count >= MAX_PARENTS:
+            return
+        host = host_of(parent.url)
+        urls = self._parents.setdefault(host.removeprefix("www."), set())
+        if parent.url in urls:
+            return
+        urls.add(parent.url)
+        self._parent_count += 1
+        if parent.learned is None:
+            return  # no learned rule merges spellings of the parent yet: nothing was dropped
         ledger = dedup.ledger
-        for drop in ledger.parked_of(host_of(parent.url)):
+        for drop in ledger.parked_of(host):
             again = drop.request
             if dedup.fingerprint(again).learned == parent.learned:
                 ledger.discharge(drop)

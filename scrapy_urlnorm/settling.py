@@ -81,6 +81,8 @@ class Settlement:
         self.probe_settled(request, fingerprint.url)
         claim = ledger.claim_of(fingerprint.value) or ledger.claim_of(fingerprint.learned)
         held = fingerprint.keys if claim is None else (*fingerprint.keys, *claim.keys)
+        if dedup.forbidden.active:
+            dedup.forbidden.settled(held, delivered=delivered)
         if delivered:
             self.forget_failures(fingerprint.keys)
             dedup.abandoned.discard(fingerprint.keys)

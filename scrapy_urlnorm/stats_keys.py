@@ -283,6 +283,16 @@ STATS: tuple[StatKey, ...] = (
         "keys whose representative was never sent as written (no cap; usually few)",
     ),
     StatKey(
+        "urlnorm/memory/robots_parents", "memory", "close",
+        "with `ROBOTSTXT_OBEY`: pages that spelled a link `robots.txt` forbade, whose other spellings are "
+        "fetched (cap 100,000)",
+    ),
+    StatKey(
+        "urlnorm/memory/robots_copy_keys", "memory", "close",
+        "with `ROBOTSTXT_OBEY`: pending keys with the `Referer` of exact copies dropped against them "
+        "(cap 100,000 keys, 16 each; forgotten when the key settles)",
+    ),
+    StatKey(
         "urlnorm/memory/claim_depths", "memory", "close",
         "with `DEPTH_LIMIT`: keys with the shallowest depth they were claimed at (no cap: two per fetched "
         "request deeper than the start requests)",

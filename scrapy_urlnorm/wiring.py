@@ -117,6 +117,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     dedup.depths = ClaimDepths.for_crawl(settings, jobdir, resumed=resumed, bits=bits)
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
+    dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None
     if dedup.learned is not None:
         dedup.learned.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):

@@ -108,6 +108,8 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(55285), flaky=True, depth_limit=4, robots=True),
     replace(CrawlOrder.from_seed(58253), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
     replace(CrawlOrder.from_seed(58289), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
+    replace(CrawlOrder.from_seed(65042), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
+    replace(CrawlOrder.from_seed(65088), flaky=True, depth_limit=4, robots=True, offsite=True, refresh=True),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),

@@ -851,6 +851,72 @@ async def test_a_link_robots_txt_forbids_as_one_spelling_of_its_page_spelled_it_
     assert addon.stats.get("urlnorm/robots_parent_spellings", 0) >= 1, addon.fetched()
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_forbidden_links_parent_counts_even_before_its_spellings_are_merged() -> None:
+    """Found with every condition of the differential on (seed 65042): the link on
+    ``/Docs/`` was forbidden before the host was found case-insensitive, so no
+    learned rule merged spellings of ``/Docs/`` yet and the parent was not kept;
+    ``/docs/``, met after the rule was learned, was dropped and ``/docs/x`` lost.
+    Parents are now kept by URL and matched under the rules of the moment."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        iis = {"Server": "Microsoft-IIS/10.0"}
+        if path == "/robots.txt":
+            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
+        links = {
+            "/": ["/Docs/", "/more"],
+            "/more": [*PAIRS, "/later"],
+            "/later": ["/docs/"],
+            "/docs/": ["x"],
+        }
+        folded = path.lower()
+        if folded in links or folded in PAIRS or folded == "/docs/x":
+            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
+        return Reply(404, b"not found", iis)
+
+    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
+    stock, addon = await stock_and_addon(
+        {"iis.test": FunctionSite(handle)}, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
+    )
+    assert "iis:/docs/x" in stock.docs
+    assert addon.stats.get("urlnorm/learned/case_insensitive_path"), addon.stats
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/robots_parent_spellings", 0) >= 1, addon.fetched()
+
+
+@pytest_twisted.ensureDeferred
+async def test_every_page_that_spelled_a_forbidden_link_counts_as_its_parent() -> None:
+    """``/Docs/`` and ``/Docs/y`` both link ``x``: the request for ``/Docs/x`` carries
+    one ``Referer``, and the other page's copy of the link was dropped as an exact
+    duplicate (stock drops it too). ``/docs/y``, another spelling of the second
+    parent, spells the link ``/docs/x``, which ``robots.txt`` allows; stock reaches
+    it there. The ``Referer`` of a forbidden link's exact copies count as parents."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        iis = {"Server": "Microsoft-IIS/10.0"}
+        if path == "/robots.txt":
+            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
+        links = {
+            "/": ["/Docs/", "/Docs/y", "/more"],
+            "/docs/": ["x"],
+            "/docs/y": ["x"],
+            "/more": [*PAIRS, "/later"],
+            "/later": ["/docs/y"],
+        }
+        folded = path.lower()
+        if folded in links or folded in PAIRS or folded == "/docs/x":
+            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
+        return Reply(404, b"not found", iis)
+
+    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
+    stock, addon = await stock_and_addon(
+        {"iis.test": FunctionSite(handle)}, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
+    )
+    assert "iis:/docs/x" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/robots_parent_spellings", 0) >= 1, addon.fetched()
+
+
 # -- 11. kill -9 with JOBDIR --------------------------------------------------------------------------
 
 KILL_DOCUMENTS = 400
