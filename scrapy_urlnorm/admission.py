@@ -63,6 +63,7 @@ class Admission:
         self.fingerprint = dedup.fingerprint
         self.sent = dedup.settling.sent
         self.forbidden = dedup.forbidden
+        self.callbacks = dedup.callbacks
         seen = dedup.seen
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
         self._seen_get: Callable[[int], int | None] = seen.table.get if type(seen) is MemoryStore else seen.get
@@ -156,6 +157,9 @@ class Admission:
                 return _ADMIT
         if claim is None and rank and self.sent and key in self.dedup.failed and self.sent.before(key, request):
             rank = 0  # what a representative that did not deliver sent already: stock drops it too
+        if rank and not self.callbacks.same(key, request):
+            self.count("urlnorm/callbacks_kept_apart")  # (see :mod:`scrapy_urlnorm.callbacks`)
+            return _ADMIT
         reason = REASONS.get(rank, "exact")
         if rank == 0:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
@@ -205,12 +209,14 @@ class Admission:
     def claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
         """``request`` becomes the representative of its keys."""
         value, learned = fingerprint.value, fingerprint.learned
-        self._seen_add(value, fingerprint.rank)
+        new = self._seen_add(value, fingerprint.rank) is None
         if learned is None:
             keys: tuple[int, ...] = (value,)
+            self.callbacks.claimed(request, ((value, new),))
         else:
-            self._seen_add(learned, fingerprint.learned_rank)
+            new_learned = self._seen_add(learned, fingerprint.learned_rank) is None
             keys = (value, learned)
+            self.callbacks.claimed(request, ((value, new), (learned, new_learned)))
         if self.dedup.debug:
             for key in keys:
                 self.first_urls.setdefault(key, request.url)

@@ -146,6 +146,7 @@ class RuleKeeper:
                 self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
                 # Drops matched under the new key can be checked against the page.
                 self.dedup.audits.alias(fingerprint.value, fingerprint.learned)
+                self.dedup.callbacks.alias(fingerprint.value, fingerprint.learned)
                 if self.dedup.depths is not None:
                     self.dedup.depths.alias(fingerprint.value, fingerprint.learned)
 

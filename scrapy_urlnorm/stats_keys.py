@@ -82,6 +82,11 @@ STATS: tuple[StatKey, ...] = (
         "with `DEPTH_LIMIT`: requests fetched although their key was claimed, because they are shallower "
         "than every request that claimed it (their page's links may reach documents the deeper one's cannot)",
     ),
+    StatKey(
+        "urlnorm/callbacks_kept_apart", "filter", "live",
+        "requests fetched although their key was claimed, because no request of their callback claimed it "
+        "(stock fetches each spelling of a page for its own callback; exact copies are dropped as by stock)",
+    ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     # -- ledger
     StatKey(
@@ -281,6 +286,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/abandoned_keys", "memory", "close",
         "keys whose representative was never sent as written (no cap; usually few)",
+    ),
+    StatKey(
+        "urlnorm/memory/callback_keys", "memory", "close",
+        "keys a non-default callback claimed, with which callbacks claimed them (no cap; none in a crawl "
+        "with one callback)",
     ),
     StatKey(
         "urlnorm/memory/robots_parents", "memory", "close",

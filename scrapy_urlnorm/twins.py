@@ -98,6 +98,8 @@ class TwinProbes:
         tag = tags.tag_for(twin.key, host.lower())
         if tag is None or not dedup.delivered_here(twin.key):
             return
+        if not dedup.callbacks.same(twin.key, request):
+            return  # a 304 would leave the page unread by this request's callback
         if dedup.depths is not None and dedup.depths.kept(request, twin.key):
             return  # a 304 would leave its links unread, and they come higher than the twin's
         undecided = undecided_rules(learner, twin.url, url, host)
