@@ -818,6 +818,26 @@ async def test_twins_whose_robots_txt_differ_are_not_merged() -> None:
 PAIRS = [path for name in "abcdef" for path in (f"/{name.upper()}", f"/{name}")]
 
 
+async def crawl_iis_with_robots(links: Mapping[str, list[str]]) -> tuple[Run, Run]:
+    """Stock and the add-on (without hold-back: the order of the drops is the order
+    of the links) on a case-insensitive IIS host whose ``robots.txt`` forbids
+    ``/Docs/x``; ``links`` by lower-case path, plus ``PAIRS`` and ``/docs/x``."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        iis = {"Server": "Microsoft-IIS/10.0"}
+        if path == "/robots.txt":
+            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
+        folded = path.lower()
+        if folded in links or folded in PAIRS or folded == "/docs/x":
+            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
+        return Reply(404, b"not found", iis)
+
+    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
+    return await stock_and_addon(
+        {"iis.test": FunctionSite(handle)}, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
+    )
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_link_robots_txt_forbids_as_one_spelling_of_its_page_spelled_it_is_reached_by_another() -> None:
     """Found with every condition of the differential on (seed 58289): on a
@@ -827,25 +847,12 @@ async def test_a_link_robots_txt_forbids_as_one_spelling_of_its_page_spelled_it_
     the add-on had learned the case rule and dropped ``/docs/``. Now a forbidden
     link's parent spellings that learned rules dropped are sent after all."""
 
-    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-        iis = {"Server": "Microsoft-IIS/10.0"}
-        if path == "/robots.txt":
-            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
-        links = {
+    stock, addon = await crawl_iis_with_robots(
+        {
             "/": [*PAIRS, "/Docs/", "/later"],
             "/later": ["/docs/"],
             "/docs/": ["x"],
         }
-        folded = path.lower()
-        if folded in links or folded in PAIRS or folded == "/docs/x":
-            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
-        return Reply(404, b"not found", iis)
-
-    sites = {"iis.test": FunctionSite(handle)}
-    # (Without hold-back, the order of the drops is the order of the links.)
-    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
-    stock, addon = await stock_and_addon(
-        sites, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
     )
     assert "iis:/docs/x" in stock.docs
     assert_no_loss(stock, addon)
@@ -860,24 +867,13 @@ async def test_a_forbidden_links_parent_counts_even_before_its_spellings_are_mer
     ``/docs/``, met after the rule was learned, was dropped and ``/docs/x`` lost.
     Parents are now kept by URL and matched under the rules of the moment."""
 
-    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-        iis = {"Server": "Microsoft-IIS/10.0"}
-        if path == "/robots.txt":
-            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
-        links = {
+    stock, addon = await crawl_iis_with_robots(
+        {
             "/": ["/Docs/", "/more"],
             "/more": [*PAIRS, "/later"],
             "/later": ["/docs/"],
             "/docs/": ["x"],
         }
-        folded = path.lower()
-        if folded in links or folded in PAIRS or folded == "/docs/x":
-            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
-        return Reply(404, b"not found", iis)
-
-    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
-    stock, addon = await stock_and_addon(
-        {"iis.test": FunctionSite(handle)}, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
     )
     assert "iis:/docs/x" in stock.docs
     assert addon.stats.get("urlnorm/learned/case_insensitive_path"), addon.stats
@@ -893,25 +889,14 @@ async def test_every_page_that_spelled_a_forbidden_link_counts_as_its_parent() -
     parent, spells the link ``/docs/x``, which ``robots.txt`` allows; stock reaches
     it there. The ``Referer`` of a forbidden link's exact copies count as parents."""
 
-    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-        iis = {"Server": "Microsoft-IIS/10.0"}
-        if path == "/robots.txt":
-            return Reply(200, b"User-agent: *\nDisallow: /Docs/x\n", {"Content-Type": "text/plain"})
-        links = {
+    stock, addon = await crawl_iis_with_robots(
+        {
             "/": ["/Docs/", "/Docs/y", "/more"],
             "/docs/": ["x"],
             "/docs/y": ["x"],
             "/more": [*PAIRS, "/later"],
             "/later": ["/docs/y"],
         }
-        folded = path.lower()
-        if folded in links or folded in PAIRS or folded == "/docs/x":
-            return Reply.page(f"iis:{folded}", links.get(folded, []), extra_headers=iis)
-        return Reply(404, b"not found", iis)
-
-    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
-    stock, addon = await stock_and_addon(
-        {"iis.test": FunctionSite(handle)}, ["http://iis.test/"], settings, addon_settings={"URLNORM_HOLD_BACK": False}
     )
     assert "iis:/docs/x" in stock.docs
     assert_no_loss(stock, addon)
