@@ -87,7 +87,7 @@ FORBIDDEN = "Forbidden by robots.txt"
 MAX_PARENTS = 100_000
 #: Pending keys whose exact copies' ``Referer`` are kept, and how many per key.
 MAX_COPY_KEYS = 100_000
-MAX_COPY_REFERERS = 16
+MAX_COPY_REFERERS = 8
 
 
 class ForbiddenSpellings:
@@ -124,7 +124,8 @@ class ForbiddenSpellings:
         self._parents: dict[str, set[str]] = {}
         self._parent_count = 0
         #: Pending keys -> the ``Referer`` of the exact copies dropped against them.
-        self._copies: dict[int, set[bytes]] = {}
+        self._copies: dict[int, tuple[bytes, ...]] = {}
+        self._referers: dict[bytes, bytes] = {}
         #: Keys whose representative was forbidden (until a delivery).
         self._forbidden: set[int] = set()
 
@@ -151,9 +152,16 @@ class ForbiddenSpellings:
         copies = self._copies.get(key)
         if copies is None:
             if len(self._copies) < MAX_COPY_KEYS:
-                self._copies[key] = {referer}
-        elif len(copies) < MAX_COPY_REFERERS:
-            copies.add(referer)
+                self._copies[key] = (self._intern(referer),)
+        elif len(copies) < MAX_COPY_REFERERS and referer not in copies:
+            self._copies[key] = (*copies, self._intern(referer))
+
+    def _intern(self, referer: bytes) -> bytes:
+        """One object per ``Referer`` value: a page's links all carry it, each its own copy."""
+        interned = self._referers
+        if len(interned) >= MAX_COPY_KEYS:
+            interned.clear()  # (only memory is at stake)
+        return interned.setdefault(referer, referer)
 
     def settled(self, keys: tuple[int, ...], *, delivered: bool) -> None:
         """``keys``' representative settled: its copies' ``Referer`` are needed no more."""
@@ -166,7 +174,7 @@ class ForbiddenSpellings:
         """``robots.txt`` forbade ``request``: its parents and its copies' parents are kept."""
         referers = {request.headers.get(b"Referer")}
         for key in self.dedup.fingerprint(request).keys:
-            referers |= self._copies.pop(key, set())
+            referers.update(self._copies.pop(key, ()))
             if len(self._forbidden) < MAX_PARENTS:
                 self._forbidden.add(key)
         for referer in referers:

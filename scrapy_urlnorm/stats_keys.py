@@ -300,7 +300,7 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/robots_copy_keys", "memory", "close",
         "with `ROBOTSTXT_OBEY`: pending keys with the `Referer` of exact copies dropped against them "
-        "(cap 100,000 keys, 16 each; forgotten when the key settles)",
+        "(cap 100,000 keys, 8 each; forgotten when the key settles)",
     ),
     StatKey(
         "urlnorm/memory/claim_depths", "memory", "close",
