@@ -67,6 +67,8 @@ ROBOTS = False
 OFFSITE = False
 #: Webs with ``<meta http-equiv="refresh">`` stubs (``--refresh``).
 REFRESH = False
+#: A spider with two callbacks, only one of which yields items (``--callbacks``).
+CALLBACKS = False
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -182,6 +184,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         robots=ROBOTS,
                         offsite=OFFSITE,
                         refresh=REFRESH,
+                        callbacks=CALLBACKS,
                     )
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -244,6 +247,8 @@ class Worker:
             command.append("--offsite")
         if REFRESH:
             command.append("--refresh")
+        if CALLBACKS:
+            command.append("--callbacks")
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -517,15 +522,21 @@ def main() -> None:
         help='give about half the hosts pages that move on by <meta http-equiv="refresh"> (to a document, '
         "to one only the stub reaches, to itself, to a broken URL)",
     )
+    parser.add_argument(
+        "--callbacks",
+        action="store_true",
+        help="crawl with two callbacks, as a shop spider has: a listing's links go to the one that yields "
+        "items, every other link to one that only follows (both crawls)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS, KILLS, FLAKY, DEPTH_LIMIT, ROBOTS, OFFSITE, REFRESH
+    global KEEP_FAILED, STOPS, KILLS, FLAKY, DEPTH_LIMIT, ROBOTS, OFFSITE, REFRESH, CALLBACKS
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
     STOPS, KILLS, FLAKY, DEPTH_LIMIT = args.stops, args.kills, args.flaky, args.depth_limit
-    ROBOTS, OFFSITE, REFRESH = args.robots, args.offsite, args.refresh
+    ROBOTS, OFFSITE, REFRESH, CALLBACKS = args.robots, args.offsite, args.refresh, args.callbacks
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack

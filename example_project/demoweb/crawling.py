@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +37,16 @@ BASE_SETTINGS: dict[str, Any] = {
 
 
 class LinkSpider(scrapy.Spider):
-    """Follows every link, yields one item per page with its document id."""
+    """Follows every link, yields one item per page with its document id.
+
+    With the ``DEMOWEB_CALLBACKS_SEED`` setting, two callbacks, as a shop spider
+    has: the links of a *listing* (about half the documents, drawn from the seed
+    and the document id) go to ``parse_listed``, which yields the item; every
+    other link goes to ``parse``, which only follows. Stock then collects a
+    document only where some spelling of it was linked from a listing."""
 
     name = "links"
+    callbacks_seed: str | None = None
 
     def __init__(self, start_urls: list[str] = (), **kwargs: Any) -> None:  # type: ignore[assignment]
         super().__init__(**kwargs)
@@ -50,14 +58,27 @@ class LinkSpider(scrapy.Spider):
         allowed = crawler.settings.getlist("DEMOWEB_ALLOWED_DOMAINS")
         if allowed:  # (a setting, so a crawl in a process of its own gets it too)
             spider.allowed_domains = allowed
+        spider.callbacks_seed = crawler.settings.get("DEMOWEB_CALLBACKS_SEED")
         return spider
 
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
+        return self.page(response, item=self.callbacks_seed is None)
+
+    def parse_listed(self, response: scrapy.http.Response) -> Iterator[Any]:
+        return self.page(response, item=True)
+
+    def page(self, response: scrapy.http.Response, *, item: bool) -> Iterator[Any]:
         doc_id = response.css('meta[name="doc-id"]::attr(content)').get()
-        if doc_id:
+        if doc_id and item:
             yield {"url": response.url, "doc_id": doc_id}
+        callback = self.parse
+        if self.callbacks_seed is not None and random.Random(f"{self.callbacks_seed}:{doc_id}").random() < 0.5:
+            callback = self.parse_listed
         for href in response.css("a::attr(href)").getall():
-            yield response.follow(href, callback=self.parse)
+            yield self.follow(response, href, callback)
+
+    def follow(self, response: scrapy.http.Response, href: str, callback: Any) -> scrapy.Request:
+        return response.follow(href, callback=callback)
 
 
 if inspect.iscoroutinefunction(RobotsTxtMiddleware.robot_parser):

@@ -60,6 +60,7 @@ async def crawl_with_kills(
                 "robots": order.robots,
                 "offsite": order.offsite,
                 "refresh": order.refresh,
+                "callbacks": order.callbacks,
                 "jobdir": str(jobdir),
                 "settings": dict(extra),
                 "proxy": server.address,
@@ -116,6 +117,7 @@ def main() -> None:
         robots=job["robots"],
         offsite=job["offsite"],
         refresh=job["refresh"],
+        callbacks=job["callbacks"],
     )
     settings = crawl_settings(
         {
