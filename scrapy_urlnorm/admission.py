@@ -26,6 +26,7 @@ from scrapy.utils.request import referer_str
 
 from . import meta as M
 from .audits import SEMANTIC_RANK
+from .callbacks import callback_salt
 from .counters import PUBLISH_EVERY
 from .keys import host_of
 from .steps import REASONS
@@ -63,7 +64,6 @@ class Admission:
         self.fingerprint = dedup.fingerprint
         self.sent = dedup.settling.sent
         self.forbidden = dedup.forbidden
-        self.callbacks = dedup.callbacks
         seen = dedup.seen
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
         self._seen_get: Callable[[int], int | None] = seen.table.get if type(seen) is MemoryStore else seen.get
@@ -146,7 +146,7 @@ class Admission:
             return _ADMIT
         if claim is None and key in self.dedup.abandoned:
             return _ADMIT  # its representative was never sent as written
-        if learned and self.forbidden and self.forbidden.covers(key, host_of(fingerprint.url or "")):
+        if learned and self.forbidden and self.forbidden.covers(key, request, host_of(fingerprint.url or "")):
             self.count("urlnorm/robots_parent_spellings")  # its links may be allowed as it spells them
             return _ADMIT
         hold = None
@@ -157,9 +157,6 @@ class Admission:
                 return _ADMIT
         if claim is None and rank and self.sent and key in self.dedup.failed and self.sent.before(key, request):
             rank = 0  # what a representative that did not deliver sent already: stock drops it too
-        if rank and not self.callbacks.same(key, request):
-            self.count("urlnorm/callbacks_kept_apart")  # (see :mod:`scrapy_urlnorm.callbacks`)
-            return _ADMIT
         reason = REASONS.get(rank, "exact")
         if rank == 0:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
@@ -210,13 +207,15 @@ class Admission:
         """``request`` becomes the representative of its keys."""
         value, learned = fingerprint.value, fingerprint.learned
         new = self._seen_add(value, fingerprint.rank) is None
+        if new and request.callback is not None:
+            salt = callback_salt(request)
+            if salt and self._seen_get(value ^ salt) is not None:
+                self.count("urlnorm/callbacks_kept_apart")  # (see :mod:`scrapy_urlnorm.callbacks`)
         if learned is None:
             keys: tuple[int, ...] = (value,)
-            self.callbacks.claimed(request, ((value, new),))
         else:
-            new_learned = self._seen_add(learned, fingerprint.learned_rank) is None
+            self._seen_add(learned, fingerprint.learned_rank)
             keys = (value, learned)
-            self.callbacks.claimed(request, ((value, new), (learned, new_learned)))
         if self.dedup.debug:
             for key in keys:
                 self.first_urls.setdefault(key, request.url)

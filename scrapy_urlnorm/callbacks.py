@@ -1,43 +1,53 @@
-"""Two spellings of a page requested for different callbacks are not one request.
+"""A page is fetched once for each callback that asks for it.
 
-Stock Scrapy's fingerprint ignores the callback, so an exact copy of a request
-is dropped whatever its callback, and the add-on drops it too. But stock fetches
-each *spelling* of a page, each with its own callback: ``/product/1?utm_source=menu``
+Stock Scrapy's fingerprint ignores the callback, but stock fetches each
+*spelling* of a page, each for its own callback: ``/product/1?utm_source=menu``
 for ``parse`` (a navigation link) and ``/product/1`` for ``parse_product`` (a
 listing's link). Dropping the second against the first (``tracking_params``)
 would run ``parse`` on the page and never ``parse_product``: its item is lost.
+Exact copies are no safer: a listing fetched as ``h:80/list`` (a spelling the
+add-on drops) links ``h:80/x``, a spelling stock fetches for ``parse_product``
+where the add-on only met ``h/x``, claimed by ``parse``.
 
-So a drop that is more than stock's (rank above 0: a static step stock does not
-take, or a learned rule) is made only against a key some request of the same
-callback claimed. A callback is told by its name; ``parse`` (and ``None``, which
-means ``parse``) is the default, and so are ``CrawlSpider``'s own ``_parse`` and
-``_callback`` (its rules are not told apart). Keys claimed by the default callback
-only are not stored: a crawl with one callback pays nothing, and a crawl with
-several pays one entry per key a non-default callback claimed (no cap, as the
-seen set; ``urlnorm/memory/callback_keys``).
+So a request's keys are its callback's own: every key of a request whose
+callback is not the default is salted (``xor``) with a hash of the callback's
+name (:func:`callback_salt`), in :class:`~scrapy_urlnorm.keys.RequestKeys`.
+Everything keyed by them (the seen set, the claims and drops of the ledger,
+learned keys, audits, depths, ``JOBDIR`` and Redis records) keeps callbacks
+apart with no state of its own: a request is dropped only against a
+representative of its own callback, which delivers the page to that callback,
+and a claim never joins another callback's. A page is then fetched at most
+once per callback that asks for it, one request more than stock where stock
+dropped an exact copy for another callback (``urlnorm/callbacks_kept_apart``
+counts the requests of a non-default callback fetched for a page the default
+callback claimed).
 
-Not told apart: ``cb_kwargs``, ``meta`` and ``CrawlSpider`` rules. In a
-distributed crawl and across a ``JOBDIR`` resume, a key claimed elsewhere (or
-before) counts as claimed by the default callback.
+A callback is told by its name; ``parse`` (and ``None``, which means ``parse``)
+is the default, unsalted, so a crawl with one callback keys as before, and so
+is ``CrawlSpider``'s own ``_parse``. A request of ``CrawlSpider._callback`` is
+named by what its rule (``meta["rule"]``) does with the page, its callback and
+``follow``, a follow-only rule being the default: every ``CrawlSpider`` request
+has the callback ``_callback``, and a spelling the item rule's pattern matches
+is read by other code than one only the follow rule matches. Names are stable,
+so keys are the same in every process of a distributed crawl and across a
+``JOBDIR`` resume. Not told apart: ``cb_kwargs`` and ``meta``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import xxhash
 from scrapy.http.request import NO_CALLBACK
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from scrapy import Request
 
-#: Callback names that mean "the spider's default" (``CrawlSpider`` routes every request through its own two).
-DEFAULT_CALLBACKS = frozenset({"parse", "_parse", "_callback"})
-#: Bit of the default callback in a key's mask.
-DEFAULT = 1
-#: Distinct non-default callbacks given a bit; beyond, a callback matches no other claim (fetch).
-MAX_CALLBACKS = 62
+#: Callback names that mean "the spider's default" (``CrawlSpider``'s start pages go to ``_parse``).
+DEFAULT_CALLBACKS = frozenset({"parse", "_parse"})
+#: Salts by callback name (a spider has few callbacks; bounded anyway).
+_SALTS: dict[str, int] = {}
+_SALTS_KEPT = 1024
 
 
 def callback_name(request: Request) -> str | None:
@@ -45,54 +55,45 @@ def callback_name(request: Request) -> str | None:
     callback = request.callback
     if callback is None or callback is NO_CALLBACK:
         return None
-    name = getattr(callback, "__name__", None) or type(callback).__qualname__
+    name = _name(callback)
+    if name == "_callback":
+        return _rule_name(callback, request)
     return None if name in DEFAULT_CALLBACKS else name
 
 
-class CallbackClaims:
-    """Which callbacks claimed each key, kept for keys a non-default callback claimed."""
+def _name(callback: object) -> str:
+    return getattr(callback, "__name__", None) or type(callback).__qualname__
 
-    def __init__(self) -> None:
-        self._bits: dict[str, int] = {}
-        self._by_key: dict[int, int] = {}
 
-    def bit(self, request: Request) -> int:
-        """``request``'s callback as a bit (0: one too many to tell apart)."""
-        name = callback_name(request)
-        if name is None:
-            return DEFAULT
-        bit = self._bits.get(name)
-        if bit is None:
-            if len(self._bits) >= MAX_CALLBACKS:
-                return 0
-            bit = self._bits[name] = 2 << len(self._bits)
-        return bit
+def _rule_name(callback: object, request: Request) -> str | None:
+    """A ``CrawlSpider`` request's callback: what its rule (``meta["rule"]``) does
+    with the page. Every such request has the callback ``_callback``, but a
+    spelling the item rule's pattern matches and one only the follow rule
+    matches are read by different code. A follow-only rule is the default, as
+    ``CrawlSpider``'s start pages are; a rule the spider does not have, too."""
+    rules = getattr(getattr(callback, "__self__", None), "_rules", None)
+    index = request.meta.get("rule")
+    if not isinstance(index, int) or not isinstance(rules, list) or not 0 <= index < len(rules):
+        return None
+    rule = rules[index]
+    target = getattr(rule, "callback", None)
+    follow = bool(getattr(rule, "follow", True))
+    if target is None:
+        return None if follow else "rule:"  # (a rule that neither reads nor follows)
+    return f"rule:{_name(target)}{'+follow' if follow else ''}"
 
-    def claimed(self, request: Request, keys: Iterable[tuple[int, bool]]) -> None:
-        """``request`` claimed ``keys`` (each with whether it was new to the seen set)."""
-        bit = self.bit(request)
-        by_key = self._by_key
-        if bit == DEFAULT and not by_key:
-            return  # (only the default callback so far: nothing to keep)
-        for key, new in keys:
-            mask = by_key.get(key)
-            if mask is not None:
-                by_key[key] = mask | bit
-            elif bit != DEFAULT:
-                by_key[key] = bit if new else bit | DEFAULT  # a key not kept was the default's
 
-    def same(self, key: int, request: Request) -> bool:
-        """Whether a request of ``request``'s callback claimed ``key``."""
-        by_key = self._by_key
-        if not by_key and request.callback is None:
-            return True  # (the usual case, first and cheap)
-        return bool(by_key.get(key, DEFAULT) & self.bit(request))
-
-    def alias(self, key: int, new_key: int) -> None:
-        """``new_key`` now stands for ``key``'s page too (re-keyed under new rules)."""
-        mask = self._by_key.get(key)
-        if mask is not None:
-            self._by_key[new_key] = self._by_key.get(new_key, 0) | mask  # (unsure of the rest: fetch)
-
-    def __len__(self) -> int:
-        return len(self._by_key)
+def callback_salt(request: Request) -> int:
+    """What ``request``'s keys are ``xor``-ed with: 0 for the default callback, else a
+    64-bit hash of its callback's name (never 0)."""
+    if request.callback is None:
+        return 0  # (the usual case, first and cheap)
+    name = callback_name(request)
+    if name is None:
+        return 0
+    salt = _SALTS.get(name)
+    if salt is None:
+        if len(_SALTS) >= _SALTS_KEPT:
+            _SALTS.clear()
+        salt = _SALTS[name] = xxhash.xxh3_64_intdigest(b"callback\0" + name.encode("utf-8", "surrogatepass")) | 1
+    return salt

@@ -38,7 +38,6 @@ from scrapy.utils.request import fingerprint as default_fingerprint
 from . import meta as M
 from .admission import Admission
 from .audits import AuditDesk, Auditor
-from .callbacks import CallbackClaims
 from .counters import Counters
 from .figures import memory_figures, summary
 from .holdback import HoldBack
@@ -150,8 +149,6 @@ class Deduplicator:
         #: Pages a link on which ``robots.txt`` forbade, as the fetched spelling
         #: spelled it: their other spellings are fetched (see ``robots.ForbiddenSpellings``).
         self.forbidden = ForbiddenSpellings(self)
-        #: Which callbacks claimed keys a non-default callback claimed (see :mod:`scrapy_urlnorm.callbacks`).
-        self.callbacks = CallbackClaims()
         self.rules_file = RulesFile(rules_path)
         #: Pending claims kept across a clean stop (set by ``wiring`` with ``JOBDIR``).
         self.pending_file = PendingFile(None, self.count)

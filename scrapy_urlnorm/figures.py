@@ -40,7 +40,6 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "failed_sent_keys": len(dedup.settling.sent),
         "abandoned_keys": len(dedup.abandoned),
         "claim_depths": len(dedup.depths) if dedup.depths is not None else 0,
-        "callback_keys": len(dedup.callbacks),
         "hosts_with_pages_for_rekeying": len(dedup.pages.hosts()),
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.forbidden.sizes(),

@@ -15,6 +15,10 @@ URL normalized: requests it keeps apart stay apart.
 A request with ``meta["verbatim_url"]`` (Scrapy 2.17+) is keyed by its URL as
 written, fragment included, as Scrapy's own fingerprint does.
 
+Every key of a request whose callback is not the spider's default is salted
+with its callback (:func:`~scrapy_urlnorm.callbacks.callback_salt`): a page is
+fetched once for each callback that asks for it.
+
 Learned rules never touch the static key. A request on a host with learned
 rules gets a second, *learned* key (its URL normalized by the host's learned
 policy), hashed in the namespace of the host's rule set: when a rule is
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import xxhash
 from scrapy.utils.request import RequestFingerprinter
 
+from .callbacks import callback_salt
 from .errors import InvalidURL, UnsupportedScheme
 from .normalize import host_key, normalize_with_rank
 from .urlparts import split_url
@@ -197,6 +202,11 @@ class RequestKeys:
 
     def hash(self, request: Request, url: str, namespace: bytes = b"") -> int:
         """The key of ``request`` with its URL replaced by ``url`` (already normalized)."""
+        if request.callback is not None:
+            return self._hash_url(request, url, namespace) ^ callback_salt(request)
+        return self._hash_url(request, url, namespace)
+
+    def _hash_url(self, request: Request, url: str, namespace: bytes) -> int:
         if self._custom:
             assert self._fallback is not None
             probe = request if url == request.url else request.replace(url=url)
@@ -222,8 +232,10 @@ class RequestKeys:
         normalized, rank = self.normalize(request.url)
         if normalized is None:
             if self._fallback is not None:
-                return Fingerprint(self._hash(b"scrapy\0" + self._fallback(request)), 0, None)
-            return Fingerprint(self._hash(b"scrapy\0" + request.url.encode("utf-8", "surrogatepass")), 0, None)
+                value = self._hash(b"scrapy\0" + self._fallback(request))
+            else:
+                value = self._hash(b"scrapy\0" + request.url.encode("utf-8", "surrogatepass"))
+            return Fingerprint(value ^ callback_salt(request), 0, None)
         # tuple.__new__ with every field: a NamedTuple's own __new__ (defaults) costs more.
         return _new(Fingerprint, (self.hash(request, normalized), rank, normalized, None, 0, None, -1))  # type: ignore[no-any-return]
 

@@ -95,13 +95,10 @@ class LateChecks:
         (the first drops of a rule are checked, as at check time; with ``may_audit``,
         as an audit where that needs no download), or when the ledger is full."""
         dedup = self.dedup
-        if not dedup.callbacks.same(key, request):
-            dedup.count("urlnorm/callbacks_kept_apart")  # (see :mod:`scrapy_urlnorm.callbacks`)
-            return None
         if dedup.depths is not None and dedup.depths.kept(request, key):
             dedup.count("urlnorm/depth_refetched")  # (see :mod:`scrapy_urlnorm.depths`)
             return None
-        if dedup.forbidden and dedup.forbidden.covers(key, host_of(fingerprint.url or "")):
+        if dedup.forbidden and dedup.forbidden.covers(key, request, host_of(fingerprint.url or "")):
             dedup.count("urlnorm/robots_parent_spellings")  # (see :mod:`scrapy_urlnorm.robots`)
             return None
         hold = None

@@ -78,8 +78,9 @@ class NarrowKeys:
         needed = learned_rank(found[1], stored)
         return needed if needed >= FIRST_LEARNED_RANK else None
 
-    def delivered(self, request: Request, url: str) -> None:
-        """``request`` (normalized ``url``) delivered its page."""
+    def delivered(self, request: Request, url: str, salt: int = 0) -> None:
+        """``request`` (normalized ``url``) delivered its page; ``salt``: the callback
+        salt of the request that read it, when ``request`` stands in for that one."""
         learned = self.learned
         if not (learned.lenient_by_host or learned.narrow_by_host):
             return
@@ -90,7 +91,7 @@ class NarrowKeys:
                 namespaces.add(narrow.namespace)
                 found = self._key(request, narrow)
                 if found is not None:
-                    put_recent(self._delivered, found[0], found[1], NARROW_KEYS_REMEMBERED)
+                    put_recent(self._delivered, found[0] ^ salt, found[1], NARROW_KEYS_REMEMBERED)
 
     def rank(self, request: Request, host: str, rank: int) -> int:
         """The rank a learned drop of ``request`` on ``host`` (at ``rank``, the riskier

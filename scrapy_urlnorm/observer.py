@@ -20,6 +20,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .callbacks import callback_salt
 from .hostrules import conflicts_with_active
 from .keys import host_of
 from .learning import VERIFIED_FAMILIES, Rule
@@ -64,7 +65,7 @@ class RuleKeeper:
         if observed is None:
             return
         if request.method == "GET" and M.AUDIT not in request.meta:
-            self.dedup.pages.remember(host_of(observed), request.url)
+            self.dedup.pages.remember(host_of(observed), request.url, callback_salt(request))
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
         self.learner.observe_page(observed, digest, length=length, server=server)
@@ -137,16 +138,18 @@ class RuleKeeper:
         already delivered from it, so their variants are found."""
         from scrapy import Request
 
-        for url in self.dedup.pages.of(host):
-            request = Request(url)
+        for url, salt in list(self.dedup.pages.of(host)):
+            request = Request(url)  # (its callback's keys are its salt away: see callbacks.py)
             fingerprint = self.dedup.fingerprint(request)
+            if salt:
+                learned = None if fingerprint.learned is None else fingerprint.learned ^ salt
+                fingerprint = fingerprint._replace(value=fingerprint.value ^ salt, learned=learned)
             if self.dedup.narrow is not None and fingerprint.url is not None:
-                self.dedup.narrow.delivered(request, fingerprint.url)
+                self.dedup.narrow.delivered(request, fingerprint.url, salt)
             if fingerprint.learned is not None:
                 self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
                 # Drops matched under the new key can be checked against the page.
                 self.dedup.audits.alias(fingerprint.value, fingerprint.learned)
-                self.dedup.callbacks.alias(fingerprint.value, fingerprint.learned)
                 if self.dedup.depths is not None:
                     self.dedup.depths.alias(fingerprint.value, fingerprint.learned)
 

@@ -51,7 +51,7 @@ class ResponseFeed:
             if tags is not None and tag:
                 tags.remember(keys, tag)
             if dedup.twins is not None and request.method == "GET":
-                dedup.twins.delivered(fingerprint, digest, length)
+                dedup.twins.delivered(request, fingerprint, digest, length)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
         if dedup.learner is not None:
             dedup.rule_keeper.observe_page(

@@ -27,6 +27,7 @@ import xxhash
 from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
+from .callbacks import callback_salt
 from .keys import host_of
 from .learning import RuleKind
 
@@ -183,11 +184,14 @@ class ForbiddenSpellings:
 
     # -- parents ------------------------------------------------------------------------
 
-    def covers(self, key: int, host: str) -> bool:
-        """Whether learned ``key`` (on ``host``) is, under its host's rules now, a parent."""
+    def covers(self, key: int, request: Request, host: str) -> bool:
+        """Whether ``request``'s learned ``key`` (on ``host``) is, under its host's rules
+        now, a parent. (Parents are kept as URLs, keyed here without a callback: a
+        parent is a page, whichever callback read it.)"""
         urls = self._parents.get(host.removeprefix("www."))
         if not urls:
             return False
+        key ^= callback_salt(request)
         fingerprint = self.dedup.fingerprint
         return any(fingerprint(Request(url)).learned == key for url in urls)
 
@@ -211,7 +215,8 @@ class ForbiddenSpellings:
         ledger = dedup.ledger
         for drop in ledger.parked_of(host):
             again = drop.request
-            if dedup.fingerprint(again).learned == parent.learned:
+            learned = dedup.fingerprint(again).learned
+            if learned is not None and learned ^ callback_salt(again) == parent.learned:
                 ledger.discharge(drop)
                 dedup.count("urlnorm/robots_parent_spellings")
                 dedup.reschedule_request(again.replace(dont_filter=True))  # type: ignore[misc]

@@ -84,8 +84,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/callbacks_kept_apart", "filter", "live",
-        "requests fetched although their key was claimed, because no request of their callback claimed it "
-        "(stock fetches each spelling of a page for its own callback; exact copies are dropped as by stock)",
+        "requests of a non-default callback fetched for a page the default callback (`parse`) had claimed: "
+        "keys are each callback's own, so a page is fetched once for each callback that asks for it",
     ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     # -- ledger
@@ -286,11 +286,6 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/abandoned_keys", "memory", "close",
         "keys whose representative was never sent as written (no cap; usually few)",
-    ),
-    StatKey(
-        "urlnorm/memory/callback_keys", "memory", "close",
-        "keys a non-default callback claimed, with which callbacks claimed them (no cap; none in a crawl "
-        "with one callback)",
     ),
     StatKey(
         "urlnorm/memory/robots_parents", "memory", "close",

@@ -35,6 +35,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import meta as M
+from .callbacks import callback_salt
 from .holdback import loose_key, rule_of, undecided_rules
 from .keys import host_of
 from .recent import put_recent
@@ -56,6 +57,7 @@ class _Twin(NamedTuple):
     key: int  # static key
     digest: int
     length: int
+    salt: int  # its callback's (see :mod:`scrapy_urlnorm.callbacks`)
 
 
 def _has_pair(learner: Learner, site: str, host: str, kind: str) -> bool:
@@ -72,12 +74,13 @@ class TwinProbes:
         self.dedup = dedup
         self._twins: OrderedDict[str, _Twin] = OrderedDict()
 
-    def delivered(self, fingerprint: Fingerprint, digest: int, length: int) -> None:
+    def delivered(self, request: Request, fingerprint: Fingerprint, digest: int, length: int) -> None:
         """A ``GET`` (not an audit) with these keys delivered a page, which its variants' may
         equal. Kept under its normalized URL, the form ``condition`` looks its variants up by."""
         url = fingerprint.url
         if url is not None:
-            put_recent(self._twins, loose_key(url), _Twin(url, fingerprint.value, digest, length), TWINS_REMEMBERED)
+            twin = _Twin(url, fingerprint.value, digest, length, callback_salt(request))
+            put_recent(self._twins, loose_key(url), twin, TWINS_REMEMBERED)
 
     def condition(self, request: Request) -> None:
         """At download time: send ``request`` with its delivered twin's entity tag,
@@ -98,7 +101,7 @@ class TwinProbes:
         tag = tags.tag_for(twin.key, host.lower())
         if tag is None or not dedup.delivered_here(twin.key):
             return
-        if not dedup.callbacks.same(twin.key, request):
+        if twin.salt != callback_salt(request):
             return  # a 304 would leave the page unread by this request's callback
         if dedup.depths is not None and dedup.depths.kept(request, twin.key):
             return  # a 304 would leave its links unread, and they come higher than the twin's

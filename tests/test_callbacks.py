@@ -1,4 +1,4 @@
-"""``CallbackClaims``: which callbacks claimed a key, kept only where a non-default one did."""
+"""Callbacks: a request's keys are its callback's own (salted), the default's as before."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.http.request import NO_CALLBACK
+from scrapy.linkextractors import LinkExtractor
+from scrapy.spiders import CrawlSpider, Rule
 
-from scrapy_urlnorm import callbacks
-from scrapy_urlnorm.callbacks import CallbackClaims, callback_name
+from scrapy_urlnorm import Policy
+from scrapy_urlnorm.callbacks import callback_name, callback_salt
+from scrapy_urlnorm.keys import RequestKeys
 
 
 class ShopSpider(Spider):
@@ -35,37 +38,48 @@ def test_the_default_callback_is_none_parse_and_crawlspiders_own() -> None:
     assert callback_name(request(SPIDER.parse_product)) == "parse_product"
 
 
-def test_a_crawl_with_one_callback_keeps_nothing() -> None:
-    claims = CallbackClaims()
-    claims.claimed(request(), ((1, True), (2, True)))
-    claims.claimed(request(SPIDER.parse), ((3, True),))
-    assert len(claims) == 0
-    assert claims.same(1, request()) and claims.same(99, request(SPIDER.parse))
+class ShopCrawlSpider(CrawlSpider):
+    name = "shop-rules"
+    rules = (
+        Rule(LinkExtractor(allow="/product/"), callback="parse_item"),
+        Rule(LinkExtractor(allow="/review/"), callback="parse_item", follow=True),
+        Rule(LinkExtractor(allow="/list/"), callback="parse_item"),
+        Rule(LinkExtractor()),
+    )
+
+    def parse_item(self, response: Any) -> None: ...
 
 
-def test_a_key_is_the_same_only_for_a_callback_that_claimed_it() -> None:
-    claims = CallbackClaims()
-    claims.claimed(request(), ((1, True),))  # before any other callback: not kept
-    claims.claimed(request(SPIDER.parse_product), ((1, False), (2, True)))
-    assert claims.same(1, request()) and claims.same(1, request(SPIDER.parse_product))
-    assert claims.same(2, request(SPIDER.parse_product))
-    assert not claims.same(2, request()) and not claims.same(2, request(SPIDER.parse_review))
-    claims.claimed(request(SPIDER.parse_review), ((2, False),))
-    assert claims.same(2, request(SPIDER.parse_review))
-    assert not claims.same(3, request(SPIDER.parse_product))  # claimed by the default only (or never)
+def test_a_crawlspider_request_is_named_by_what_its_rule_does() -> None:
+    spider = ShopCrawlSpider()
+
+    def rule_request(rule: object) -> Request:
+        return Request("http://shop.test/", callback=spider._callback, meta={"rule": rule})
+
+    assert callback_name(rule_request(0)) == callback_name(rule_request(2)) == "rule:parse_item"
+    assert callback_name(rule_request(1)) == "rule:parse_item+follow"
+    assert callback_name(rule_request(3)) is None  # a follow-only rule: as the start pages (``_parse``)
+    assert callback_name(Request("http://shop.test/", callback=spider._parse)) is None
+    for unknown in (None, 9, -1, "0"):  # a rule the spider does not have: the default
+        assert callback_name(rule_request(unknown)) is None
 
 
-def test_a_re_keyed_page_keeps_its_callbacks_and_no_more() -> None:
-    claims = CallbackClaims()
-    claims.claimed(request(SPIDER.parse_product), ((1, True),))
-    claims.alias(1, 2)
-    assert claims.same(2, request(SPIDER.parse_product))
-    assert not claims.same(2, request())  # unsure what claimed the new key before: fetch
+def test_the_default_callback_keys_as_before_and_every_other_its_own() -> None:
+    assert callback_salt(request()) == callback_salt(request(SPIDER.parse)) == 0
+    assert callback_salt(request(NO_CALLBACK)) == 0
+    product, review = callback_salt(request(SPIDER.parse_product)), callback_salt(request(SPIDER.parse_review))
+    assert product and review and product != review
+    assert callback_salt(request(ShopSpider().parse_product)) == product  # by name: the same in every process
 
 
-def test_too_many_callbacks_are_never_the_same_as_another(monkeypatch: Any) -> None:
-    monkeypatch.setattr(callbacks, "MAX_CALLBACKS", 1)
-    claims = CallbackClaims()
-    claims.claimed(request(SPIDER.parse_product), ((1, True),))
-    claims.claimed(request(SPIDER.parse_review), ((1, False),))
-    assert not claims.same(1, request(SPIDER.parse_review))
+def test_keys_are_salted_with_the_callback_static_learned_and_fallback() -> None:
+    keys = RequestKeys(Policy.preset("default"))
+    plain = keys.static(request())
+    product = keys.static(request(SPIDER.parse_product))
+    salt = callback_salt(request(SPIDER.parse_product))
+    assert product.value == plain.value ^ salt and product.url == plain.url
+    aggressive = Policy.preset("aggressive")
+    learned = keys.learned(request(SPIDER.parse_product), product, aggressive, 3)
+    assert learned.learned == keys.learned(request(), plain, aggressive, 3).learned ^ salt  # type: ignore[operator]
+    odd = Request("s3://shop-bucket/price-list", callback=SPIDER.parse_product)  # keyed by Scrapy's fingerprint
+    assert keys.static(odd).value == keys.static(Request("s3://shop-bucket/price-list")).value ^ salt

@@ -38,6 +38,8 @@ from demoweb.generated import generate
 from demoweb.server import FunctionSite, Hit, Reply, Site, VirtualWeb
 from demoweb.web import START_URLS, build_sites
 from scrapy.dupefilters import RFPDupeFilter
+from scrapy.linkextractors import LinkExtractor
+from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
 
@@ -1005,14 +1007,57 @@ async def test_a_spelling_requested_for_another_callback_is_fetched_for_it() -> 
     """Stock fetches ``/product/1?utm_source=menu`` for ``parse`` and ``/product/1``
     for ``parse_product``, which yields the item. Dropping the second against the
     first (``tracking_params``) ran ``parse`` on the page and never
-    ``parse_product``: the item was lost. A drop stock would not make is made
-    only against a key the same callback claimed. An exact copy is dropped
-    whatever its callback, as by stock (``/product/2``: one request each)."""
+    ``parse_product``: the item was lost. A request is dropped only against a
+    key the same callback claimed, exact copies too: ``/product/2``, fetched
+    for ``parse`` from the menu, is fetched once more for ``parse_product``
+    (stock drops that copy, and gets the page for ``parse_product`` only where
+    another spelling of the listing spells it anew), and its ``#reviews`` copy
+    for the same callback is dropped."""
     stock, addon = await stock_and_addon(
         {"shop.test": FunctionSite(shop_site)}, ["http://shop.test/"], ORDERED, ListingSpider
     )
     assert stock.docs == {"shop:/product/1"}  # (/product/2 went to parse first, in both crawls)
     assert_no_loss(stock, addon)
-    assert addon.stats.get("urlnorm/callbacks_kept_apart") == 1
-    assert addon.fetched().count("/product/2") == stock.fetched().count("/product/2") == 1
-    assert addon.requests == stock.requests
+    assert addon.docs == {"shop:/product/1", "shop:/product/2"}
+    assert addon.stats.get("urlnorm/callbacks_kept_apart") == 2
+    assert stock.fetched().count("/product/2") == 1
+    assert addon.fetched().count("/product/2") == 2  # once per callback, never for the #reviews copy
+    assert addon.requests == stock.requests + 1
+
+
+class ShopCrawlSpider(CrawlSpider):
+    """The usual ``CrawlSpider``: products (``/product/N`` as written, nothing after
+    it) go to ``parse_item``; every other link is followed. Both kinds of request
+    have the callback ``_callback``; only ``meta["rule"]`` tells them apart."""
+
+    name = "shop-rules"
+    rules = (
+        Rule(LinkExtractor(allow=r"/product/\d+$"), callback="parse_item"),
+        Rule(LinkExtractor(), follow=True),
+    )
+
+    def __init__(self, start_urls: list[str] = (), **kwargs: Any) -> None:  # type: ignore[assignment]
+        super().__init__(**kwargs)
+        self.start_urls = list(start_urls)
+
+    def parse_item(self, response: scrapy.http.Response) -> Iterator[Any]:
+        yield {"url": response.url, "doc_id": response.css('meta[name="doc-id"]::attr(content)').get()}
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawlspider_rules_are_told_apart_as_callbacks() -> None:
+    """The menu's ``/product/1?utm_source=menu`` matches only the follow rule,
+    the listing's ``/product/1`` the item rule; stock fetches both, and yields the
+    item from the second. Every ``CrawlSpider`` request has the callback
+    ``_callback``: taken for one callback, the second was dropped against the
+    first (``tracking_params``) and the item lost. A rule's callback and its
+    ``follow`` stand for the request's callback. (``/product/2#reviews`` matches
+    only the follow rule: an exact copy stock drops, fetched once more for it.)"""
+    stock, addon = await stock_and_addon(
+        {"shop.test": FunctionSite(shop_site)}, ["http://shop.test/"], ORDERED, ShopCrawlSpider
+    )
+    assert stock.docs == {"shop:/product/1", "shop:/product/2"}
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/callbacks_kept_apart") == 1  # (counted for the item rule's requests)
+    assert addon.fetched().count("/product/2") == 2
+    assert addon.requests == stock.requests + 1
