@@ -57,18 +57,26 @@ KEEP_FAILED: Path | None = None
 STOPS = 0
 #: ``kill -9``s and resumes of each add-on crawl in a JOBDIR order (``--kills``).
 KILLS = 0
-#: Flaky servers and Scrapy's retries, for both crawls (``--flaky``).
-FLAKY = False
 #: ``--depth-limit N``: each seed's DEPTH_LIMIT is drawn from 1..N (0: none).
 DEPTH_LIMIT = 0
-#: Both crawls obey robots.txt, which most hosts have (``--robots``).
-ROBOTS = False
-#: Both crawls with a spider that has ``allowed_domains`` (``--offsite``).
-OFFSITE = False
-#: Webs with ``<meta http-equiv="refresh">`` stubs (``--refresh``).
-REFRESH = False
-#: A spider with two callbacks, only one of which yields items (``--callbacks``).
-CALLBACKS = False
+#: The conditions that are on or off (a ``CrawlOrder`` field each, and a ``--flag``
+#: of the same name), with their help.
+FLAGS: dict[str, str] = {
+    "flaky": "serve each web behind a flaky front (some URLs fail 1-3 times with a 503 or a dropped "
+    "connection) and crawl with Scrapy's retries on, stock and add-on alike",
+    "robots": "give most hosts a robots.txt (directories, pages, other spellings, parameters) and crawl "
+    "with ROBOTSTXT_OBEY, stock and add-on alike",
+    "offsite": "crawl with allowed_domains drawn from the seed (bare names, one twin's name only, hosts "
+    "left out), stock and add-on alike",
+    "refresh": 'give about half the hosts pages that move on by <meta http-equiv="refresh"> (to a document, '
+    "to one only the stub reaches, to itself, to a broken URL)",
+    "callbacks": "crawl with two callbacks, as a shop spider has: a listing's links go to the one that yields "
+    "items, every other link to one that only follows (both crawls)",
+    "rules": "crawl with a CrawlSpider, as most projects write one: an item rule whose pattern (drawn from "
+    "the seed) matches some spellings of a page and not others, then a follow rule (both crawls)",
+}
+#: The conditions of ``FLAGS`` this run has on.
+ON: dict[str, bool] = {}
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -179,12 +187,8 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         CrawlOrder.from_seed(seed),
                         stops=STOPS,
                         kills=KILLS,
-                        flaky=FLAKY,
                         depth_limit=depth,
-                        robots=ROBOTS,
-                        offsite=OFFSITE,
-                        refresh=REFRESH,
-                        callbacks=CALLBACKS,
+                        **ON,
                     )
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -237,18 +241,9 @@ class Worker:
             command += ["--stops", str(STOPS)]
         if KILLS:
             command += ["--kills", str(KILLS)]
-        if FLAKY:
-            command.append("--flaky")
         if DEPTH_LIMIT:
             command += ["--depth-limit", str(DEPTH_LIMIT)]
-        if ROBOTS:
-            command.append("--robots")
-        if OFFSITE:
-            command.append("--offsite")
-        if REFRESH:
-            command.append("--refresh")
-        if CALLBACKS:
-            command.append("--callbacks")
+        command += [f"--{flag}" for flag, on in ON.items() if on]
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -491,12 +486,6 @@ def main() -> None:
         "and resume it; each run is a process of its own (default 0; replaces --stops)",
     )
     parser.add_argument(
-        "--flaky",
-        action="store_true",
-        help="serve each web behind a flaky front (some URLs fail 1-3 times with a 503 or a dropped "
-        "connection) and crawl with Scrapy's retries on, stock and add-on alike",
-    )
-    parser.add_argument(
         "--depth-limit",
         type=int,
         default=0,
@@ -504,39 +493,17 @@ def main() -> None:
         help="crawl each seed, stock and add-on alike, with a DEPTH_LIMIT drawn from 1..N by the seed "
         "(stock then misses documents too; the add-on must miss none stock collects)",
     )
-    parser.add_argument(
-        "--robots",
-        action="store_true",
-        help="give most hosts a robots.txt (directories, pages, other spellings, parameters) and crawl "
-        "with ROBOTSTXT_OBEY, stock and add-on alike",
-    )
-    parser.add_argument(
-        "--offsite",
-        action="store_true",
-        help="crawl with allowed_domains drawn from the seed (bare names, one twin's name only, hosts "
-        "left out), stock and add-on alike",
-    )
-    parser.add_argument(
-        "--refresh",
-        action="store_true",
-        help='give about half the hosts pages that move on by <meta http-equiv="refresh"> (to a document, '
-        "to one only the stub reaches, to itself, to a broken URL)",
-    )
-    parser.add_argument(
-        "--callbacks",
-        action="store_true",
-        help="crawl with two callbacks, as a shop spider has: a listing's links go to the one that yields "
-        "items, every other link to one that only follows (both crawls)",
-    )
+    for flag, text in FLAGS.items():
+        parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS, KILLS, FLAKY, DEPTH_LIMIT, ROBOTS, OFFSITE, REFRESH, CALLBACKS
+    global KEEP_FAILED, STOPS, KILLS, DEPTH_LIMIT
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
-    STOPS, KILLS, FLAKY, DEPTH_LIMIT = args.stops, args.kills, args.flaky, args.depth_limit
-    ROBOTS, OFFSITE, REFRESH, CALLBACKS = args.robots, args.offsite, args.refresh, args.callbacks
+    STOPS, KILLS, DEPTH_LIMIT = args.stops, args.kills, args.depth_limit
+    ON.update({flag: getattr(args, flag) for flag in FLAGS})
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
         faulthandler.register(signal.SIGUSR1, all_threads=False)  # the parent's watchdog asks for the stack

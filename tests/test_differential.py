@@ -96,7 +96,11 @@ INTERRUPTED = [replace(CrawlOrder.from_seed(seed), stops=3) for seed in (8, 13, 
 #: ``www`` twin only, whose ``robots.txt`` forbids what the bare twin's failure allowed;
 #: 58253, every condition at once: an audit held a ``<meta http-equiv="refresh">`` stub's
 #: refresh, and the page only the refresh reached was lost; 58289: a link robots.txt
-#: forbids as one spelling of its page spelled it, allowed as the dropped spelling does).
+#: forbids as one spelling of its page spelled it, allowed as the dropped spelling does),
+#: with two callbacks of which one yields items (``--callbacks``; 66004, 66032: a claim
+#: of ``parse_listed`` joined one of ``parse``, which a ``304`` settled) and with a
+#: ``CrawlSpider`` whose item rule matches some spellings only (``--rules``; 67008,
+#: 67013: its requests taken for one callback, ``_callback``).
 #: Stock may miss documents here; the add-on must miss none stock collects.
 CONDITIONS = [
     replace(CrawlOrder.from_seed(40024), flaky=True),
@@ -110,6 +114,10 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(58289), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
     replace(CrawlOrder.from_seed(65042), flaky=True, depth_limit=5, robots=True, offsite=True, refresh=True),
     replace(CrawlOrder.from_seed(65088), flaky=True, depth_limit=4, robots=True, offsite=True, refresh=True),
+    replace(CrawlOrder.from_seed(66004), callbacks=True),
+    replace(CrawlOrder.from_seed(66032), callbacks=True),
+    replace(CrawlOrder.from_seed(67008), rules=True),
+    replace(CrawlOrder.from_seed(67013), rules=True),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),

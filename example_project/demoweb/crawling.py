@@ -16,6 +16,8 @@ from typing import Any
 import scrapy
 from scrapy.crawler import CrawlerRunner
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.linkextractors import LinkExtractor
+from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
@@ -79,6 +81,65 @@ class LinkSpider(scrapy.Spider):
 
     def follow(self, response: scrapy.http.Response, href: str, callback: Any) -> scrapy.Request:
         return response.follow(href, callback=callback)
+
+
+#: Item-rule patterns a ``RulesSpider`` draws from: each matches some spellings of a
+#: document's URL and not others (a query, a session id, no extension, a trailing slash).
+ITEM_PATTERNS = (
+    r"\.html?$",  # files as written, nothing after the extension
+    r"/[a-z]+-\d+(\.\w+)?$",  # the generator's document files, lowercase only
+    r"^[^?;]*$",  # no query, no path parameter
+    r"/[^/?;]+/?$",  # any last segment, no query
+    r"[A-Z]",  # some capital letter (IIS spellings, menus)
+)
+
+
+class RulesSpider(CrawlSpider):
+    """A ``CrawlSpider`` as most projects write one: an item rule (``parse_item``,
+    with or without ``follow``) whose pattern, drawn from ``DEMOWEB_RULES_SEED``,
+    matches some spellings of a page and not others, then a follow-only rule for
+    every other link. Stock collects a document where some spelling of it matches
+    the item rule; every ``CrawlSpider`` request has the callback ``_callback``.
+    With ``RANDOMWEB_PRIORITY_SEED`` and ``DEMOWEB_RULES_PRIORITIES``, followed links
+    get random seeded priorities (the rules' ``process_request``)."""
+
+    name = "links-rules"
+
+    def __init__(self, start_urls: list[str] = (), **kwargs: Any) -> None:  # type: ignore[assignment]
+        super().__init__(**kwargs)
+        self.start_urls = list(start_urls)
+        self._priorities: random.Random | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> RulesSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        allowed = settings.getlist("DEMOWEB_ALLOWED_DOMAINS")
+        if allowed:
+            spider.allowed_domains = allowed
+        rng = random.Random(f"rules:{settings.get('DEMOWEB_RULES_SEED')}")
+        pattern, follow = rng.choice(ITEM_PATTERNS), rng.random() < 0.5
+        if settings.getbool("DEMOWEB_RULES_PRIORITIES"):
+            spider._priorities = random.Random(settings.getint("RANDOMWEB_PRIORITY_SEED"))
+        spider.rules = (
+            Rule(LinkExtractor(allow=pattern), callback="parse_item", follow=follow, process_request="prioritize"),
+            Rule(LinkExtractor(), follow=True, process_request="prioritize"),
+        )
+        spider._compile_rules()
+        return spider
+
+    def parse_start_url(self, response: scrapy.http.Response, **kwargs: Any) -> Iterator[Any]:
+        return self.parse_item(response)
+
+    def parse_item(self, response: scrapy.http.Response) -> Iterator[Any]:
+        doc_id = response.css('meta[name="doc-id"]::attr(content)').get()
+        if doc_id:
+            yield {"url": response.url, "doc_id": doc_id}
+
+    def prioritize(self, request: scrapy.Request, response: scrapy.http.Response) -> scrapy.Request:
+        if self._priorities is None:
+            return request
+        return request.replace(priority=self._priorities.randint(-5, 5))
 
 
 if inspect.iscoroutinefunction(RobotsTxtMiddleware.robot_parser):

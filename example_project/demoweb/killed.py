@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +54,7 @@ async def crawl_with_kills(
         for run in range(order.kills + 1):
             last = run == order.kills
             job = {
-                "seed": order.seed,
-                "flaky": order.flaky,
-                "depth_limit": order.depth_limit,
-                "robots": order.robots,
-                "offsite": order.offsite,
-                "refresh": order.refresh,
-                "callbacks": order.callbacks,
+                "order": asdict(order),
                 "jobdir": str(jobdir),
                 "settings": dict(extra),
                 "proxy": server.address,
@@ -110,15 +104,7 @@ def main() -> None:
     from scrapy.crawler import CrawlerProcess
 
     job = json.loads(sys.argv[1])
-    order = replace(
-        CrawlOrder.from_seed(job["seed"]),
-        flaky=job["flaky"],
-        depth_limit=job["depth_limit"],
-        robots=job["robots"],
-        offsite=job["offsite"],
-        refresh=job["refresh"],
-        callbacks=job["callbacks"],
-    )
+    order = CrawlOrder(**job["order"])
     settings = crawl_settings(
         {
             **order.settings(Path(job["jobdir"])),

@@ -77,7 +77,7 @@ from urllib.parse import urljoin, urlsplit
 import scrapy
 from w3lib.url import canonicalize_url, safe_url_string
 
-from .crawling import LinkSpider, crawl
+from .crawling import LinkSpider, RulesSpider, crawl
 from .server import Flaky, Reply, Site, VirtualWeb
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
@@ -1002,6 +1002,9 @@ class CrawlOrder:
     #: The spider has two callbacks, and only one yields items (``LinkSpider``,
     #: ``DEMOWEB_CALLBACKS_SEED``), so stock misses documents too.
     callbacks: bool = False
+    #: The spider is a ``CrawlSpider`` whose item rule matches some spellings only
+    #: (:class:`~demoweb.crawling.RulesSpider`), so stock misses documents too.
+    rules: bool = False
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -1027,12 +1030,15 @@ class CrawlOrder:
                     "offsite" if self.offsite else "",
                     "refresh" if self.refresh else "",
                     "callbacks" if self.callbacks else "",
+                    "rules" if self.rules else "",
                 ],
             )
         )
 
     @property
     def spider(self) -> type[scrapy.Spider]:
+        if self.rules:
+            return RulesSpider
         return PrioritySpider if self.priorities else LinkSpider
 
     def settings(self, jobdir: Path | None) -> dict[str, Any]:
@@ -1060,6 +1066,8 @@ class CrawlOrder:
             settings["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(generate(self.seed), self.seed)
         if self.callbacks:
             settings["DEMOWEB_CALLBACKS_SEED"] = str(self.seed)
+        if self.rules:
+            settings |= {"DEMOWEB_RULES_SEED": str(self.seed), "DEMOWEB_RULES_PRIORITIES": self.priorities}
         return settings
 
 
@@ -1113,7 +1121,7 @@ class Comparison:
         # A flaky server may fail every spelling of a page more often than stock retries,
         # and a depth limit or robots.txt keeps stock from documents by design.
         order = self.order
-        limited = order.flaky or order.depth_limit or order.robots or order.offsite or order.callbacks
+        limited = order.flaky or order.depth_limit or order.robots or order.offsite or order.callbacks or order.rules
         if self.stock.docs != self.web.documents and not limited:
             problems.append(
                 f"stock missed {sorted(self.web.documents - self.stock.docs)}, "
