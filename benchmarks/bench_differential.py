@@ -74,6 +74,8 @@ FLAGS: dict[str, str] = {
     "items, every other link to one that only follows (both crawls)",
     "rules": "crawl with a CrawlSpider, as most projects write one: an item rule whose pattern (drawn from "
     "the seed) matches some spellings of a page and not others, then a follow rule (both crawls)",
+    "dynamic": "serve about half the hosts as an application renders them: a token of its own in every "
+    "answer (no two answers of a page byte-identical), half of them with no entity tags, half with weak ones",
 }
 #: The conditions of ``FLAGS`` this run has on.
 ON: dict[str, bool] = {}

@@ -26,9 +26,11 @@ A callback is told by its name; ``parse`` (and ``None``, which means ``parse``)
 is the default, unsalted, so a crawl with one callback keys as before, and so
 is ``CrawlSpider``'s own ``_parse``. A request of ``CrawlSpider._callback`` is
 named by what its rule (``meta["rule"]``) does with the page, its callback and
-``follow``, a follow-only rule being the default: every ``CrawlSpider`` request
-has the callback ``_callback``, and a spelling the item rule's pattern matches
-is read by other code than one only the follow rule matches. Names are stable,
+``follow``: every ``CrawlSpider`` request has the callback ``_callback``, and a
+spelling the item rule's pattern matches is read by other code than one only
+the follow rule matches. A follow-only rule is the default unless the spider
+overrides ``parse_start_url``: then the start pages' ``_parse`` reads them, and
+a start page fetched through a follow-only link would not have been. Names are stable,
 so keys are the same in every process of a distributed crawl and across a
 ``JOBDIR`` resume. Not told apart: ``cb_kwargs`` and ``meta``.
 """
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING
 
 import xxhash
 from scrapy.http.request import NO_CALLBACK
+from scrapy.spiders import CrawlSpider
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -69,18 +72,23 @@ def _rule_name(callback: object, request: Request) -> str | None:
     """A ``CrawlSpider`` request's callback: what its rule (``meta["rule"]``) does
     with the page. Every such request has the callback ``_callback``, but a
     spelling the item rule's pattern matches and one only the follow rule
-    matches are read by different code. A follow-only rule is the default, as
-    ``CrawlSpider``'s start pages are; a rule the spider does not have, too."""
-    rules = getattr(getattr(callback, "__self__", None), "_rules", None)
+    matches are read by different code. A follow-only rule is the default when
+    it does what the start pages' ``_parse`` does (the spider keeps
+    ``CrawlSpider.parse_start_url``, which reads nothing); a rule the spider does
+    not have is the default too."""
+    spider = getattr(callback, "__self__", None)
+    rules = getattr(spider, "_rules", None)
     index = request.meta.get("rule")
     if not isinstance(index, int) or not isinstance(rules, list) or not 0 <= index < len(rules):
         return None
     rule = rules[index]
     target = getattr(rule, "callback", None)
-    follow = bool(getattr(rule, "follow", True))
+    follow = "+follow" if getattr(rule, "follow", True) else ""
     if target is None:
-        return None if follow else "rule:"  # (a rule that neither reads nor follows)
-    return f"rule:{_name(target)}{'+follow' if follow else ''}"
+        if follow and getattr(type(spider), "parse_start_url", None) is CrawlSpider.parse_start_url:
+            return None
+        return f"rule:{follow}"
+    return f"rule:{_name(target)}{follow}"
 
 
 def callback_salt(request: Request) -> int:

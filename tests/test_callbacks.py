@@ -64,6 +64,20 @@ def test_a_crawlspider_request_is_named_by_what_its_rule_does() -> None:
         assert callback_name(rule_request(unknown)) is None
 
 
+class ShopWithStartItems(ShopCrawlSpider):
+    def parse_start_url(self, response: Any, **kwargs: Any) -> Any:
+        return self.parse_item(response)
+
+
+def test_a_follow_only_rule_is_not_the_default_when_start_pages_are_read() -> None:
+    """``_parse`` runs ``parse_start_url``: a start page fetched through a
+    follow-only link would go unread (differential seed 67216 lost a home page)."""
+    spider = ShopWithStartItems()
+    follow_only = Request("http://shop.test/", callback=spider._callback, meta={"rule": 3})
+    assert callback_name(follow_only) == "rule:+follow"
+    assert callback_name(Request("http://shop.test/")) is None
+
+
 def test_the_default_callback_keys_as_before_and_every_other_its_own() -> None:
     assert callback_salt(request()) == callback_salt(request(SPIDER.parse)) == 0
     assert callback_salt(request(NO_CALLBACK)) == 0

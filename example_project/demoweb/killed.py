@@ -50,7 +50,7 @@ async def crawl_with_kills(
     started = time.perf_counter()
     finish_reason: str | None = None
     stats: dict[str, Any] = {}
-    with serve(web, flaky=order.flaky, robots=order.robots) as server:
+    with serve(web, order) as server:
         for run in range(order.kills + 1):
             last = run == order.kills
             job = {

@@ -78,7 +78,7 @@ import scrapy
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, RulesSpider, crawl
-from .server import Flaky, Reply, Site, VirtualWeb
+from .server import Dynamic, Flaky, Reply, Site, VirtualWeb
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
@@ -1005,6 +1005,9 @@ class CrawlOrder:
     #: The spider is a ``CrawlSpider`` whose item rule matches some spellings only
     #: (:class:`~demoweb.crawling.RulesSpider`), so stock misses documents too.
     rules: bool = False
+    #: About half the hosts render every answer anew, with a token of its own
+    #: (:class:`~demoweb.server.Dynamic`): no two answers of a page are byte-identical.
+    dynamic: bool = False
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -1031,6 +1034,7 @@ class CrawlOrder:
                     "refresh" if self.refresh else "",
                     "callbacks" if self.callbacks else "",
                     "rules" if self.rules else "",
+                    "dynamic" if self.dynamic else "",
                 ],
             )
         )
@@ -1152,15 +1156,20 @@ class Comparison:
         )
 
 
-def serve(web: RandomWeb, *, flaky: bool = False, robots: bool = False) -> VirtualWeb:
-    """``web`` on a fresh server; ``flaky``: behind :class:`~demoweb.server.Flaky` fronts
-    (failures drawn from the seed, counted per server); ``robots``: each site with the
-    ``robots.txt`` :class:`Robots` draws from the seed (which may fail too)."""
+def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
+    """``web`` on a fresh server, with the fronts ``order`` asks for: ``robots``, each
+    site with the ``robots.txt`` :class:`Robots` draws from the seed; ``dynamic``, about
+    half the sites render each answer anew (:class:`~demoweb.server.Dynamic`);
+    ``flaky``, behind :class:`~demoweb.server.Flaky` fronts (failures drawn from the
+    seed, counted per server), which may fail a ``robots.txt`` too."""
     sites: Mapping[str, Site] = web.sites
-    if robots:
+    if order is not None and order.robots:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
-    if flaky:
+    if order is not None and order.dynamic:
+        fronts_d = {id(site): Dynamic(site, f"{web.seed}:dynamic") for site in sites.values()}
+        sites = {host: fronts_d[id(site)] for host, site in sites.items()}
+    if order is not None and order.flaky:
         fronts = {id(site): Flaky(site, f"{web.seed}:flaky") for site in sites.values()}
         sites = {host: fronts[id(site)] for host, site in sites.items()}
     server = VirtualWeb(sites)
@@ -1185,7 +1194,7 @@ async def crawl_web(
         settings["CLOSESPIDER_PAGECOUNT"] = page_guard
     started = time.perf_counter()
     if server is None:
-        with serve(web, flaky=order.flaky, robots=order.robots) as fresh:
+        with serve(web, order) as fresh:
             result = await crawl(fresh, web.start_urls, settings, spider=order.spider)
     else:
         result = await crawl(server, web.start_urls, settings, spider=order.spider)
@@ -1208,7 +1217,7 @@ async def crawl_with_stops(
     rng = random.Random(order.seed)
     doc_ids: list[str] = []
     requests, seconds = 0, 0.0
-    with serve(web, flaky=order.flaky, robots=order.robots) as server:
+    with serve(web, order) as server:
         for run in range(order.stops + 1):
             last = run == order.stops
             pages = max(1, page_guard - requests) if last else rng.randint(1, max(1, page_guard // (10 * order.stops)))

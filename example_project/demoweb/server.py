@@ -255,3 +255,39 @@ class Flaky:
                     return Reply(DROP_CONNECTION)
                 return Reply(503, b"<html><body>busy, try again</body></html>", {"Content-Type": "text/html"})
         return self.site.handle(path, query, headers)
+
+
+class Dynamic:
+    """``site`` as an application renders it: about half the hosts (drawn from
+    ``salt`` and the host) put a token of each answer's own in every HTML page they
+    answer ``200`` (a form's CSRF field, a "rendered in" footer), so no two answers
+    of a page are byte-identical. Of those, half send no entity tag or
+    ``Last-Modified`` (an application that computes none); the others keep the
+    site's, as a ``W/`` weak tag (the same page, not the same bytes)."""
+
+    def __init__(self, site: Site, salt: str) -> None:
+        self.site = site
+        self.salt = salt
+        self._answers = 0
+        self._lock = threading.Lock()
+
+    def kind(self, host: str) -> int:
+        """0: not dynamic; 1: dynamic, no validators; 2: dynamic, weak entity tags."""
+        return zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 4 % 3
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        reply = self.site.handle(path, query, headers)
+        kind = self.kind(headers.get("Host", ""))
+        if not kind or reply.status != 200 or b"</body>" not in reply.body:
+            return reply
+        with self._lock:
+            self._answers += 1
+            token = self._answers
+        field = b'<form><input type="hidden" name="csrf" value="%08x"></form></body>' % zlib.crc32(b"%d" % token)
+        answer = dict(reply.headers)
+        if kind == 1:
+            answer.pop("ETag", None)
+            answer.pop("Last-Modified", None)
+        elif "ETag" in answer and not answer["ETag"].startswith("W/"):
+            answer["ETag"] = "W/" + answer["ETag"]
+        return Reply(reply.status, reply.body.replace(b"</body>", field, 1), answer)
