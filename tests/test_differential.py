@@ -36,7 +36,8 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from demoweb.randomweb import FAMILIES, CrawlOrder, compare, generate
+from demoweb.randomweb import FAMILIES, CrawlOrder, compare, doc_id_of, generate
+from demoweb.server import Dynamic
 
 SEEDS = range(30)
 
@@ -123,6 +124,8 @@ CONDITIONS = [
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),
+    replace(CrawlOrder.from_seed(68005), dynamic=True),
+    replace(CrawlOrder.from_seed(69012), rules=True, dynamic=True, robots=True, flaky=True, depth_limit=4),
 ]
 
 
@@ -203,3 +206,24 @@ def test_seeds_cover_every_family_order_and_trap() -> None:
     assert any(page.lying for web in webs for page in web.pages)
     assert any(page.menu and len(page.links) >= 100 for web in webs for page in web.pages)
     assert len({CrawlOrder.from_seed(seed).name for seed in SEEDS}) == 16
+
+
+def test_dynamic_hosts_answer_each_request_anew() -> None:
+    """``--dynamic``: about half the hosts put a token of each answer's own in every
+    page; of those, half send no entity tag and half a weak one."""
+    web = generate(7)
+    kinds = {}
+    for site in web.hosts:
+        front = Dynamic(site, "7:dynamic")
+        kind = front.kind(site.host)
+        headers = {"Host": site.host}
+        first, second = front.handle("/", "", headers), front.handle("/", "", headers)
+        assert first.status == 200 and doc_id_of(first) == doc_id_of(second)
+        assert (first.body != second.body) == bool(kind)
+        if kind == 1:
+            assert "ETag" not in first.headers
+        elif kind == 2 and "ETag" in site.handle("/", "", headers).headers:
+            assert first.headers["ETag"].startswith("W/")
+        kinds[site.host] = kind
+    assert len(kinds) == len(web.hosts)
+    assert {Dynamic(None, f"{seed}:dynamic").kind(f"h{n}.test") for seed in range(20) for n in range(5)} == {0, 1, 2}  # type: ignore[arg-type]
