@@ -120,9 +120,10 @@ class RuleKeeper:
         # Before the rebuild: whether this rule takes an active one out of use.
         displaces = rule.active and conflicts_with_active(rule, self.learner.active_rules(rule.host))
         hosts = self.learned.rebuild(rule)
-        if rule.active:
-            for host in hosts:
-                self._rekey(host)
+        # Under its rules now, revoked or not: a revocation leaves the host's other
+        # rules active, and what it releases is checked again against its pages.
+        for host in hosts:
+            self._rekey(host)
         if self.dedup.shared_rules is not None:
             self.dedup.shared_rules.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict(), sort_keys=True))
         self._count_rule(rule)

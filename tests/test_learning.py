@@ -962,3 +962,30 @@ def test_a_drop_against_a_pending_page_is_looked_at_again_when_it_delivers() -> 
     assert narrow.reason(Request("http://www.h.test/x"), "www.h.test", "learned:trailing_slash") == (
         "learned:trailing_slash"
     )
+
+
+def test_a_revocation_keys_the_hosts_pages_under_the_rules_it_leaves() -> None:
+    """Differential seed 73004: revoking ``trailing_slash`` on an IIS host released what
+    ``case_insensitive_path`` had dropped there, and nothing delivered was keyed under
+    the host's rules without the slash rule: ``/BLOG/``, a copy of the delivered
+    ``/Blog/``, was fetched again. The host's pages are keyed under what is left."""
+    from scrapy import Request
+
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0)
+    learner = dedup.learner
+    assert learner is not None
+    for page in ("a", "b"):
+        learner.observe_redirect(f"http://iis.test/{page}", f"http://iis.test/{page}/")
+        learner.observe_page(f"http://iis.test/{page.upper()}/", hash(page), length=BODY)
+        learner.observe_page(f"http://iis.test/{page}/", hash(page), length=BODY)
+    assert {kind for _, kind, _ in active(learner)} == {"trailing_slash", "case_insensitive_path"}
+    page = Request("http://iis.test/Blog/")
+    assert dedup.check(page) is None
+    dedup.rule_keeper.observe_page(page, page.url, 1, length=BODY, server="", canonical=None)
+    dedup.settling.settle(page, delivered=True)
+    learner.contradict("iis.test", "trailing_slash", "http://iis.test/c", "http://iis.test/c/")
+    assert {kind for _, kind, _ in active(learner)} == {"case_insensitive_path"}
+    assert dedup.check(Request("http://iis.test/BLOG/")) == "learned:case_insensitive_path"
+    assert dedup.check(Request("http://iis.test/BLOG")) is None  # (only the revoked rule merged that one)
