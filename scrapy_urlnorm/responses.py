@@ -40,7 +40,7 @@ class ResponseFeed:
         host = host_of(url).lower()
         dedup.meter.page(digest, host)
         tags = audits.cheap.tags
-        if tags is not None and tag and not tags.observe(host, tag, digest, url):
+        if tags is not None and tag and not tags.observe(host, tag, digest, url, length):
             dedup.count("urlnorm/etags_distrusted")
         if M.AUDIT in request.meta:
             audits.settle(request, digest)

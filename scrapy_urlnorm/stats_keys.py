@@ -208,8 +208,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/etags_distrusted", "audits", "live",
-        "hosts whose entity tags stopped counting as evidence (two different pages came with one tag, "
-        "or the host answered 304 to a tag it never gave)",
+        "hosts whose entity tags stopped counting as evidence (a tag named its page's size, as Apache's and "
+        "nginx's do; two different pages came with one tag; or the host answered 304 to a tag it never gave)",
     ),
     StatKey(
         "urlnorm/etag_canaries", "audits", "live",

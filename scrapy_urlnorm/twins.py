@@ -20,13 +20,14 @@ delivered on this worker, and only while a rule that would merge the two is
 undecided: once a rule decides, the filter drops or admits variants itself.
 
 And only for a rule that a downloaded pair supports already: two signals, as for
-the other bets on tags (see :mod:`scrapy_urlnorm.validators`). Apache and nginx
-tag a file by its modification time and size, so a ``304`` says the variant's
-file is of the twin's size and age, not that it is the twin's page: two files
-of one size installed in one second share a tag (differential seed 20525 lost
-``/view`` beside ``/view.html`` that way, settled as delivered by a probe while
-nothing yet said the site served one as the other). The first pair of each rule
-on a site is downloaded in full; the probes save the downloads after it.
+the other bets on tags (see :mod:`scrapy_urlnorm.validators`). A tag made of a
+file's modification time and size says the variant's file is of the twin's size
+and age, not that it is the twin's page: two files of one size installed in one
+second share a tag (differential seed 20525 lost ``/view`` beside ``/view.html``
+that way, settled as delivered by a probe while nothing yet said the site served
+one as the other; seed 74124 lost ``/view/`` beside ``/view`` even after a pair,
+so a host whose tags name the page's size has no probes at all). The first pair
+of each rule on a site is downloaded in full; the probes save the downloads after it.
 """
 
 from __future__ import annotations

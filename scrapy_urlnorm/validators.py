@@ -11,16 +11,23 @@ before.
 
 An entity tag is only evidence of the *same page* where the host's tags
 follow content. Apache and nginx derive theirs from a file's modification
-time and size, so two different files of one size written in the same second
-share a tag; a misconfigured server or cache may send one tag for everything.
-So a host's tags are trusted only once it has delivered two pages with two
-different tags, and never again once two different pages (by digest) came
-with one tag (``urlnorm/etags_distrusted``). Before its tags are first used,
+time and size (``"26b-5f3e2a10"``, ``"5f3e2a10-26b"``), so two different files
+of one size written in the same second share a tag: a tree a package
+installed has one modification time, and two look-alike pages of one
+template are often of one size (differential seed 74124 lost ``/view/``
+beside ``/view``, 619 bytes each, to a twin probe's ``304``). A misconfigured
+server or cache may send one tag for everything. So a host's tags are trusted
+only once it has delivered two pages with two different tags, and never again
+once two different pages (by digest) came with one tag, or, where its tags
+name the page's size (a field is the body's length in hex), with one tag but
+for the size: the rest is then a date the pages share, not a digest
+(``urlnorm/etags_distrusted``). A tree with a date per file keeps its tags. Before its tags are first used,
 the host is asked once about a tag it never gave (:mod:`scrapy_urlnorm.canary`):
 one that answers ``304`` does not compare tags, and its tags are never used. A ``304`` whose own ``ETag``
 differs from the tag sent is inconclusive: the audit is fetched in full.
 The residual risk is two distinct files of one size and modification time
-that a rule merges, on a host where no such pair was ever delivered:
+that a rule merges, on a host whose other pages all have dates of their own
+(or whose tags hide size and date in a hash):
 ``URLNORM_CONDITIONAL_AUDITS = False`` fetches every audit in full.
 
 Negotiating servers (Apache ``MultiViews``) answer ``/x`` with the page of
@@ -47,6 +54,7 @@ conditional header, and would store the ``304`` where the page belongs.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +82,18 @@ HOSTS_REMEMBERED = 10_000
 TAGS_BEFORE_TRUST = 2
 
 
+def without_size(tag: str, length: int) -> str | None:
+    """``tag`` less the field that is the page's size, ``length`` in hex, as in
+    Apache's ``"26b-5f3e2a10a1b2c"`` and nginx's ``"5f3e2a10-26b"`` (fields split at
+    ``-``, ``;`` and ``:``); ``None`` if no field is."""
+    size = f"{length:x}"
+    fields = re.split(r"([-;:])", tag.removeprefix("W/").strip('"'))
+    for at in range(0, len(fields), 2):
+        if fields[at].lower() == size:
+            return "".join([*fields[:at], "#", *fields[at + 1 :]])
+    return None
+
+
 def same_tag(sent: str, answered: str) -> bool:
     """Weak comparison (RFC 9110, 8.8.3.2), the one ``If-None-Match`` uses."""
     return sent.removeprefix("W/") == answered.removeprefix("W/")
@@ -93,19 +113,24 @@ class EntityTags:
         #: Set by ``wiring``: a host's tags are used only once it refused a tag it never gave.
         self.canary: TagCanary | None = None
 
-    def observe(self, host: str, tag: str, digest: int, url: str = "") -> bool:
-        """A page of ``host`` (at ``url``) arrived with ``tag``; False if that made the
-        host's tags no evidence (a different page came with the same tag before)."""
+    def observe(self, host: str, tag: str, digest: int, url: str = "", length: int | None = None) -> bool:
+        """A page of ``host`` (at ``url``, ``length`` bytes) arrived with ``tag``; False if
+        that made the host's tags no evidence (a different page came with the same tag
+        before, or with the same tag but for its size)."""
         if host in self.distrusted:
             return True
         pages = self._pages
         known = pages.get((host, tag))
-        if known is not None and known != digest:
+        stem = without_size(tag, length) if length is not None else None
+        shared = pages.get((host, f"size-less {stem}")) if stem is not None else None  # (no tag has a space)
+        if (known is not None and known != digest) or (shared is not None and shared != digest):
             self.distrusted.add(host)
             self._trusted.discard(host)
             self._distinct.pop(host, None)
             return False
         put_recent(pages, (host, tag), digest, PAIRS_REMEMBERED)
+        if stem is not None:
+            put_recent(pages, (host, f"size-less {stem}"), digest, PAIRS_REMEMBERED)
         if host not in self._trusted:
             distinct = self._distinct.setdefault(host, set())
             distinct.add(tag)

@@ -13,7 +13,7 @@ from demoweb.crawling import CrawlResult, crawl
 from demoweb.server import EntityTagged, FunctionSite, Reply, VirtualWeb
 from test_learning import ADDON, multiviews_reply, shadowed_page_site
 
-from scrapy_urlnorm.validators import EntityTags, same_tag
+from scrapy_urlnorm.validators import EntityTags, same_tag, without_size
 
 ONE_AT_A_TIME = {**ADDON, "CONCURRENT_REQUESTS": 1}
 
@@ -186,6 +186,28 @@ def test_tags_are_evidence_only_once_a_host_showed_two_and_never_after_a_clash()
     assert not tags.observe("h", '"a"', 30)  # another page with that tag
     assert tags.tag_for(1, "h") is None and tags.observe("h", '"c"', 40) and tags.tag_for(1, "h") is None
     assert same_tag('W/"x"', '"x"') and not same_tag('"x"', '"y"')
+
+
+def test_tags_of_size_and_a_shared_date_are_no_evidence() -> None:
+    """Differential seed 74124: nginx-like tags (``"<mtime>-<size>"``) on a tree of one
+    modification time; ``/view/`` beside ``/view``, another page of the same 619 bytes,
+    answered a twin probe's ``304`` and was lost. Two pages whose tags differ only in
+    their size show the rest is a date they share: the host's tags are no evidence."""
+    assert without_size('"5f3e2a10-26b"', 0x26B) == "5f3e2a10-#"
+    assert without_size('W/"26b-5f3e2a10a1b2c-gzip"', 0x26B) == "#-5f3e2a10a1b2c-gzip"  # Apache
+    assert without_size('"5f3e2a10-26b;1f"', 0x26B) == "5f3e2a10-#;1f"  # a negotiated variant's
+    assert without_size('"5f3e2a10"', 0x26B) is None and without_size('"26c-1"', 0x26B) is None
+    nginx = EntityTags()
+    assert nginx.observe("h", '"5f3e2a10-26b"', 10, length=0x26B)
+    assert not nginx.observe("h", '"5f3e2a10-2a0"', 20, length=0x2A0)  # another page, the same date
+    assert nginx.tag_for(1, "h") is None and nginx.observe("h", '"5f3e2a10-2a1"', 30, length=0x2A1)
+    # Dates of their own (a site edited file by file), or a digest beside the size: evidence.
+    edited = EntityTags()
+    edited.remember((1,), '"5f3e2a10-26b"')
+    assert edited.observe("h", '"5f3e2a10-26b"', 10, length=0x26B)
+    assert edited.observe("h", '"5f3e2b77-2a0"', 20, length=0x2A0)
+    assert edited.observe("h", '"5f3e2a10-26b"', 10, length=0x26B)  # the same page again
+    assert edited.tag_for(1, "h") == '"5f3e2a10-26b"'
 
 
 def queued_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
