@@ -30,9 +30,9 @@ named by what its rule (``meta["rule"]``) does with the page, its callback and
 spelling the item rule's pattern matches is read by other code than one only
 the follow rule matches. A follow-only rule is the default unless the spider
 overrides ``parse_start_url``: then the start pages' ``_parse`` reads them, and
-a start page fetched through a follow-only link would not have been. Names are stable,
-so keys are the same in every process of a distributed crawl and across a
-``JOBDIR`` resume. Not told apart: ``cb_kwargs`` and ``meta``.
+a start page fetched through a follow-only link would not have been. Names are
+stable, so keys are the same in every process of a distributed crawl and across
+a ``JOBDIR`` resume. Not told apart: ``cb_kwargs`` and ``meta``.
 """
 
 from __future__ import annotations
