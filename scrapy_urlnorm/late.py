@@ -111,6 +111,9 @@ class LateChecks:
             dedup.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
             return None
         host = host_of(fingerprint.url or "")
+        if "redirect_urls" in request.meta and dedup.audits.verifies_every(host, reason):
+            dedup.count("urlnorm/redirect_targets_fetched")  # (see Admission._against)
+            return None
         if claim is None and dedup.audits.verify_late(request, fingerprint.value, key, reason, host):
             cheap = may_audit and not dedup.distributed and dedup.delivered_here(key)
             if cheap and dedup.audits.cheap.may_settle(request, key, reason):

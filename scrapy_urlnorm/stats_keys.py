@@ -83,6 +83,11 @@ STATS: tuple[StatKey, ...] = (
         "than every request that claimed it (their page's links may reach documents the deeper one's cannot)",
     ),
     StatKey(
+        "urlnorm/redirect_targets_fetched", "filter", "live",
+        "redirect targets fetched although a learned rule merges them with a page, because that rule's "
+        "drops are all verified and a redirect target is never audited",
+    ),
+    StatKey(
         "urlnorm/callbacks_kept_apart", "filter", "live",
         "requests of a non-default callback fetched for a page the default callback (`parse`) had claimed: "
         "keys are each callback's own, so a page is fetched once for each callback that asks for it",

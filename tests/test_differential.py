@@ -102,7 +102,8 @@ INTERRUPTED = [replace(CrawlOrder.from_seed(seed), stops=3) for seed in (8, 13, 
 #: of ``parse_listed`` joined one of ``parse``, which a ``304`` settled) and with a
 #: ``CrawlSpider`` whose item rule matches some spellings only (``--rules``; 67008,
 #: 67013: its requests taken for one callback, ``_callback``; 67216: a start page, read
-#: by ``parse_start_url``, skipped as already fetched through a follow-only link).
+#: by ``parse_start_url``, skipped as already fetched through a follow-only link); 76107,
+#: every condition at once: a refresh's target dropped unchecked under ``extension_alias``.
 #: Stock may miss documents here; the add-on must miss none stock collects.
 CONDITIONS = [
     replace(CrawlOrder.from_seed(40024), flaky=True),
@@ -121,6 +122,16 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(67008), rules=True),
     replace(CrawlOrder.from_seed(67013), rules=True),
     replace(CrawlOrder.from_seed(67216), rules=True),
+    replace(
+        CrawlOrder.from_seed(76107),
+        flaky=True,
+        depth_limit=3,
+        robots=True,
+        offsite=True,
+        refresh=True,
+        dynamic=True,
+        callbacks=True,
+    ),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),

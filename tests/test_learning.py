@@ -613,6 +613,32 @@ def shadowed_page_site(path: str, query: str, headers: Mapping[str, str]) -> Rep
     return multiviews_reply("mv", pages, path)
 
 
+def moved_beside_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews as ``shadowed_page_site``, but ``/status`` is reached only
+    through ``/moved``, which redirects to it, after ``/status.html`` delivered."""
+    if path == "/moved":
+        return Reply.redirect("/status")
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": [link for p in pairs for link in (p + ".html", p)] + ["/more.html"]}
+    pages |= {p + ".html": [] for p in pairs}
+    pages |= {"/more.html": ["/status.html", "/later.html"], "/later.html": ["/moved"]}
+    pages |= {"/status.html": [], "/status": []}
+    return multiviews_reply("mv", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_target_is_not_dropped_unchecked_under_a_rule_verified_on_every_drop() -> None:
+    """Differential seed 76107: a redirect target is never audited, so ``/status``
+    (reached only from ``/moved``) was dropped under ``extension_alias`` against the
+    delivered ``/status.html``, a page of its own lost. Every drop of that rule is
+    verified: a redirect target it would drop is fetched."""
+    with VirtualWeb({"mv.test": FunctionSite(moved_beside_site)}) as web:
+        result = await crawl(web, ["http://mv.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1})
+    assert {"mv:/status", "mv:/status.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/learned/extension_alias"] == 1
+    assert result.stats["urlnorm/redirect_targets_fetched"] == 1
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
     """``extension_alias`` is learned from eight ``/pN`` = ``/pN.html`` pairs; ``/status``
