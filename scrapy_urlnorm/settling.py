@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from .dedup import Deduplicator
+    from .keys import Fingerprint
 
 
 #: Failed keys whose sent requests are remembered (beyond: exact copies are fetched, as before).
@@ -84,6 +85,8 @@ class Settlement:
         if dedup.forbidden.active:
             dedup.forbidden.settled(held, delivered=delivered)
         if delivered:
+            if fingerprint.learned is not None and request.meta.get(M.RULES_VERSION) != fingerprint.namespace:
+                self._rekey(fingerprint)
             self.forget_failures(fingerprint.keys)
             dedup.abandoned.discard(fingerprint.keys)
             if dedup.depths is not None:
@@ -100,6 +103,17 @@ class Settlement:
                 sent = self.sent.record(keys, request)
                 if claim is not None and holds:
                     dedup.fail(claim, why, sent)
+
+    def _rekey(self, fingerprint: Fingerprint) -> None:
+        """A page delivered by a request checked under older rules (in flight, or
+        past its download-time check, when its host's rules changed): its learned
+        key under the rules now is stored, as ``RuleKeeper.changed`` stores those of
+        the pages delivered before the change, so its variants are found."""
+        dedup = self.dedup
+        assert fingerprint.learned is not None
+        if dedup.seen.add(fingerprint.learned, fingerprint.learned_rank) is None:
+            dedup.count("urlnorm/pages_keyed_on_delivery")
+            dedup.audits.alias(fingerprint.value, fingerprint.learned)
 
     def forget_failures(self, keys: tuple[int, ...]) -> None:
         """``keys`` delivered after all: they are failed no more, nor is what was sent for them kept."""

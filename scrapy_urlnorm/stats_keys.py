@@ -135,6 +135,11 @@ STATS: tuple[StatKey, ...] = (
         "stop, or restored at the resume (a callback that is not a spider method; logged)",
     ),
     StatKey(
+        "urlnorm/pages_keyed_on_delivery", "ledger", "live",
+        "pages whose learned key was stored when they delivered, because their host's rules changed "
+        "while they were in flight: their variants are found as those of pages delivered before",
+    ),
+    StatKey(
         "urlnorm/pages_for_rekeying_forgotten", "ledger", "live",
         "fetched URLs no longer kept for re-keying under new rules (caps: 1,000 per host, 1,000 hosts, "
         "20,000 in all): a rule learned later fetches their variants once",

@@ -1015,3 +1015,31 @@ def test_a_revocation_keys_the_hosts_pages_under_the_rules_it_leaves() -> None:
     assert {kind for _, kind, _ in active(learner)} == {"case_insensitive_path"}
     assert dedup.check(Request("http://iis.test/BLOG/")) == "learned:case_insensitive_path"
     assert dedup.check(Request("http://iis.test/BLOG")) is None  # (only the revoked rule merged that one)
+
+
+def test_a_page_in_flight_when_its_hosts_rules_change_is_keyed_under_them() -> None:
+    """Differential seed 79027 (``fifo-c16``): ``www.h.test/products/`` was sent before
+    ``www_alias`` was learned and delivered after, so no learned key was stored for
+    it (pages delivered before a change are re-keyed, queued ones at download time),
+    and ``h.test/products/``, linked later, was downloaded again."""
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    stats = get_crawler().stats
+    assert stats is not None
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0, stats=stats)
+    learner = dedup.learner
+    assert learner is not None
+    in_flight = Request("http://www.h.test/products/")
+    assert dedup.check(in_flight) is None
+    for page in ("a", "b"):
+        learner.observe_page(f"http://h.test/{page}.html", hash(page), length=BODY)
+        learner.observe_page(f"http://www.h.test/{page}.html", hash(page), length=BODY)
+    assert ("h.test", "www_alias", "") in active(learner)
+    dedup.rule_keeper.observe_page(in_flight, in_flight.url, 1, length=BODY, server="", canonical=None)
+    dedup.settling.settle(in_flight, delivered=True)
+    assert dedup.check(Request("http://h.test/products/")) == "learned:www_alias"
+    dedup.publish_counts()
+    assert stats.get_value("urlnorm/pages_keyed_on_delivery") == 1
