@@ -53,6 +53,8 @@ from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, compare, gen
 HEARTBEAT_SECONDS = 5.0
 #: ``--keep-failed``: where a failing seed's add-on traces are kept (see ``traced``).
 KEEP_FAILED: Path | None = None
+#: ``--keep-all``: keep every seed's traces, failing or not (where a crawl spends its requests).
+KEEP_ALL = False
 #: Clean stops and resumes of each add-on crawl in a JOBDIR order (``--stops``).
 STOPS = 0
 #: ``kill -9``s and resumes of each add-on crawl in a JOBDIR order (``--kills``).
@@ -195,7 +197,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                     result = row(await compare(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
-            if KEEP_FAILED is not None and result.get("problems"):
+            if KEEP_FAILED is not None and (KEEP_ALL or result.get("problems")):
                 keep_traces(seed, Path(workdir))
         emit(result)
 
@@ -238,7 +240,7 @@ class Worker:
         self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - read when the worker hangs or dies
         command = [sys.executable, __file__, "--worker", "--heartbeat", "--seed-list", ",".join(map(str, seeds))]
         if KEEP_FAILED is not None:
-            command += ["--keep-failed", str(KEEP_FAILED)]
+            command += ["--keep-failed", str(KEEP_FAILED)] + (["--keep-all"] if KEEP_ALL else [])
         if STOPS:
             command += ["--stops", str(STOPS)]
         if KILLS:
@@ -474,6 +476,11 @@ def main() -> None:
         help="trace every add-on crawl (crawl log, JSON report, debug log) and keep those of failing seeds in DIR",
     )
     parser.add_argument(
+        "--keep-all",
+        action="store_true",
+        help="with --keep-failed: keep every seed's traces, not only those of failing seeds",
+    )
+    parser.add_argument(
         "--stops",
         type=int,
         default=0,
@@ -502,8 +509,9 @@ def main() -> None:
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, STOPS, KILLS, DEPTH_LIMIT
+    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
+    KEEP_ALL = args.keep_all
     STOPS, KILLS, DEPTH_LIMIT = args.stops, args.kills, args.depth_limit
     ON.update({flag: getattr(args, flag) for flag in FLAGS})
 
