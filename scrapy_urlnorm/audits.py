@@ -8,7 +8,9 @@ cannot run away:
 - only against a representative that has delivered (its page digest is known);
 - the first :data:`VERIFY_FIRST` drops of each learned rule of a host are
   all audited: a rule learned from two pairs is checked on the first pages it
-  merges, where a site that keeps the forms apart shows it at once; after
+  merges, where a site that keeps the forms apart shows it at once (unless its
+  content matched on that many more pages already: pairs downloaded while it
+  was undecided, at concurrency 16 often several, are the same check); after
   that, and for the static steps the user chose, at the rate
   ``URLNORM_AUDIT_RATE``;
 - at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
@@ -141,12 +143,15 @@ class Auditor:
         if digest is not None:
             self._digests[new_key] = digest
 
-    def should_audit(self, scope: str, own: int, key: int, *, learned: bool = False, every: bool = False) -> bool:
+    def should_audit(
+        self, scope: str, own: int, key: int, *, learned: bool = False, every: bool = False, vouched: bool = False
+    ) -> bool:
         """Audit this drop of a request whose own static key is ``own``, against
         ``key``? Once per ``own``: spellings the static policy merges (a fragment,
         ``:80``) are one URL, audited once. ``every``: a drop verified whatever
         the budget (see the module's docstring), whether or not audits are on and
-        the page's digest is known."""
+        the page's digest is known. ``vouched``: the learned rule's content already
+        matched on as many pages as its first audited drops would show."""
         if every:
             verified = self._verified.setdefault(scope, set())
             if own in verified:
@@ -163,7 +168,7 @@ class Auditor:
             audited = self._audited[scope] = set()
         if len(audited) >= AUDITS_PER_SCOPE or own in audited:
             return False
-        if not learned or len(audited) >= VERIFY_FIRST:
+        if not learned or vouched or len(audited) >= VERIFY_FIRST:
             self._credit += self.rate
             if self._credit < 1.0:
                 return False
@@ -224,6 +229,20 @@ class AuditDesk:
             return False
         return learned.verifies_every(host, reason.removeprefix("learned:"))
 
+    def vouched(self, host: str, reason: str) -> bool:
+        """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
+        on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
+        while it was undecided or in flight, audits that found its pages): what its first
+        audited drops would show, it showed already."""
+        learned, learner = self.dedup.learned, self.dedup.learner
+        if learned is None or learner is None:
+            return False
+        kind = reason.removeprefix("learned:")
+        for rule in learned.rules_of(host):
+            if rule.kind == kind:
+                return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
+        return False
+
     def scope(self, host: str, reason: str) -> str:
         """What a learned drop's audit budget is counted against: the rule on its site.
         Twins an active ``www_alias`` made one site share their rules, so they share
@@ -241,7 +260,8 @@ class AuditDesk:
         learned = reason.startswith("learned:")
         scope = self.scope(host, reason) if learned else reason
         every = self.verifies_every(host, reason)
-        if not self.auditor.should_audit(scope, own, key, learned=learned, every=every):
+        vouched = learned and not every and self.vouched(host, reason)
+        if not self.auditor.should_audit(scope, own, key, learned=learned, every=every, vouched=vouched):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -257,7 +277,9 @@ class AuditDesk:
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
         every = self.verifies_every(host, reason)
-        if not self.auditor.should_audit(self.scope(host, reason), own, key, learned=True, every=every):
+        vouched = not every and self.vouched(host, reason)
+        scope = self.scope(host, reason)
+        if not self.auditor.should_audit(scope, own, key, learned=True, every=every, vouched=vouched):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -284,7 +306,8 @@ class AuditDesk:
             scope = self.scope(drop.host, reason) if drop.learned else reason
             every = self.verifies_every(drop.host, reason)
             own = dedup.keys.static(request).value
-            if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every):
+            vouched = drop.learned and not every and self.vouched(drop.host, reason)
+            if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every, vouched=vouched):
                 if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles
                     continue

@@ -1043,3 +1043,28 @@ def test_a_page_in_flight_when_its_hosts_rules_change_is_keyed_under_them() -> N
     assert dedup.check(Request("http://h.test/products/")) == "learned:www_alias"
     dedup.publish_counts()
     assert stats.get_value("urlnorm/pages_keyed_on_delivery") == 1
+
+
+@pytest.mark.parametrize(("pages", "audited"), [(("a", "b"), True), (("a", "b", "c", "d"), False)])
+def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: tuple[str, ...], audited: bool) -> None:
+    """The first drops of a rule learned from two pairs are audited; a rule whose
+    content already matched on two pages more (pairs downloaded while it was
+    undecided) showed what those audits would, and its drops are sampled."""
+    from scrapy import Request
+
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for page in pages:
+        learner.observe_page(f"http://h.test/{page}.html", hash(page), length=BODY)
+        learner.observe_page(f"http://www.h.test/{page}.html", hash(page), length=BODY)
+    assert ("h.test", "www_alias", "") in active(learner)
+    delivered = Request("http://h.test/x.html")
+    assert dedup.check(delivered) is None
+    dedup.audits.auditor.remember(dedup.fingerprint(delivered).keys, 1)
+    dedup.settling.settle(delivered, delivered=True)
+    variant = Request("http://www.h.test/x.html")
+    assert (dedup.check(variant) is None and M.AUDIT in variant.meta) is audited
