@@ -78,6 +78,8 @@ FLAGS: dict[str, str] = {
     "the seed) matches some spellings of a page and not others, then a follow rule (both crawls)",
     "dynamic": "serve about half the hosts as an application renders them: a token of its own in every "
     "answer (no two answers of a page byte-identical), half of them with no entity tags, half with weak ones",
+    "lenient": "serve about half the hosts as a lenient application server: a page where the site would "
+    "redirect by one step (/x and /x/, www.h and h), so only content teaches those rules",
 }
 #: The conditions of ``FLAGS`` this run has on.
 ON: dict[str, bool] = {}

@@ -70,6 +70,9 @@ class RuleKind(str, Enum):
 #: ``content-location`` is the server naming the file it negotiated, and is only
 #: taken for :data:`NEGOTIATED_FAMILIES`, whose every drop is verified.
 CONFIRMING_SOURCES = ("redirect", "content", "shortcut_ok", "content-location")
+#: Evidence of ``trailing_slash`` that holds on a site whose links are relative to
+#: their directory: the server sends one form to the other, so a page is read at one.
+_DIRECTORY_SAFE_SOURCES = frozenset({"redirect", "shortcut_ok"})
 #: Rule families whose every drop is verified, however they were taught: their
 #: traps are common where they hold (see ``audits``). A contradiction is then a
 #: URL of its own (``/status`` beside ``/status.html``), not a reason to stop
@@ -199,6 +202,10 @@ class Learner:
         self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
         self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
         self._iis_hosts: set[str] = set()
+        #: Sites (bare names) serving pages with links relative to their directory; past
+        #: ``max_rules`` of them, every site is taken for one (see :meth:`_relative_links`).
+        self._relative_sites: set[str] = set()
+        self._relative_everywhere = False
 
     # -- observations -------------------------------------------------------------
 
@@ -224,16 +231,48 @@ class Learner:
         """A page names another form of its URL as canonical: like a redirect to it."""
         self.observe_redirect(url, canonical, via="canonical")
 
-    def observe_page(self, url: str, digest: int, *, length: int = MIN_BODY, server: str = "") -> None:
-        """A 200 response for ``url`` (normalized by the static policy) with body ``digest``."""
+    def observe_page(
+        self, url: str, digest: int, *, length: int = MIN_BODY, server: str = "", relative_links: bool = False
+    ) -> None:
+        """A 200 response for ``url`` (normalized by the static policy) with body ``digest``;
+        ``relative_links``: the page has links relative to its directory (``a.html``, ``../b``)."""
         try:
             u = split_url(url)
         except ValueError:
             return
         if "microsoft-iis" in server.lower() and len(self._iis_hosts) < self.max_rules:
             self._iis_hosts.add(u.host)
+        if relative_links:
+            self._relative_links(u.host)
         for host, kind, other, same in self.pages.page(u, url, digest, length):
             self._evidence(host, kind, other, url, positive=same, via="content", digest=digest if same else None)
+
+    def _relative_links(self, host: str) -> None:
+        """``host`` serves a page whose links are relative to its directory. ``/x`` and
+        ``/x/`` are then two pages to a crawler even where the server answers both with
+        one body: their links lead to different URLs (``b.html`` is ``/b.html`` from
+        ``/x``, ``/x/b.html`` from ``/x/``), and the links of the one dropped would never
+        be seen. Such a site's ``trailing_slash`` holds only as its redirects teach it (the
+        page is then only ever read at the form it redirects to, and every such drop is
+        verified): a rule content or ``rel=canonical`` taught is revoked, and that
+        evidence no longer counts."""
+        site = host.removeprefix("www.")
+        if self._relative_everywhere or site in self._relative_sites:
+            return
+        if len(self._relative_sites) >= self.max_rules:
+            self._relative_everywhere = True
+        else:
+            self._relative_sites.add(site)
+        kind = RuleKind.TRAILING_SLASH.value
+        for rule in [self.rules.get((name, kind)) for name in (site, f"www.{site}")]:
+            if rule is not None and not rule.revoked and not rule.sources.get("redirect"):
+                rule.sources["relative_links"] = rule.sources.get("relative_links", 0) + 1
+                rule.negatives += 1
+                self._revoke(rule, f"{host} serves pages with links relative to their directory")
+
+    def resolves_by_directory(self, host: str) -> bool:
+        """Whether ``host``'s site was seen serving pages with links relative to their directory."""
+        return self._relative_everywhere or host.removeprefix("www.") in self._relative_sites
 
     def contradict(self, host: str, kind: str, source: str, target: str, *, via: str = "audit") -> None:
         """Negative evidence from outside (a failed audit)."""
@@ -286,6 +325,7 @@ class Learner:
             **self.pages.sizes(),
             "rule_states": len(self.rules),
             "iis_hosts": len(self._iis_hosts),
+            "sites_with_relative_links": len(self._relative_sites),
         }
 
     def _evidence(
@@ -305,6 +345,13 @@ class Learner:
         rule = self._rule(host, kind)
         if rule is None:
             return
+        if (
+            positive
+            and via not in _DIRECTORY_SAFE_SOURCES
+            and rule.family is RuleKind.TRAILING_SLASH
+            and self.resolves_by_directory(host)
+        ):
+            return  # (see _relative_links)
         rule.sources[via] = rule.sources.get(via, 0) + 1
         if rule.revoked:
             return
@@ -321,13 +368,7 @@ class Learner:
                 logger.debug("Rule %s on %s keeps merging other URLs (%s: %s vs %s differ)", kind, host, via, a, b)
                 rule.note_exception(a, b)
                 return
-            rule.revoked = True
-            if not rule.active and self.share is not None:
-                self.share(rule, None)
-            if rule.active:
-                self._set_active(rule, False)
-                logger.debug("Revoked rule %s on %s (contradicted by %s: %s vs %s)", kind, host, via, a, b)
-                self._changed(rule)
+            self._revoke(rule, f"contradicted by {via}: {a} vs {b}")
             return
         if direction and not rule.direction:
             rule.direction = direction
@@ -354,6 +395,15 @@ class Learner:
                 pairs,
                 ", ".join(f"{k}: {v}" for k, v in sorted(rule.sources.items())),
             )
+            self._changed(rule)
+
+    def _revoke(self, rule: Rule, why: str) -> None:
+        rule.revoked = True
+        if not rule.active and self.share is not None:
+            self.share(rule, None)
+        if rule.active:
+            self._set_active(rule, False)
+            logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
             self._changed(rule)
 
     def _changed(self, rule: Rule) -> None:

@@ -283,6 +283,7 @@ class NormalizeMiddleware:
                     canonical=canonical_link(response),
                     tag=_entity_tag(response),
                     location=content_location(response),
+                    relative_links=self.dedup.responses.links_by_directory(response),
                 )
             if 200 <= status < 300:
                 self.dedup.settling.settle(request, delivered=True)

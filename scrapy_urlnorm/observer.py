@@ -59,8 +59,10 @@ class RuleKeeper:
         server: str,
         canonical: str | None,
         location: str | None = None,
+        relative_links: bool = False,
     ) -> None:
-        """A 200 page; ``location``: the file its ``Content-Location`` named (normalized)."""
+        """A 200 page; ``location``: the file its ``Content-Location`` named (normalized);
+        ``relative_links``: it has links relative to its directory."""
         observed = self.dedup.normalize(url)[0]
         if observed is None:
             return
@@ -68,7 +70,7 @@ class RuleKeeper:
             self.dedup.pages.remember(host_of(observed), request.url, callback_salt(request))
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
-        self.learner.observe_page(observed, digest, length=length, server=server)
+        self.learner.observe_page(observed, digest, length=length, server=server, relative_links=relative_links)
         if location:
             self.learner.observe_content_location(observed, location)
         if canonical:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scrapy.http import TextResponse
+
 from . import meta as M
 from .keys import host_of
+from .relative_links import has_relative_links
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from scrapy.http import Response
 
     from .dedup import Deduplicator
 
@@ -32,6 +36,7 @@ class ResponseFeed:
         canonical: str | None = None,
         tag: str | None = None,
         location: str | None = None,
+        relative_links: bool = False,
     ) -> None:
         """A 200 response (entity tag ``tag``, ``Content-Location`` ``location``): count
         it, settle an audit or remember its digest (and tag), feed the learner."""
@@ -62,7 +67,18 @@ class ResponseFeed:
                 server=server,
                 canonical=canonical,
                 location=negotiated[1] if negotiated else None,
+                relative_links=relative_links,
             )
+
+    def links_by_directory(self, response: Response) -> bool:
+        """Whether ``response``'s page has links relative to its directory, asked only
+        while it can still teach the learner something (see ``Learner.observe_page``)."""
+        learner = self.dedup.learner
+        if learner is None or not isinstance(response, TextResponse):
+            return False
+        if learner.resolves_by_directory(host_of(response.url).lower()):
+            return False
+        return has_relative_links(response.body)
 
     def observe_redirect(self, source: str, target: str) -> None:
         if self.dedup.learner is not None:

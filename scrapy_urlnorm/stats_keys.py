@@ -369,6 +369,10 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/memory/rule_states", "memory", "close", "rule states, active or gathering evidence (cap 100,000)"),
     StatKey("urlnorm/memory/iis_hosts", "memory", "close", "hosts seen to be IIS (cap 100,000)"),
+    StatKey(
+        "urlnorm/memory/sites_with_relative_links", "memory", "close",
+        "sites seen serving pages with links relative to their directory (cap 100,000; past it, every site)",
+    ),
     # -- redis
     StatKey(
         "urlnorm/redis_errors", "redis", "live",

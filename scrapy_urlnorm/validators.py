@@ -200,6 +200,8 @@ class CheapAudits:
             return  # sent conditionally once already: fetched in full now
         if has_conditions(request):
             return  # the request's own conditions: its answer is the spider's business
+        if self._links_differ(request, audit["reason"]):
+            return
         if "head" not in audit and self._ask_head(request, audit):
             request.method = "HEAD"  # in place, as the header below: the same request goes on
             request.meta[M.AUDIT] = {**audit, "head": True}
@@ -209,6 +211,17 @@ class CheapAudits:
             return  # no tag to compare with, or no delivered page to keep the drop against
         headers[b"If-None-Match"] = tag
         request.meta[M.AUDIT] = {**audit, "tag": tag}
+
+    def _links_differ(self, request: Request, reason: str) -> bool:
+        """A ``trailing_slash`` drop on a site whose links are relative to their directory:
+        the page read at either form has links of its own (see ``Learner.observe_page``),
+        so its audit is a download the spider reads, never settled by a ``304``."""
+        learner = self.desk.dedup.learner
+        return (
+            learner is not None
+            and reason == "learned:trailing_slash"
+            and learner.resolves_by_directory(host_of(request.url).lower())
+        )
 
     def may_settle(self, request: Request, key: int, reason: str) -> bool:
         """Whether an audit of ``request`` against ``key`` (delivered) could be settled

@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 from demoweb.randomweb import FAMILIES, CrawlOrder, compare, doc_id_of, generate
-from demoweb.server import Dynamic
+from demoweb.server import Dynamic, Lenient
 
 SEEDS = range(30)
 
@@ -132,6 +132,8 @@ CONDITIONS = [
         dynamic=True,
         callbacks=True,
     ),
+    # A host answering /x and /x/ with one body whose links are relative to its directory.
+    replace(CrawlOrder.from_seed(84200), lenient=True),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),
@@ -240,3 +242,28 @@ def test_dynamic_hosts_answer_each_request_anew() -> None:
         kinds[site.host] = kind
     assert len(kinds) == len(web.hosts)
     assert {Dynamic(None, f"{seed}:dynamic").kind(f"h{n}.test") for seed in range(20) for n in range(5)} == {0, 1, 2}  # type: ignore[arg-type]
+
+
+def test_lenient_hosts_serve_a_page_where_they_would_redirect_by_one_step() -> None:
+    """``--lenient``: a lenient host answers ``/x`` (which its site redirects to ``/x/``)
+    and its ``www`` twin with the page itself; other redirects stay, and the other
+    hosts redirect as before."""
+    served = {True: 0, False: 0}
+    for seed in range(40):
+        for site in generate(seed).hosts:
+            front = Lenient(site, f"{seed}:lenient")
+            lenient = front.lenient(site.host)
+            for page in site.pages:
+                if page.host != site.host or page.query or not page.path.endswith("/") or page.path == "/":
+                    continue
+                headers = {"Host": site.host}
+                plain = site.handle(page.path[:-1], "", headers)
+                if plain.status not in (301, 302, 308) or not plain.headers["Location"].endswith(page.path):
+                    continue
+                answer = front.handle(page.path[:-1], "", headers)
+                if lenient:
+                    assert answer.status == 200 and doc_id_of(answer) == page.doc_id
+                else:
+                    assert answer == plain
+                served[lenient] += 1
+    assert served[True] and served[False]

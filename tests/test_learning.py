@@ -1068,3 +1068,50 @@ def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: 
     dedup.settling.settle(delivered, delivered=True)
     variant = Request("http://www.h.test/x.html")
     assert (dedup.check(variant) is None and M.AUDIT in variant.meta) is audited
+
+
+@pytest.mark.parametrize(
+    ("body", "relative"),
+    [
+        (b'<a href="b.html">', True),
+        (b"<a href='../b'>", True),
+        (b"<A HREF=b>", True),
+        (b'<img src="logo.png">', True),
+        (b'<a href="/b">', False),
+        (b'<a href="//cdn.test/b">', False),
+        (b'<a href="http://h.test/b">', False),
+        (b'<a href="?page=2">', False),
+        (b'<a href="#top">', False),
+        (b'<a href="">', False),
+        (b'<a href="mailto:a@h.test">', False),
+    ],
+)
+def test_links_relative_to_the_directory_are_found(body: bytes, relative: bool) -> None:
+    from scrapy_urlnorm.relative_links import has_relative_links
+
+    assert has_relative_links(b"<html><body>" + body + b"</body></html>") is relative
+
+
+def test_a_site_whose_links_are_relative_to_their_directory_learns_trailing_slash_from_redirects_only() -> None:
+    """Differential seed 84200 (``--lenient``): a host answered ``/support`` and
+    ``/support/`` with one body, so content taught ``trailing_slash``, and
+    ``/support`` was dropped against the delivered ``/support/``. Its link
+    ``events/pricing-4`` leads to ``/events/pricing-4`` from ``/support`` only
+    (from ``/support/``, to a soft 404): that document was never requested."""
+    learner = Learner()
+    learner.observe_page("http://lenient.test/a", 1, length=BODY)
+    learner.observe_page("http://lenient.test/a/", 1, length=BODY)
+    learner.observe_page("http://lenient.test/b", 2, length=BODY)
+    learner.observe_page("http://lenient.test/b/", 2, length=BODY)
+    assert ("lenient.test", "trailing_slash", "") in active(learner)
+    learner.observe_page("http://www.lenient.test/c/", 3, length=BODY, relative_links=True)
+    assert not active(learner)
+    assert learner.rules[("lenient.test", "trailing_slash")].revoked
+    # Where the site's redirects teach it, a page is only ever read at one form: it holds.
+    learner.observe_page("http://redirects.test/a/", 4, length=BODY, relative_links=True)
+    for page in ("a", "b"):
+        learner.observe_redirect(f"http://redirects.test/{page}", f"http://redirects.test/{page}/")
+    learner.observe_page("http://redirects.test/c", 5, length=BODY)
+    learner.observe_page("http://redirects.test/c/", 5, length=BODY)  # (no longer counted here)
+    assert active(learner) == {("redirects.test", "trailing_slash", "add")}
+    assert learner.rules[("redirects.test", "trailing_slash")].sources == {"redirect": 2}

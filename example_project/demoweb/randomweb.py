@@ -78,7 +78,7 @@ import scrapy
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, RulesSpider, crawl
-from .server import Dynamic, Flaky, Reply, Site, VirtualWeb
+from .server import Dynamic, Flaky, Lenient, Reply, Site, VirtualWeb
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
@@ -1008,6 +1008,9 @@ class CrawlOrder:
     #: About half the hosts render every answer anew, with a token of its own
     #: (:class:`~demoweb.server.Dynamic`): no two answers of a page are byte-identical.
     dynamic: bool = False
+    #: About half the hosts answer a one-step redirect's target as a ``200`` in its place
+    #: (:class:`~demoweb.server.Lenient`): ``/x`` and ``/x/``, ``www.h`` and ``h`` alike.
+    lenient: bool = False
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -1035,6 +1038,7 @@ class CrawlOrder:
                     "callbacks" if self.callbacks else "",
                     "rules" if self.rules else "",
                     "dynamic" if self.dynamic else "",
+                    "lenient" if self.lenient else "",
                 ],
             )
         )
@@ -1159,13 +1163,17 @@ class Comparison:
 def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     """``web`` on a fresh server, with the fronts ``order`` asks for: ``robots``, each
     site with the ``robots.txt`` :class:`Robots` draws from the seed; ``dynamic``, about
-    half the sites render each answer anew (:class:`~demoweb.server.Dynamic`);
+    half the sites render each answer anew (:class:`~demoweb.server.Dynamic`); ``lenient``,
+    about half serve a page where they would redirect by one step (:class:`~demoweb.server.Lenient`);
     ``flaky``, behind :class:`~demoweb.server.Flaky` fronts (failures drawn from the
     seed, counted per server), which may fail a ``robots.txt`` too."""
     sites: Mapping[str, Site] = web.sites
     if order is not None and order.robots:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
+    if order is not None and order.lenient:
+        fronts_l = {id(site): Lenient(site, f"{web.seed}:lenient") for site in sites.values()}
+        sites = {host: fronts_l[id(site)] for host, site in sites.items()}
     if order is not None and order.dynamic:
         fronts_d = {id(site): Dynamic(site, f"{web.seed}:dynamic") for site in sites.values()}
         sites = {host: fronts_d[id(site)] for host, site in sites.items()}

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 #: A :class:`Reply` status that makes the server close the connection without answering.
 DROP_CONNECTION = 0
@@ -291,3 +291,39 @@ class Dynamic:
         elif "ETag" in answer and not answer["ETag"].startswith("W/"):
             answer["ETag"] = "W/" + answer["ETag"]
         return Reply(reply.status, reply.body.replace(b"</body>", field, 1), answer)
+
+
+class Lenient:
+    """``site`` as a lenient application server answers: about half the hosts (drawn
+    from ``salt`` and the host) serve a page under the spellings the site would
+    redirect by one step (``/x`` and ``/x/``, ``www.h`` and ``h``) with a ``200`` of
+    the page itself, as non-strict routing and a host alias do, instead of the
+    redirect. What a redirect taught is then taught by content alone, and the site's
+    look-alike pages of their own (``/report`` beside ``/report/``) stay pages."""
+
+    def __init__(self, site: Site, salt: str) -> None:
+        self.site = site
+        self.salt = salt
+
+    def lenient(self, host: str) -> bool:
+        return zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 2 == 0
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        reply = self.site.handle(path, query, headers)
+        host = headers.get("Host", "")
+        if not 300 <= reply.status < 400 or not self.lenient(host):
+            return reply
+        here = urlsplit(f"http://{host}{path}" + (f"?{query}" if query else ""))
+        there = urlsplit(urljoin(here.geturl(), reply.headers.get("Location", "")))
+        one_step = (
+            there.query == here.query
+            and there.hostname is not None
+            and (
+                (there.hostname == here.hostname and there.path.rstrip("/") == here.path.rstrip("/"))
+                or (there.path == here.path and there.hostname.removeprefix("www.") == host.removeprefix("www."))
+            )
+        )
+        if not one_step or there.geturl() == here.geturl():
+            return reply
+        target = self.site.handle(there.path, there.query, {**headers, "Host": there.hostname or host})
+        return target if target.status == 200 else reply
