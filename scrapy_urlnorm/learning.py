@@ -433,6 +433,14 @@ class Learner:
                 self._set_active(rule, False)
                 logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
                 self._changed(rule)
+        elif (
+            rule.family is RuleKind.TRAILING_SLASH
+            and not rule.revoked
+            and not rule.sources.get("redirect")
+            and self.resolves_by_directory(rule.host)
+        ):
+            # Learned from content elsewhere; this worker saw the site's links are relative.
+            self._revoke(rule, "its site serves pages with links relative to their directory")
         elif shared.active and not rule.active and not rule.revoked and rule.confirmed:
             self._set_active(rule, True)
             logger.info("Applying rule %s on %s, learned by another worker", rule.kind, rule.host)

@@ -1115,3 +1115,18 @@ def test_a_site_whose_links_are_relative_to_their_directory_learns_trailing_slas
     learner.observe_page("http://redirects.test/c/", 5, length=BODY)  # (no longer counted here)
     assert active(learner) == {("redirects.test", "trailing_slash", "add")}
     assert learner.rules[("redirects.test", "trailing_slash")].sources == {"redirect": 2}
+
+
+def test_a_worker_that_saw_relative_links_revokes_a_trailing_slash_rule_another_learned_from_content() -> None:
+    shared: list[dict] = []
+    teacher = Learner(share=lambda rule, pair: shared.append(rule.as_dict()) or 2)
+    for page in ("a", "b"):
+        teacher.observe_page(f"http://lenient.test/{page}", hash(page), length=BODY)
+        teacher.observe_page(f"http://lenient.test/{page}/", hash(page), length=BODY)
+    rule = teacher.rules[("lenient.test", "trailing_slash")]
+    assert rule.active
+    worker = Learner(share=lambda rule, pair: 0)
+    worker.observe_page("http://lenient.test/c/", 3, length=BODY, relative_links=True)
+    worker.adopt(rule.as_dict())
+    assert not active(worker)
+    assert worker.rules[("lenient.test", "trailing_slash")].revoked
