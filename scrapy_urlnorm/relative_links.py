@@ -11,13 +11,17 @@ import re
 
 # On the lowercased body: a literal first word lets the regex engine skip ahead to it.
 _REFERENCE_TAIL = r"""\s*=\s*["']?\s*(?![a-z][a-z0-9+.\-]*:|/|#|\?|["'>\s])"""
-_HREF = re.compile(("href" + _REFERENCE_TAIL).encode())
-_SRC = re.compile(("src" + _REFERENCE_TAIL).encode())
+_PATTERNS = [
+    re.compile(("href" + _REFERENCE_TAIL).encode()),
+    re.compile(("src" + _REFERENCE_TAIL).encode()),
+    # <meta http-equiv="refresh" content="0; url=next.html">, which Scrapy follows
+    re.compile(("url" + _REFERENCE_TAIL).encode()),
+]
 
 
 def has_relative_links(body: bytes) -> bool:
-    """Whether ``body`` (HTML) has an ``href`` or ``src`` relative to the page's directory.
-    Errs towards yes (any attribute ending in ``href``, a ``<base>`` ignored): a yes costs
-    a duplicate download at most, a wrong no a page."""
+    """Whether ``body`` (HTML) has an ``href``, ``src`` or refresh ``url`` relative to
+    the page's directory. Errs towards yes (any attribute ending in ``href``, a
+    ``<base>`` ignored): a yes costs a duplicate download at most, a wrong no a page."""
     low = body.lower()
-    return _HREF.search(low) is not None or _SRC.search(low) is not None
+    return any(pattern.search(low) is not None for pattern in _PATTERNS)

@@ -1077,6 +1077,8 @@ def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: 
         (b"<a href='../b'>", True),
         (b"<A HREF=b>", True),
         (b'<img src="logo.png">', True),
+        (b'<meta http-equiv="refresh" content="0; url=next.html">', True),
+        (b'<meta http-equiv="refresh" content="0; URL=/next">', False),
         (b'<a href="/b">', False),
         (b'<a href="//cdn.test/b">', False),
         (b'<a href="http://h.test/b">', False),
