@@ -159,6 +159,8 @@ class NormalizeMiddleware:
             self.dedup.audits.cheap.condition(request)
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is not None:
+            if self._form_now(request, original) != request.url:
+                return self._as_written(request, original)
             self.dedup.late.took_over(request, original)
             return None
         if request.dont_filter:
@@ -210,6 +212,25 @@ class NormalizeMiddleware:
                 self.dedup.count("urlnorm/rewritten")
                 return request.replace(url=normalized, dont_filter=True, meta={**meta, M.REWRITTEN_FROM: request.url})
         return None
+
+    def _form_now(self, request: Request, original: str) -> str | None:
+        """The form ``original`` would be sent as now (shortcut or rewrite, as ``request`` was)."""
+        if M.SHORTCUT_OF in request.meta:
+            return self.dedup.responses.canonical_url(original)
+        return self.dedup.normalize(original)[0]
+
+    def _as_written(self, request: Request, original: str) -> Request:
+        """``request`` waited in the queue in the form a rule gave ``original``, and that
+        rule changed since (revoked: seed 89071 sent ``/moved-1`` as ``/moved-1/``, a soft
+        404, after ``trailing_slash`` was revoked; the link, released by the revocation,
+        had been dropped against its own pending claim). The link goes as written instead,
+        still holding its claim; its parked copy leaves the ledger."""
+        self.dedup.count("urlnorm/taught_forms_withdrawn")
+        meta = {key: value for key, value in request.meta.items() if key not in (M.SHORTCUT_OF, M.REWRITTEN_FROM)}
+        if M.SHORTCUT_OF in request.meta:
+            self.dedup.responses.shortcut_fell_back(original)
+            meta[M.NO_SHORTCUT] = True
+        return request.replace(url=original, dont_filter=True, meta=meta)
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None

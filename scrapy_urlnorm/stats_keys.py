@@ -135,6 +135,11 @@ STATS: tuple[StatKey, ...] = (
         "stop, or restored at the resume (a callback that is not a spider method; logged)",
     ),
     StatKey(
+        "urlnorm/taught_forms_withdrawn", "filter", "live",
+        "links queued in a form a learned rule gave them (a shortcut, a rewrite) sent as written instead, "
+        "because that rule changed while they waited",
+    ),
+    StatKey(
         "urlnorm/pages_keyed_on_delivery", "ledger", "live",
         "pages whose learned key was stored when they delivered, because their host's rules changed "
         "while they were in flight: their variants are found as those of pages delivered before",

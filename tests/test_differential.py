@@ -134,6 +134,8 @@ CONDITIONS = [
     ),
     # A host answering /x and /x/ with one body whose links are relative to its directory.
     replace(CrawlOrder.from_seed(84200), lenient=True),
+    # A shortcut whose rule was revoked while it waited in the queue (lost once, at concurrency 16).
+    replace(CrawlOrder.from_seed(89071), lenient=True, refresh=True),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),

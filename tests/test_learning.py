@@ -1132,3 +1132,44 @@ def test_a_worker_that_saw_relative_links_revokes_a_trailing_slash_rule_another_
     worker.adopt(rule.as_dict())
     assert not active(worker)
     assert worker.rules[("lenient.test", "trailing_slash")].revoked
+
+
+def test_a_shortcut_whose_rule_was_revoked_while_it_waited_goes_as_written() -> None:
+    """Differential seed 89071 (``--lenient --refresh``, ``fifo-c16-prio-jobdir``): ``/moved-1``
+    (a page of its own) was sent as ``/moved-1/`` under ``trailing_slash``; the rule was revoked
+    while the shortcut waited in the queue, the link as written, released, was dropped against
+    its own pending claim, and the shortcut then fetched a soft 404. The page was lost."""
+    import scrapy
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_urlnorm import UrlNormDupeFilter
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.middlewares import NormalizeMiddleware
+
+    crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}})
+    dupefilter = UrlNormDupeFilter.from_crawler(crawler)
+    dupefilter.open()
+    middleware = NormalizeMiddleware.from_crawler(crawler)
+    released: list[str | None] = []  # (the scheduler's part: a released request goes through the filter)
+    middleware.dedup.reschedule_request = lambda request: released.append(middleware.dedup.check(request))
+    learner = middleware.dedup.learner
+    assert learner is not None
+    for name in ("a", "b"):
+        learner.observe_redirect(f"http://s.test/{name}", f"http://s.test/{name}/")
+    link = scrapy.Request("http://s.test/moved-1")
+    assert not dupefilter.request_seen(link)
+    shortcut = middleware.process_request(link)
+    assert isinstance(shortcut, scrapy.Request) and shortcut.url == "http://s.test/moved-1/"
+    learner.contradict("s.test", "trailing_slash", "http://s.test/c", "http://s.test/c/")
+    assert released == ["exact"]  # the link as written, against its own claim
+    sent = middleware.process_request(shortcut)
+    assert isinstance(sent, scrapy.Request) and sent.url == "http://s.test/moved-1"
+    assert M.SHORTCUT_OF not in sent.meta and sent.meta[M.NO_SHORTCUT]
+    assert middleware.process_request(sent) is None  # fetched as written
+    # Unchanged rules: the shortcut takes the link's place, as before.
+    for name in ("a", "b"):
+        learner.observe_redirect(f"http://t.test/{name}", f"http://t.test/{name}/")
+    other = scrapy.Request("http://t.test/x")
+    assert not dupefilter.request_seen(other)
+    shortcut = middleware.process_request(other)
+    assert isinstance(shortcut, scrapy.Request) and middleware.process_request(shortcut) is None
