@@ -159,7 +159,7 @@ class NormalizeMiddleware:
             self.dedup.audits.cheap.condition(request)
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is not None:
-            if self._form_now(request, original) != request.url:
+            if "redirect_urls" not in meta and self._form_now(request, original) != request.url:
                 return self._as_written(request, original)
             self.dedup.late.took_over(request, original)
             return None
@@ -214,7 +214,9 @@ class NormalizeMiddleware:
         return None
 
     def _form_now(self, request: Request, original: str) -> str | None:
-        """The form ``original`` would be sent as now (shortcut or rewrite, as ``request`` was)."""
+        """The form ``original`` would be sent as now (shortcut or rewrite, as ``request`` was).
+        Asked before the form is sent only: a redirect it led to (``/x`` -> ``/x/``) carries
+        its ``meta`` on, and is the server's answer to it, whatever the rules became."""
         if M.SHORTCUT_OF in request.meta:
             return self.dedup.responses.canonical_url(original)
         return self.dedup.normalize(original)[0]

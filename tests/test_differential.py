@@ -136,6 +136,7 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(84200), lenient=True),
     # A shortcut whose rule was revoked while it waited in the queue (lost once, at concurrency 16).
     replace(CrawlOrder.from_seed(89071), lenient=True, refresh=True),
+    replace(CrawlOrder.from_seed(89160), lenient=True, refresh=True),
     # (Never lost a page; here so each condition of the generator stays exercised.)
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),
