@@ -229,6 +229,14 @@ class AuditDesk:
             return False
         return learned.verifies_every(host, reason.removeprefix("learned:"))
 
+    def _should_audit(self, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
+        """``Auditor.should_audit`` for a drop of ``reason`` on ``host`` (a learned rule's,
+        or a static step's), with the rule's budget and what its content showed."""
+        every = self.verifies_every(host, reason)
+        scope = self.scope(host, reason) if learned else reason
+        vouched = learned and not every and self.vouched(host, reason)
+        return self.auditor.should_audit(scope, own, key, learned=learned, every=every, vouched=vouched)
+
     def vouched(self, host: str, reason: str) -> bool:
         """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
         on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
@@ -257,11 +265,7 @@ class AuditDesk:
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
-        learned = reason.startswith("learned:")
-        scope = self.scope(host, reason) if learned else reason
-        every = self.verifies_every(host, reason)
-        vouched = learned and not every and self.vouched(host, reason)
-        if not self.auditor.should_audit(scope, own, key, learned=learned, every=every, vouched=vouched):
+        if not self._should_audit(own, key, reason, host, learned=reason.startswith("learned:")):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -276,10 +280,7 @@ class AuditDesk:
         meta = request.meta
         if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
             return False
-        every = self.verifies_every(host, reason)
-        vouched = not every and self.vouched(host, reason)
-        scope = self.scope(host, reason)
-        if not self.auditor.should_audit(scope, own, key, learned=True, every=every, vouched=vouched):
+        if not self._should_audit(own, key, reason, host, learned=True):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -303,11 +304,8 @@ class AuditDesk:
             reason = drop.reason
             if drop.learned and dedup.narrow is not None:
                 reason = dedup.narrow.reason(request, drop.host, reason)  # (this page delivered since)
-            scope = self.scope(drop.host, reason) if drop.learned else reason
-            every = self.verifies_every(drop.host, reason)
             own = dedup.keys.static(request).value
-            vouched = drop.learned and not every and self.vouched(drop.host, reason)
-            if self.auditor.should_audit(scope, own, key, learned=drop.learned, every=every, vouched=vouched):
+            if self._should_audit(own, key, reason, drop.host, learned=drop.learned):
                 if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
