@@ -274,6 +274,12 @@ class Learner:
         """Whether ``host``'s site was seen serving pages with links relative to their directory."""
         return self._relative_everywhere or host.removeprefix("www.") in self._relative_sites
 
+    def moves_links(self, host: str, kind: str) -> bool:
+        """Whether the two URLs rule ``kind`` merges on ``host`` read one body with links
+        that lead to different URLs: ``trailing_slash`` where the site links relatively
+        (see :meth:`_relative_links`). Nothing of such a pair may settle the other."""
+        return kind == RuleKind.TRAILING_SLASH.value and self.resolves_by_directory(host)
+
     def contradict(self, host: str, kind: str, source: str, target: str, *, via: str = "audit") -> None:
         """Negative evidence from outside (a failed audit)."""
         self._evidence(host, kind, source, target, positive=False, via=via)
@@ -345,12 +351,7 @@ class Learner:
         rule = self._rule(host, kind)
         if rule is None:
             return
-        if (
-            positive
-            and via not in _DIRECTORY_SAFE_SOURCES
-            and rule.family is RuleKind.TRAILING_SLASH
-            and self.resolves_by_directory(host)
-        ):
+        if positive and via not in _DIRECTORY_SAFE_SOURCES and self.moves_links(host, kind):
             return  # (see _relative_links)
         rule.sources[via] = rule.sources.get(via, 0) + 1
         if rule.revoked:
@@ -433,12 +434,7 @@ class Learner:
                 self._set_active(rule, False)
                 logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
                 self._changed(rule)
-        elif (
-            rule.family is RuleKind.TRAILING_SLASH
-            and not rule.revoked
-            and not rule.sources.get("redirect")
-            and self.resolves_by_directory(rule.host)
-        ):
+        elif self.moves_links(rule.host, rule.kind) and not rule.revoked and not rule.sources.get("redirect"):
             # Learned from content elsewhere; this worker saw the site's links are relative.
             self._revoke(rule, "its site serves pages with links relative to their directory")
         elif shared.active and not rule.active and not rule.revoked and rule.confirmed:

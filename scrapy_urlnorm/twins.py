@@ -109,7 +109,7 @@ class TwinProbes:
         undecided = undecided_rules(learner, twin.url, url, host)
         if not undecided or not all(_has_pair(learner, site, host, kind) for site, kind in undecided):
             return
-        if learner.resolves_by_directory(host) and any(kind == "trailing_slash" for _, kind in undecided):
+        if any(learner.moves_links(host, kind) for _, kind in undecided):
             return  # a 304 would leave the links it has at its own directory unread
         request.headers[b"If-None-Match"] = tag
         request.meta[M.TWIN] = {"key": twin.key, "tag": tag}

@@ -217,11 +217,9 @@ class CheapAudits:
         the page read at either form has links of its own (see ``Learner.observe_page``),
         so its audit is a download the spider reads, never settled by a ``304``."""
         learner = self.desk.dedup.learner
-        return (
-            learner is not None
-            and reason == "learned:trailing_slash"
-            and learner.resolves_by_directory(host_of(request.url).lower())
-        )
+        if learner is None or not reason.startswith("learned:"):
+            return False
+        return learner.moves_links(host_of(request.url).lower(), reason.removeprefix("learned:"))
 
     def may_settle(self, request: Request, key: int, reason: str) -> bool:
         """Whether an audit of ``request`` against ``key`` (delivered) could be settled
