@@ -172,11 +172,7 @@ class Admission:
             return _ADMIT
         # Only audits and learned drops (parked, revoked, by host) need the host.
         host = host_of(fingerprint.url or "") if learned or claim is None else ""
-        if learned and source is not None and self.dedup.audits.verifies_every(host, reason):
-            # A redirect target is never audited; a rule every drop of which is checked
-            # may not drop it unchecked (differential seed 76107: a refresh to /report,
-            # dropped under extension_alias against the delivered /report.html).
-            self.count("urlnorm/redirect_targets_fetched")
+        if learned and source is not None and self.dedup.audits.fetches_redirect_target(request, host, reason):
             return _ADMIT
         if (
             claim is None

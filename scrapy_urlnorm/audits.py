@@ -229,6 +229,16 @@ class AuditDesk:
             return False
         return learned.verifies_every(host, reason.removeprefix("learned:"))
 
+    def fetches_redirect_target(self, request: Request, host: str, reason: str) -> bool:
+        """Whether ``request``, a redirect target, is fetched rather than dropped for
+        ``reason``: a redirect target is never audited, so a rule every drop of which is
+        verified may not drop one unchecked (differential seed 76107: a refresh to
+        ``/report``, dropped under ``extension_alias`` against the delivered ``/report.html``)."""
+        if "redirect_urls" not in request.meta or not self.verifies_every(host, reason):
+            return False
+        self.dedup.count("urlnorm/redirect_targets_fetched")
+        return True
+
     def _should_audit(self, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
         """``Auditor.should_audit`` for a drop of ``reason`` on ``host`` (a learned rule's,
         or a static step's), with the rule's budget and what its content showed."""

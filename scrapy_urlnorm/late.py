@@ -111,8 +111,7 @@ class LateChecks:
             dedup.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
             return None
         host = host_of(fingerprint.url or "")
-        if "redirect_urls" in request.meta and dedup.audits.verifies_every(host, reason):
-            dedup.count("urlnorm/redirect_targets_fetched")  # (see Admission._against)
+        if dedup.audits.fetches_redirect_target(request, host, reason):
             return None
         if claim is None and dedup.audits.verify_late(request, fingerprint.value, key, reason, host):
             cheap = may_audit and not dedup.distributed and dedup.delivered_here(key)
