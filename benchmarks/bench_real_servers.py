@@ -1,17 +1,19 @@
-"""Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx and lighttpd,
-and Python's ``http.server``, on loopback.
+"""Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
+Caddy, and Python's ``http.server``, on loopback.
 
-All four serve the same Debian documentation trees (a Doxygen manual with its examples,
+All five serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``) with stock
 directory handling: Apache with ``mod_dir`` (``/dir`` -> 301 ``/dir/``), ``MultiViews``
 (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly`` (case variants -> 301) and a
 ``www.`` alias serving the same content; nginx with ``try_files $uri $uri.html $uri/
 =404`` and a bare host that 301-redirects to ``www.``; lighttpd as Debian ships it
 (``/dir`` -> 301 ``/dir/``, ``index.html``, no listings) with ``www.`` 301-redirecting
-to the bare host; ``http.server`` (``/dir`` -> 301 ``/dir/``, ``index.html`` or a
-generated listing, ``Last-Modified`` and no ETag, HTTP/1.0) serving the same tree under
+to the bare host; Caddy's ``file_server`` (``/dir`` -> 308 ``/dir/``, gzip) with ``www.``
+302-redirecting to the bare host; ``http.server`` (``/dir`` -> 301 ``/dir/``, ``index.html`` or a
+generated listing,
+``Last-Modified`` and no ETag, HTTP/1.0) serving the same tree under
 both names. Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the
-hostnames (``docs.test``, ``ref.test``, ``lt.test``, ``py.test`` and their ``www.``
+hostnames (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test`` and their ``www.``
 twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so
 redirects name the real hostnames.
 
@@ -30,7 +32,7 @@ redundancy (1 - distinct documents / 200 HTML responses), requests per necessary
 (documents + distinct non-HTML files + unavoidable redirects, see ``necessary``) and the
 rules the add-on learned (its JSON report).
 
-    sudo benchmarks/real_servers/setup.sh      # once: apache2, nginx, lighttpd, the documentation packages
+    sudo benchmarks/real_servers/setup.sh      # once: apache2, nginx, lighttpd, caddy, the documentation packages
     nice python benchmarks/bench_real_servers.py
     nice python benchmarks/bench_real_servers.py --orders lifo-c16 --servers nginx --json out.json
 

@@ -1,8 +1,8 @@
 """On real servers, the add-on loses no document stock Scrapy collects.
 
 Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurrent
-requests) in a child process: each server (Apache, nginx, lighttpd, Python's
-``http.server``: four ways of serving a ``www.`` twin and a directory) crawled with stock
+requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Python's
+``http.server``: five ways of serving a ``www.`` twin and a directory) crawled with stock
 Scrapy, the add-on and the add-on with ``URLNORM_LEARN=False``. Skipped unless
 ``URLNORM_REAL_SERVERS=1`` and ``benchmarks/real_servers/setup.sh`` has installed the
 servers and documentation trees. No timing assertions.

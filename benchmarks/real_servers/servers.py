@@ -1,5 +1,5 @@
-"""Private Apache, nginx, lighttpd and Python ``http.server`` instances serving Debian
-documentation trees on 127.0.0.1.
+"""Private Apache, nginx, lighttpd, Caddy and Python ``http.server`` instances serving
+Debian documentation trees on 127.0.0.1.
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -10,8 +10,8 @@ stopped by its pid file when the ``with`` ends. ``FAMILIES`` says how to start e
 All serve the same site root: a landing page linking to the documentation trees in
 ``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
 twin a different kind: Apache serves the same content under both names, nginx redirects
-the bare host to ``www.``, lighttpd ``www.`` to the bare host, ``http.server`` ignores the
-name. Run ``setup.sh`` (as root) once first.
+the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
+302, ``http.server`` ignores the name. Run ``setup.sh`` (as root) once first.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ TREES: dict[str, str] = {
 APACHE = "/usr/sbin/apache2"
 NGINX = "/usr/sbin/nginx"
 LIGHTTPD = "/usr/sbin/lighttpd"
+CADDY = "/usr/bin/caddy"
 
 LANDING = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Documentation</title></head>
@@ -72,6 +73,22 @@ class Family:
 def _nginx_command(directory: Path, port: int) -> list[str]:
     # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
     return [NGINX, "-c", str(directory / "nginx.conf"), "-p", str(directory), "-e", str(directory / "nginx-error.log")]
+
+
+def _caddy_command(directory: Path, port: int) -> list[str]:
+    # HOME: where Caddy keeps what it autosaves; the state directory, not root's home.
+    return [
+        "/usr/bin/env",
+        f"HOME={directory}",
+        CADDY,
+        "run",
+        "--config",
+        str(directory / "caddy.conf"),
+        "--adapter",
+        "caddyfile",
+        "--pidfile",
+        str(directory / "caddy.pid"),
+    ]
 
 
 def _python_command(directory: Path, port: int) -> list[str]:
@@ -110,6 +127,7 @@ FAMILIES: dict[str, Family] = {
         # lighttpd opens its logs after dropping privileges.
         owned=("lighttpd-access.log", "lighttpd-error.log", "lighttpd-uploads/"),
     ),
+    "caddy": Family(name="caddy", label="Caddy", host="cd.test", binary=CADDY, command=_caddy_command, foreground=True),
     "python": Family(
         name="pyserver",
         label="Python http.server",

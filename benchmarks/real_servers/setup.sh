@@ -1,6 +1,6 @@
 #!/bin/sh
 # Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
-# Debian's Apache 2.4, nginx and lighttpd and three documentation packages with HTML
+# Debian's Apache 2.4, nginx, lighttpd and Caddy and three documentation packages with HTML
 # trees (the fourth server, Python's http.server, needs nothing). Run as root;
 # idempotent (installs only what is missing).
 #
@@ -10,7 +10,7 @@
 # file on free 127.0.0.1 ports, with pid and log files in a temporary directory.
 set -eu
 
-PACKAGES="apache2 nginx lighttpd doxygen-doc debian-reference-en python-requests-doc"
+PACKAGES="apache2 nginx lighttpd caddy doxygen-doc debian-reference-en python-requests-doc"
 
 missing=""
 for package in $PACKAGES; do
