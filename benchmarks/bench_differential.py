@@ -47,7 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "example_project"))
 
-from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, compare, generate  # noqa: E402
+from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 
 #: How often a worker's reactor proves it is responsive (see ``run_workers``).
 HEARTBEAT_SECONDS = 5.0
@@ -80,6 +80,9 @@ FLAGS: dict[str, str] = {
     "answer (no two answers of a page byte-identical), half of them with no entity tags, half with weak ones",
     "lenient": "serve about half the hosts as a lenient application server: a page where the site would "
     "redirect by one step (/x and /x/, www.h and h), so only content teaches those rules",
+    "params": "give about half the hosts documents told apart by their query, on an application that reads "
+    "it: listings paged by ?page=n (?page=1 the first), items by ?id=, sort orders and languages with a "
+    "default value, posts at /?p=n, parameters the site ignores (?ref=nav), in any order",
 }
 #: The conditions of ``FLAGS`` this run has on.
 ON: dict[str, bool] = {}
@@ -97,6 +100,11 @@ def parse_setting(item: str) -> tuple[str, Any]:
         return key, json.loads(value)
     except ValueError:
         return key, value
+
+
+def web_of(seed: int) -> RandomWeb:
+    """The web ``seed`` is crawled on, with this run's conditions."""
+    return generate(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
 
 
 def summarize(crawl: CrawlSummary) -> dict[str, Any]:
@@ -389,7 +397,7 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             seed = result["seed"]
             out.append(f"--- seed {seed} {CrawlOrder.from_seed(seed).name}: {result['hung']}")
             out.append(result["stack"])
-            out.append(generate(seed).describe())
+            out.append(web_of(seed).describe())
     described = [result for result in failed + broken if result["describe"]][:max_describe]
     if described:
         out.append("")
@@ -558,7 +566,7 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         print(f"[{len(results):>4}/{len(seeds)} {elapsed:>6.0f}s] {line(result)}", flush=True)
         if args.verbose and "stock" in result:
-            print(generate(result["seed"]).describe(), flush=True)
+            print(web_of(result["seed"]).describe(), flush=True)
         if json_file:
             json_file.write(json.dumps(result) + "\n")
             json_file.flush()

@@ -247,6 +247,37 @@ def test_dynamic_hosts_answer_each_request_anew() -> None:
     assert {Dynamic(None, f"{seed}:dynamic").kind(f"h{n}.test") for seed in range(20) for n in range(5)} == {0, 1, 2}  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("seed", SEEDS[:8])
+def test_query_pages_are_reachable_and_read_as_an_application_reads_its_query(seed: int) -> None:
+    """``--params``: listings paged by ``?page=n``, items by ``?id=``, a sort order and a
+    language with a default value, posts at ``/?p=n``: every one a document stock
+    reaches, served whatever the parameters' order, with the site's ignored parameters
+    and at a default value the same as without."""
+    web = generate(seed, query_pages=True)
+    assert web.check() == []
+    assert web.simulate_stock()[1] == web.documents
+    assert generate(seed, query_pages=True).describe() == web.describe()
+    assert {page.url for page in generate(seed).pages} <= {page.url for page in web.pages}
+    for site in web.hosts:
+        queried = [page for page in site.pages if page.query and site.parses_query]
+        for page in queried:
+            listing = page.query.startswith("page=")
+            pairs = page.query.split("&") + [f"{name}=nav" for name in sorted(site.query_ignored)]
+            assert web.resolve(f"{page.url.split('?')[0]}?{'&'.join(reversed(pairs))}") == page.doc_id
+            if listing:
+                first = f"http://{page.host}{page.path}"
+                assert web.resolve(f"{first}?page=1") == web.resolve(first) != page.doc_id
+
+
+def test_query_pages_cover_every_kind() -> None:
+    webs = [generate(seed, query_pages=True) for seed in SEEDS]
+    queries = {page.query.partition("=")[0] for web in webs for page in web.pages if page.query}
+    assert {"page", "id", "sort", "lang", "p"} <= queries
+    sites = [site for web in webs for site in web.hosts if site.parses_query]
+    assert any(site.query_ignored for site in sites) and any(not site.query_ignored for site in sites)
+    assert any(page.lying and "page=" in page.query for web in webs for page in web.pages)
+
+
 def test_lenient_hosts_serve_a_page_where_they_would_redirect_by_one_step() -> None:
     """``--lenient``: a lenient host answers ``/x`` (which its site redirects to ``/x/``)
     and its ``www`` twin with the page itself; other redirects stay, and the other

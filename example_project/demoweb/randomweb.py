@@ -186,6 +186,12 @@ class RandomSite:
     #: With tags: a naive cache layer that answers ``304`` to any ``If-None-Match``,
     #: whatever the tag (and names none), as some hand-written ones do.
     lying_304: bool = False
+    #: An application that reads its query (``generate(query_pages=True)``): parameters
+    #: in any order, ``query_ignored`` names ignored (``?ref=nav``), and a parameter at
+    #: its ``query_defaults`` value the same as none (``?page=1``, ``?sort=name``).
+    parses_query: bool = False
+    query_ignored: frozenset[str] = frozenset()
+    query_defaults: dict[str, str] = field(default_factory=dict)
     pages: list[Page] = field(default_factory=list)
     traps: list[str] = field(default_factory=list)
     loops: list[str] = field(default_factory=list)
@@ -269,6 +275,8 @@ class RandomSite:
         if self.session == "jsessionid":
             path = path.split(";", 1)[0]
         query = "&".join(p for p in query.split("&") if p and p.partition("=")[0] not in IGNORED_PARAMS)
+        if self.parses_query:
+            query = self.parsed_query(query)
         suffix, raw_suffix = (f"?{query}" if query else ""), (f"?{raw_query}" if raw_query else "")
         special = self.specials.get((host, self.fold(path + suffix)))
         if special is not None:
@@ -296,6 +304,16 @@ class RandomSite:
             return self.soft_404()
         return Reply.not_found()
 
+    def parsed_query(self, query: str) -> str:
+        """``query`` as this application reads it: sorted, without the parameters it
+        ignores or that carry their default value."""
+        kept = []
+        for pair in query.split("&"):
+            name, _, value = pair.partition("=")
+            if pair and name not in self.query_ignored and self.query_defaults.get(name) != value:
+                kept.append(pair)
+        return "&".join(sorted(kept))
+
     def describe(self) -> str:
         flags = [self.family, f"twin={self.twin}" if self.twin != "none" else ""]
         flags += [
@@ -309,6 +327,10 @@ class RandomSite:
             f"redirect={self.redirect_status}{'' if self.absolute_location else '(relative)'}",
             f"canonical={self.canonical_rate:.1f}/lie={self.lie_rate:.1f}",
             f"etags={self.etags}{'(lying 304)' if self.lying_304 else ''}" if self.etags != "none" else "",
+            f"query(ignores={','.join(sorted(self.query_ignored)) or '-'} defaults="
+            f"{','.join(f'{k}={v}' for k, v in sorted(self.query_defaults.items()))})"
+            if self.parses_query
+            else "",
             f"docs={len(self.pages)}",
             f"traps=[{', '.join(self.traps)}]" if self.traps else "",
             f"loops=[{', '.join(self.loops)}]" if self.loops else "",
@@ -417,10 +439,16 @@ class RandomWeb:
 
 
 def generate(
-    seed: int, *, hosts: int | None = None, documents: int | None = None, meta_refresh: bool = False
+    seed: int,
+    *,
+    hosts: int | None = None,
+    documents: int | None = None,
+    meta_refresh: bool = False,
+    query_pages: bool = False,
 ) -> RandomWeb:
     """A random small web (2-5 hosts, 10-60 documents) determined by ``seed`` alone;
-    ``meta_refresh``: with the ``<meta http-equiv="refresh">`` stubs of :func:`_add_refreshes`."""
+    ``meta_refresh``: with the ``<meta http-equiv="refresh">`` stubs of :func:`_add_refreshes`;
+    ``query_pages``: with the listings, items and posts of :func:`_add_query_pages`."""
     rng = random.Random(seed)
     n_hosts = hosts or rng.randint(2, 5)
     total = documents or rng.randint(10, 60)
@@ -505,6 +533,8 @@ def generate(
         site.lying_304 = site.etags != "none" and liars.random() < 0.25
     if meta_refresh:
         _add_refreshes(random.Random(f"{seed}:meta-refresh"), web)
+    if query_pages:
+        _add_query_pages(random.Random(f"{seed}:query-pages"), web)
     return web
 
 
@@ -557,6 +587,90 @@ def _add_refreshes(rng: random.Random, web: RandomWeb) -> None:
                 source = rng.choice(documents)
                 source.links.append(href if rng.random() < 0.7 else f"{href}?utm_source=moved")
             site.loops.append(f"refresh:{kind}")
+
+
+#: Parameters an application ignores (navigation and referral markers no tracking list names).
+_SITE_IGNORED = ("ref", "from", "src", "source", "trk", "origin", "nav")
+
+
+def _add_query_pages(rng: random.Random, web: RandomWeb) -> None:
+    """On about half the sites, documents told apart by their query, as shops, blogs
+    and forums serve them, on an application that reads its query (see
+    :meth:`RandomSite.parsed_query`): a listing paged by ``?page=n`` (``?page=1`` is
+    the listing itself) whose pages list items at ``/item?id=n``; sometimes a second
+    order (``?sort=price``; ``?sort=name`` is the default) or language (``?lang=de``;
+    ``?lang=en`` is the default); sometimes posts at ``/?p=n`` beside the home page.
+    Every parameter but one the site ignores (``?ref=nav``...) names a page of its own
+    for some value, so no rule may drop it for all; a third of the listings say every
+    page's canonical URL is the first (as misconfigured paginations do)."""
+    writer = _LinkWriter(rng, web)
+    for site in web.hosts:
+        if rng.random() < 0.5:
+            continue
+        documents = [page for page in site.pages if page.host == site.host]
+        extension = site.extension if site.family == "iis" else rng.choice(("", "", ".php"))
+        listing_path = f"/{rng.choice(('catalog', 'products', 'list', 'archive', 'forum'))}{extension}"
+        item_path = f"/{rng.choice(('item', 'view', 'product', 'topic'))}{extension}"
+        if any(site.has(site.host, path) for path in (listing_path, item_path)):
+            continue
+        site.parses_query = True
+        site.query_defaults = {"page": "1"}
+        if rng.random() < 0.6:
+            site.query_ignored = frozenset(rng.sample(_SITE_IGNORED, rng.randint(1, 2)))
+        ignored = sorted(site.query_ignored)
+
+        def doc(path: str, query: str = "", *, site: RandomSite = site) -> Page:
+            page = site.add(Page(f"{site.host}{path}{'?' + query if query else ''}", site.host, path, query))
+            page.text = rng.choice(_FILLER)
+            web.documents.add(page.doc_id)
+            return page
+
+        def marked(query: str, *, ignored: list[str] = ignored) -> str:
+            """``query`` with an ignored parameter added, before or after (the server reads both)."""
+            if not ignored:
+                return query
+            extra = f"{rng.choice(ignored)}={rng.choice(('nav', 'footer', 'related', 'home', '2'))}"
+            parts = [query, extra] if rng.random() < 0.5 else [extra, query]
+            return "&".join(filter(None, parts))
+
+        pages = [doc(listing_path)] + [doc(listing_path, f"page={n}") for n in range(2, rng.randint(3, 6))]
+        lying = rng.random() < 0.33
+        ids = rng.sample(range(1, 1000), rng.randint(3, 3 * len(pages)))
+        items = [doc(item_path, f"id={number}") for number in ids]
+        # The listing is linked from a page of the site; each page links the next and the previous.
+        source = rng.choice(documents)
+        source.links.append(writer.plain(source, pages[0]))
+        for number, page in enumerate(pages, start=1):
+            if number < len(pages):
+                page.links.append(rng.choice((f"?page={number + 1}", f"{listing_path}?page={number + 1}")))
+            if number > 1:
+                previous = f"page={number - 1}"
+                page.links.append(rng.choice(("?page=1", listing_path, f"?{previous}", f"?{marked(previous)}")))
+                if lying:
+                    page.canonical = pages[0].url
+                    page.lying = True
+        for index, item in enumerate(items):
+            listed_on = pages[index % len(pages)]
+            listed_on.links.append(writer.plain(listed_on, item))
+            item.links.append(f"{listing_path}?{marked('page=1') if rng.random() < 0.5 else 'page=1'}")
+            for other in rng.sample(items, min(2, len(items))):
+                if other is not item:
+                    item.links.append(f"{item_path}?{marked(other.query)}")
+            if rng.random() < 0.3:
+                item.links.append(writer.variant(item, rng.choice(items)))
+        for name, default, other in (("sort", "name", "price"), ("lang", "en", "de")):
+            if rng.random() < 0.4:
+                site.query_defaults[name] = default
+                view = doc(listing_path, f"{name}={other}")
+                pages[0].links += [f"?{name}={other}", f"?{name}={default}", f"?{marked(f'{name}={default}')}"]
+                view.links.append(f"{listing_path}?{name}={default}")
+        if rng.random() < 0.3 and not site.has(site.host, "/?p=1"):
+            home = site.pages[0]
+            for number in rng.sample(range(2, 200), rng.randint(2, 5)):
+                post = doc("/", f"p={number}")
+                home.links.append(rng.choice((f"/?p={number}", f"?p={number}", f"./?p={number}")))
+                post.links.append(f"/?{marked('')}" if ignored else "/")
+        site.loops.append(f"query:{listing_path}({len(pages)} pages, {len(items)} items)")
 
 
 def _site_of(web: RandomWeb, page: Page) -> RandomSite:
@@ -1011,6 +1125,9 @@ class CrawlOrder:
     #: About half the hosts answer a one-step redirect's target as a ``200`` in its place
     #: (:class:`~demoweb.server.Lenient`): ``/x`` and ``/x/``, ``www.h`` and ``h`` alike.
     lenient: bool = False
+    #: The web has documents told apart by their query (``generate(query_pages=True)``):
+    #: paged listings, items by id, sort orders, languages, posts at ``/?p=n``.
+    params: bool = False
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -1039,6 +1156,7 @@ class CrawlOrder:
                     "rules" if self.rules else "",
                     "dynamic" if self.dynamic else "",
                     "lenient" if self.lenient else "",
+                    "params" if self.params else "",
                 ],
             )
         )
@@ -1247,7 +1365,7 @@ async def compare(
     guard: a crawl that reaches it has sent more requests than the comparison allows anyway,
     so the guard only makes that failure quick (its finish reason says so)."""
     order = order or CrawlOrder.from_seed(seed)
-    web = generate(seed, meta_refresh=order.refresh)
+    web = generate(seed, meta_refresh=order.refresh, query_pages=order.params)
     stock = await crawl_web(web, order, {}, workdir / "stock")
     settings = {**ADDON, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
