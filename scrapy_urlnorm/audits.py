@@ -371,7 +371,7 @@ class AuditDesk:
             logger.info(
                 "Audit found %s is a different page than the one %s merged it into", request.url, audit["reason"]
             )
-            self._mismatch(request, audit)
+            self._mismatch(request, audit, digest)
 
     def redirected(self, request: Request, target: str) -> bool:
         """An audit answered a redirect: whether it points to the page its
@@ -418,11 +418,12 @@ class AuditDesk:
         self.dedup.count("urlnorm/audits")
         self.dedup.count("urlnorm/audits_answered")
 
-    def _mismatch(self, request: Request, audit: dict[str, Any]) -> None:
+    def _mismatch(self, request: Request, audit: dict[str, Any], digest: int | None = None) -> None:
+        """``digest``: the page the audit found (``None``: it redirected elsewhere)."""
         request.meta[M.AUDIT] = {**audit, "mismatch": True}  # a page of its own: see _audit_lineage
         self.dedup.count("urlnorm/audit_mismatches")
         if audit["reason"].startswith("learned:") and self.dedup.learner is not None:
-            self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"])
+            self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"], digest)
         if self.dedup.depths is not None:
             # The page's links come at the audit's depth: a shallower drop of it goes now
             # (after the rule learned its exception, so the filter lets it through).

@@ -78,19 +78,37 @@ class RuleKeeper:
             if canonical_url and canonical_url != observed:
                 self.learner.observe_canonical(observed, canonical_url)
 
-    def audit_failed(self, request: Request, reason: str, host: str) -> None:
+    def audit_failed(self, request: Request, reason: str, host: str, digest: int | None = None) -> None:
         """An audit found another page than its representative's: the rule that merged
-        them is wrong, unless a rule verified on every drop already met a URL of its own
-        at that path (``/readme`` beside ``/readme.html``): a key may combine several
-        rules (``www.h/readme`` = ``h/readme.html``) and the audit names only one."""
+        them is wrong, unless a rule verified on every drop is to blame: it already met
+        a URL of its own at that path (``/readme`` beside ``/readme.html``), or the
+        audit's page (``digest``) is the one the host's other rules alone merge it with.
+        A key may combine several rules (``www.h/readme`` = ``h/readme.html``) and the
+        audit names only one."""
         family = reason.removeprefix("learned:")
         rules = self.learned.rules_of(host)
         url = self.dedup.normalize(request.url)[0]
-        known = [
-            rule for rule in rules if url is not None and rule.family.value in VERIFIED_FAMILIES and rule.excepts(url)
-        ]
+        verified = [rule for rule in rules if rule.family.value in VERIFIED_FAMILIES]
+        known = [rule for rule in verified if url is not None and rule.excepts(url)]
+        if not known and digest is not None and self._held_without_verified(request, host, digest):
+            known = verified
         for rule in known or [rule for rule in rules if rule.family.value == family]:
             self.learner.contradict(rule.host, rule.kind, request.url, "?")
+
+    def _held_without_verified(self, request: Request, host: str, digest: int) -> bool:
+        """Whether ``request``'s URL under ``host``'s rules less the ``VERIFIED_FAMILIES``
+        ones (its narrow policy) is another URL, fetched before, that answered ``digest``:
+        then those rules held (``www.h/readme`` is ``h/readme``) and what merged it with
+        another page is a verified rule (``/readme`` with ``/readme.html``)."""
+        narrow = self.learned.narrow_by_host.get(host)
+        if narrow is None:
+            return False
+        narrow_url = self.dedup.keys.normalize_with(request.url, narrow.policy)[0]
+        if narrow_url is None:
+            return False
+        keys = self.dedup.keys
+        there = keys.static(request.replace(url=narrow_url)).value
+        return there != keys.static(request).value and self.dedup.audits.auditor.answer(there) == digest
 
     def shortcut_fell_back(self, original: str) -> None:
         """A URL sent in its taught form answered an error; the link as written

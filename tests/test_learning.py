@@ -900,6 +900,44 @@ async def test_a_drop_is_audited_under_the_rule_it_needs_on_one_site_of_two_twin
     assert result.stats["urlnorm/filtered/learned:www_alias"] >= len(QUOTES) - 5
 
 
+def shadowed_twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews (``/pN`` serves ``/pN.html``) serving one tree under both
+    ``h.test`` and ``www.h.test``, without entity tags, where ``/readme`` is a file of
+    its own beside ``/readme.html``. Both are delivered before any rule is learned;
+    ``/s5`` then links ``www.h.test/readme`` (differential seed 5 with ``--params``)."""
+    bare = "http://h.test"
+    pages: dict[str, list[str]] = {
+        "/": ["/readme", "http://www.h.test/readme.html", f"{bare}/s1"],
+        "/s1": ["/p1.html", "/p1", f"{bare}/s2"],  # extension_alias, first pair
+        "/s2": ["/p2.html", "/p2", f"{bare}/s3"],  # second pair: learned
+        "/s3": ["http://www.h.test/s3", f"{bare}/s4"],  # www_alias, first pair
+        "/s4": ["http://www.h.test/s4", f"{bare}/s5"],  # second pair: learned
+        "/s5": ["http://www.h.test/readme"],
+        "/p1.html": [],
+        "/p2.html": [],
+        "/readme.html": [],
+        "/readme": [],
+    }
+    return multiviews_reply("sh", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_that_finds_the_page_its_other_rules_name_blames_the_verified_rule() -> None:
+    """``www.h.test/readme`` keys with both ``h.test/readme`` and ``h.test/readme.html``
+    (``www_alias`` and ``extension_alias``). Audited, it is not the page its key names
+    (``/readme.html``'s), but it is the page of ``h.test/readme``, its URL under
+    ``www_alias`` alone: the alias held, and the mismatch is a URL of its own for
+    ``extension_alias``, whose drops are verified anyway. It was blamed on ``www_alias``,
+    revoked, and every ``www.`` link of the site was downloaded again after that."""
+    site = FunctionSite(shadowed_twins_site)
+    with VirtualWeb({"h.test": site, "www.h.test": site}) as web:
+        result = await crawl(web, ["http://h.test/"], {**ADDON, "URLNORM_AUDIT_RATE": 0.02})  # (the default)
+    assert {"sh:/readme", "sh:/readme.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/learned/www_alias"] == result.stats["urlnorm/learned/extension_alias"] == 1
+    assert result.stats["urlnorm/audit_mismatches"] >= 1
+    assert "urlnorm/revoked_rules" not in result.stats
+
+
 def test_twins_one_site_share_their_rules_audit_budget() -> None:
     """Once ``www_alias`` holds, the first audits of a rule are counted once for the
     site, not once per spelling of its host (each twin used to audit two drops)."""
