@@ -14,11 +14,16 @@ cannot run away:
   that, and for the static steps the user chose, at the rate
   ``URLNORM_AUDIT_RATE``;
 - at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
-- never a redirect target, a shortcut, or a descendant of an audit that
-  confirmed its drop (its links are its representative's); an audit that
-  found a page of its own passes no lineage on: its links are new, and a
-  rule verified on every drop must see them (``/status`` linked only from
-  ``/readme``, itself a page beside ``/readme.html``);
+- never a redirect target, a shortcut, or a link of an audit that confirmed
+  its drop (its links are its representative's), except where every drop is
+  verified: such a link is verified once, never again (an audit's link that
+  is its representative's link spelled otherwise, dropped unverified, would
+  take the representative's own link down with it as an exact copy). Only the
+  audit's own links inherit this: a page of its own they lead to is an
+  ordinary page, whose links are new. An audit that found a page of its own
+  passes nothing on: its links are new, and a rule verified on every drop
+  must see them (``/status`` linked only from ``/readme``, itself a page
+  beside ``/readme.html``);
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 
 Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
@@ -144,22 +149,35 @@ class Auditor:
             self._digests[new_key] = digest
 
     def should_audit(
-        self, scope: str, own: int, key: int, *, learned: bool = False, every: bool = False, vouched: bool = False
+        self,
+        scope: str,
+        own: int,
+        key: int,
+        *,
+        learned: bool = False,
+        every: bool = False,
+        vouched: bool = False,
+        inherited: bool = False,
     ) -> bool:
         """Audit this drop of a request whose own static key is ``own``, against
         ``key``? Once per ``own``: spellings the static policy merges (a fragment,
         ``:80``) are one URL, audited once. ``every``: a drop verified whatever
         the budget (see the module's docstring), whether or not audits are on and
         the page's digest is known. ``vouched``: the learned rule's content already
-        matched on as many pages as its first audited drops would show."""
+        matched on as many pages as its first audited drops would show.
+        ``inherited``: a link of an audit that confirmed its drop, verified (where
+        ``every``) only while its URL can be remembered as verified, so audits of
+        audits' links cannot go round."""
         if every:
             verified = self._verified.setdefault(scope, set())
             if own in verified:
                 return False
             if len(verified) < VERIFIED_PER_SCOPE:
                 verified.add(own)
+            elif inherited:
+                return False
             return True
-        if not self.rate or key not in self._digests:
+        if inherited or not self.rate or key not in self._digests:
             return False
         audited = self._audited.get(scope)
         if audited is None:
@@ -239,13 +257,16 @@ class AuditDesk:
         self.dedup.count("urlnorm/redirect_targets_fetched")
         return True
 
-    def _should_audit(self, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
-        """``Auditor.should_audit`` for a drop of ``reason`` on ``host`` (a learned rule's,
-        or a static step's), with the rule's budget and what its content showed."""
+    def _should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
+        """``Auditor.should_audit`` for a drop of ``request`` for ``reason`` on ``host`` (a
+        learned rule's, or a static step's), with the rule's budget and what its content showed."""
         every = self.verifies_every(host, reason)
         scope = self.scope(host, reason) if learned else reason
         vouched = learned and not every and self.vouched(host, reason)
-        return self.auditor.should_audit(scope, own, key, learned=learned, every=every, vouched=vouched)
+        inherited = bool(request.meta.get(M.NO_AUDIT))
+        return self.auditor.should_audit(
+            scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
+        )
 
     def vouched(self, host: str, reason: str) -> bool:
         """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
@@ -273,9 +294,9 @@ class AuditDesk:
     def audit_now(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
         meta = request.meta
-        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta or M.SHORTCUT_OF in meta:
+        if "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
-        if not self._should_audit(own, key, reason, host, learned=reason.startswith("learned:")):
+        if not self._should_audit(request, own, key, reason, host, learned=reason.startswith("learned:")):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -287,10 +308,9 @@ class AuditDesk:
     def verify_late(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At download time, against a delivered page: fetch ``request`` rather than drop
         it, because its rule's first drops on this host are to be checked?"""
-        meta = request.meta
-        if meta.get(M.NO_AUDIT) or "redirect_urls" in meta:
+        if "redirect_urls" in request.meta:
             return False
-        if not self._should_audit(own, key, reason, host, learned=True):
+        if not self._should_audit(request, own, key, reason, host, learned=True):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -309,13 +329,13 @@ class AuditDesk:
             if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
                 continue
             request = drop.request
-            if request.meta.get(M.NO_AUDIT) or "redirect_urls" in request.meta or request.url == delivered_url:
+            if "redirect_urls" in request.meta or request.url == delivered_url:
                 continue
             reason = drop.reason
             if drop.learned and dedup.narrow is not None:
                 reason = dedup.narrow.reason(request, drop.host, reason)  # (this page delivered since)
             own = dedup.keys.static(request).value
-            if self._should_audit(own, key, reason, drop.host, learned=drop.learned):
+            if self._should_audit(request, own, key, reason, drop.host, learned=drop.learned):
                 if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles
                     continue

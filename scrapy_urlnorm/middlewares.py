@@ -392,15 +392,16 @@ class ScrubMetaMiddleware:
 
 
 def _audit_lineage(response: Response) -> bool:
+    """Whether ``response``'s links are an audit's that confirmed its drop (see
+    :mod:`~scrapy_urlnorm.audits`). Only its own: a page one of them leads to that
+    was fetched as a page of its own claimed a key no request had, so its links
+    are new (they were never audited on behalf of another page)."""
     request = getattr(response, "request", None)
     if request is None:
         return False
-    meta = request.meta
-    audit = meta.get(M.AUDIT)
-    if audit is not None:
-        # An audit that found a page of its own is an ordinary page: its links are new.
-        return not audit.get("mismatch")
-    return M.NO_AUDIT in meta
+    audit = request.meta.get(M.AUDIT)
+    # An audit that found a page of its own is an ordinary page: its links are new.
+    return audit is not None and not audit.get("mismatch")
 
 
 def _scrub(request: Request, lineage: bool) -> None:

@@ -999,6 +999,63 @@ async def test_a_drop_is_verified_under_every_rule_it_rests_on() -> None:
     assert result.stats["urlnorm/audit_mismatches"] == result.stats["urlnorm/revoked_rules"] == 1
 
 
+def test_only_an_audits_own_links_inherit_its_lineage() -> None:
+    """Differential seed 95059 (``--params --lenient --callbacks --refresh``) lost
+    ``/list?page=5``: ``/list?page=4`` was dropped unverified under ``ignore_param:page``
+    because its request was marked as an audit's descendant: the mark had passed from
+    an audit that confirmed its drop down every page its links led to, over several
+    generations of pages fetched as their own. The audit's own links are marked; the
+    links of a page one of them led to are not, and a marked link is still verified
+    once where every drop is."""
+    from scrapy import Request
+    from scrapy.http import HtmlResponse
+
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.middlewares import ScrubMetaMiddleware
+
+    middleware = ScrubMetaMiddleware()
+
+    def links(request: Request) -> list[Request]:
+        response = HtmlResponse(request.url, body=b"<html></html>", request=request)
+        return list(middleware.process_spider_output(response, [Request("http://h.test/next")]))
+
+    audit = {"key": 1, "reason": "learned:www_alias", "host": "h.test", "held_redirect": False}
+    confirmed = Request("http://h.test/a", meta={M.AUDIT: audit})
+    (child,) = links(confirmed)
+    assert child.meta.get(M.NO_AUDIT)  # the audit's own links: its representative's
+    (grandchild,) = links(child)
+    assert M.NO_AUDIT not in grandchild.meta  # a page fetched as its own: its links are new
+    mismatch = Request("http://h.test/b", meta={M.AUDIT: {**audit, "mismatch": True}})
+    assert M.NO_AUDIT not in links(mismatch)[0].meta
+
+
+def test_an_audits_link_dropped_where_every_drop_is_verified_is_verified_once() -> None:
+    """A link of an audit that confirmed its drop is not sampled, but where every drop
+    is verified (``ignore_param``) it is verified, once: dropped unverified, it would
+    take its representative's own link (an exact copy of it) down with it."""
+    from scrapy import Request
+
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for page in ("a", "b"):
+        learner.observe_page(f"http://q.test/{page}", hash(page), length=BODY)
+        learner.observe_page(f"http://q.test/{page}?page=1", hash(page), length=BODY)
+    assert learner.is_active("q.test", "ignore_param:page")
+    listing = Request("http://q.test/list")
+    assert dedup.check(listing) is None
+    dedup.rule_keeper.observe_page(listing, listing.url, 7, length=BODY, server="", canonical=None)
+    dedup.settling.settle(listing, delivered=True)
+    inherited = {M.NO_AUDIT: True}
+    first = Request("http://q.test/list?page=4", meta=dict(inherited))
+    assert dedup.check(first) is None and M.AUDIT in first.meta  # verified, as an audit
+    again = Request("http://q.test/list?page=4", meta=dict(inherited))
+    assert dedup.check(again) is not None  # not twice
+
+
 def test_a_drop_against_a_pending_page_is_looked_at_again_when_it_delivers() -> None:
     """On a site with ``www_alias`` (from content) and ``trailing_slash`` (from redirects),
     ``www.h.test/x/`` dropped against the pending ``h.test/x/`` may rest on the slash rule
