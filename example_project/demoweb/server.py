@@ -315,12 +315,15 @@ class Lenient:
             return reply
         here = urlsplit(f"http://{host}{path}" + (f"?{query}" if query else ""))
         there = urlsplit(urljoin(here.geturl(), reply.headers.get("Location", "")))
+        # Routed as the application routes it: without a session id in the path
+        # (``/x/;jsessionid=A`` is ``/x/``, as a servlet container strips it).
+        routed = here.path.split(";", 1)[0]
         one_step = (
             there.query == here.query
             and there.hostname is not None
             and (
-                (there.hostname == here.hostname and there.path.rstrip("/") == here.path.rstrip("/"))
-                or (there.path == here.path and there.hostname.removeprefix("www.") == host.removeprefix("www."))
+                (there.hostname == here.hostname and there.path.rstrip("/") == routed.rstrip("/"))
+                or (there.path == routed and there.hostname.removeprefix("www.") == host.removeprefix("www."))
             )
         )
         if not one_step or there.geturl() == here.geturl():
