@@ -92,6 +92,9 @@ class Admission:
             self.count("urlnorm/redirect_loops")
             self._fail(source, "loop", request)
             return self.dropped(request, fingerprint, "redirect_loop", learned=False)
+        if source is not None and source.drops:
+            # Spellings the server never answered may be served where they are (see the ledger).
+            self.ledger.release_rerouted(source, meta["redirect_urls"], request.url)
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank
         stored = self._seen_get(value)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy import Request
 
@@ -169,6 +170,11 @@ class Drop:
         """Parked for good: keep the request as the fields it is rebuilt from, when it can be."""
         if type(self._request) is not Parked:
             self._request = lighten(self._request)  # type: ignore[arg-type]
+
+
+def _directory(path: str) -> str:
+    """What a reference relative to the page's directory resolves against."""
+    return path[: path.rfind("/") + 1]
 
 
 #: The holder of a claim loaded from the last run (see :mod:`scrapy_urlnorm.resume`):
@@ -481,6 +487,33 @@ class DropLedger(ClaimTable):
         drop._request = request.replace(dont_filter=True)
         self._release(drop, "shallower")
         return True
+
+    def release_rerouted(self, claim: Claim, chain: list[str], target: str) -> int:
+        """``claim``'s representative redirected (through the URLs of ``chain``) to
+        ``target``, in another directory: release, to be fetched as written, what was
+        dropped against it by a static step under a path the server never answered
+        (``/x/`` against ``/x/;jsessionid=A``, redirected to ``/x``). The server may
+        serve that path where it is, and the page read there has other links where
+        they are relative to its directory; a spelling that only adds a query or a
+        port has the path the server answered, and follows it."""
+        drops = claim.drops
+        if not drops:
+            return 0
+        answered = {urlsplit(url).path for url in chain}
+        directory = _directory(urlsplit(target).path)
+        released = 0
+        for drop in drops:
+            if drop.settled or drop.learned:
+                continue
+            path = urlsplit(drop.url).path
+            if path in answered or _directory(path) == directory:
+                continue
+            drop._request = drop.request.replace(dont_filter=True)  # (its key is its representative's)
+            self._release(drop, "rerouted")
+            released += 1
+        if released:
+            claim.drops = [drop for drop in drops if not drop.settled]
+        return released
 
     def release_orphans(self, mark: Callable[[tuple[int, ...]], None] | None = None) -> int:
         """At ``spider_idle`` nothing is in flight: no pending claim can settle

@@ -98,7 +98,9 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/released/<why>", "ledger", "live",
         "drops scheduled again because their representative did not deliver (`status`, `redirect`, "
         "`error`, `ignored`, `loop`, `dropped`, `idle`; `shallower`: with `DEPTH_LIMIT`, an audit found the URL a "
-        "page of its own at a greater depth), because their rule was revoked (`revoked`), "
+        "page of its own at a greater depth; `rerouted`: dropped by a static step under a path the server "
+        "never answered, against a representative that redirected to another directory), because their rule "
+        "was revoked (`revoked`), "
         "or because the learned drop could not be parked for revocation (`parked_overflow`)",
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),

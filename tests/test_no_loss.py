@@ -181,6 +181,34 @@ async def test_a_link_dropped_against_a_redirect_that_never_delivers_is_still_fe
     assert_no_loss(stock, addon)
 
 
+def rerouting_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/d/p/;jsessionid=A`` is redirected to ``/d/p``, but ``/d/p/`` is served where
+    it is, and the page links ``q.html``: ``/d/q.html`` (missing) read at ``/d/p``,
+    ``/d/p/q.html`` (a document) read at ``/d/p/`` (differential seed 96092)."""
+    if path == "/":
+        return Reply.page("rr:home", ["/d/p/;jsessionid=A", "/d/p/"])
+    if path == "/d/p/;jsessionid=A":
+        return Reply.redirect("/d/p")
+    if path in ("/d/p", "/d/p/"):
+        return Reply.page("rr:p", ["q.html"])
+    if path == "/d/p/q.html":
+        return Reply.page("rr:q", [])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_spelling_the_server_never_answered_is_not_read_at_another_directory() -> None:
+    """``/d/p/``, dropped against ``/d/p/;jsessionid=A`` (``session_ids``), would be
+    delivered by its redirect to ``/d/p``: the same body, read at another directory,
+    so without the link to ``/d/p/q.html``. Its path is not one the server answered,
+    and the chain ends in another directory: it is released and fetched as written."""
+    sites = {"rr.test": FunctionSite(rerouting_site)}
+    stock, addon = await stock_and_addon(sites, ["http://rr.test/"], ORDERED)
+    assert "rr:q" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats["urlnorm/released/rerouted"] == 1
+
+
 def mixed_web(seed: int) -> tuple[dict[str, Site], list[str]]:
     """The demo web plus six blogs like the one above, each linking its pages as
     ``www.`` and bare URLs in an order drawn from ``seed``."""
