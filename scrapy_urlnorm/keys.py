@@ -36,7 +36,7 @@ from scrapy.utils.request import RequestFingerprinter
 
 from .callbacks import callback_salt
 from .errors import InvalidURL, UnsupportedScheme
-from .normalize import host_key, normalize_with_rank
+from .normalize import HASHBANG_STARTS, host_key, normalize_with_rank
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -136,10 +136,16 @@ class RequestKeys:
     def normalize(self, url: str) -> tuple[str | None, int]:
         """(URL normalized by the static policy, or ``None`` if we cannot, rank)."""
         hash_at = url.find("#")
-        if hash_at > 0 and self._drop_fragment and url[hash_at - 1] > " " and url[hash_at + 1 : hash_at + 2] != "!":
+        if (
+            hash_at > 0
+            and self._drop_fragment
+            and url[hash_at - 1] > " "
+            and url[hash_at + 1 : hash_at + 2] not in HASHBANG_STARTS
+        ):
             # The fragment never changes the result (it is dropped, and the
             # head does not end in what split_url strips): one entry serves
-            # every in-page anchor of a page.
+            # every in-page anchor of a page. Not a hashbang ("#!"), kept by
+            # some policies, nor one behind a tab or newline parsing drops.
             head = url[:hash_at]
         else:
             head = url

@@ -93,6 +93,10 @@ _FAST_URL = re.compile(_FAST_AUTHORITY + r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)" +
 _FAST_NO_PATH = re.compile(_FAST_AUTHORITY + "()" + _FAST_QUERY)
 
 
+#: What a fragment that may be a hashbang starts with, as written (WHATWG drops tabs and newlines).
+HASHBANG_STARTS = ("!", "\t", "\n", "\r")
+
+
 class _FastPlan(NamedTuple):
     """What the fast check must look at under one policy."""
 
@@ -205,7 +209,8 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
     head = url
     hash_at = url.find("#")
     if hash_at >= 0:
-        if plan.keep_fragment or (plan.keep_hashbang and url.startswith("!", hash_at + 1)):
+        # (Tabs and newlines go before parsing: "#\t!" is a hashbang; the full way sees it.)
+        if plan.keep_fragment or (plan.keep_hashbang and url[hash_at + 1 : hash_at + 2] in HASHBANG_STARTS):
             return None
         head = url[:hash_at]
     match = _FAST_URL.fullmatch(head)

@@ -99,7 +99,8 @@ def plain_urls(draw: st.DrawFn) -> str:
         query = "&".join(f"{n}={draw(_PLAIN)}" if n else "" for n in names) if names else None
     else:
         query = draw(st.one_of(st.none(), queries()))
-    fragment = draw(st.sampled_from([None, "", "top", "!/r", "x\ty"]))
+    # ("\t!/r": a hashbang once parsing drops the tab; found in CI by test_keys_cache)
+    fragment = draw(st.sampled_from([None, "", "top", "!/r", "x\ty", "\t!/r"]))
     url = f"{scheme}://{host}{port}{path or draw(st.sampled_from(['', '/']))}"
     if query is not None:
         url += "?" + query
