@@ -103,10 +103,10 @@ class RuleKeeper:
         narrow = self.learned.narrow_by_host.get(host)
         if narrow is None:
             return False
-        narrow_url = self.dedup.keys.normalize_with(request.url, narrow.policy)[0]
+        keys = self.dedup.keys
+        narrow_url = keys.normalize_with(request.url, narrow.policy)[0]
         if narrow_url is None:
             return False
-        keys = self.dedup.keys
         there = keys.static(request.replace(url=narrow_url)).value
         return there != keys.static(request).value and self.dedup.audits.auditor.answer(there) == digest
 
