@@ -227,6 +227,8 @@ class Admission:
         claim = self.ledger.claim(keys, request.url)
         if source is not None:
             self.ledger.merge(source, claim)
+        if self.dedup.on_claimed is not None:
+            self.dedup.on_claimed(request, claim.keys)
         if self.dedup.depths is not None:
             self.dedup.depths.claimed(request, keys)
         return claim
@@ -277,9 +279,11 @@ class Admission:
             return
         self.claim(request, fingerprint, source)
 
-    def claim_recovered(self, request: Request) -> None:
-        """A request scheduled again after a crash holds its keys again; at
-        download time it is checked again under the learned rules."""
-        fingerprint = self.fingerprint(request)
-        self.ledger.claim(fingerprint.keys, request.url)
+    def claim_recovered(self, request: Request, journaled: tuple[int, ...] = ()) -> None:
+        """A request scheduled again after a crash holds its keys again: those of
+        the rules now, and those its claim held before (``journaled``), keys under
+        rules since revoked among them, which the seen set kept and the rules may
+        come back to. At download time it is checked again under the learned rules."""
+        keys = self.fingerprint(request).keys
+        self.ledger.claim(keys + tuple(key for key in journaled if key not in keys), request.url)
         request.meta[M.RULES_VERSION] = -2

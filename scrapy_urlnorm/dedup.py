@@ -82,6 +82,9 @@ class Deduplicator:
     #: Told each request that delivered its page, with its static key (RedisScheduler
     #: tells the worker that queued it, which may hold drops against it).
     on_delivered: Callable[[Request, int], None] | None = None
+    #: Told each request that claimed keys, with every key its claim holds (the
+    #: crash-safe frontier journals them: recovered after a crash, it claims them again).
+    on_claimed: Callable[[Request, tuple[int, ...]], None] | None = None
 
     def __init__(
         self,

@@ -67,9 +67,10 @@ class UrlNormDupeFilter(BaseDupeFilter):
             )
             self.logdupes = False
 
-    def claim_recovered(self, request: Request) -> None:
-        """The crash-safe scheduler restored ``request`` from its journal."""
-        self.dedup.claim_recovered(request)
+    def claim_recovered(self, request: Request, keys: tuple[int, ...] = ()) -> None:
+        """The crash-safe scheduler restored ``request`` from its journal, with the
+        keys its claim held when the crawl stopped."""
+        self.dedup.claim_recovered(request, keys)
 
     def hold_writes(self) -> Callable[[], None]:
         """Hold back the ``JOBDIR`` records of new fingerprints until the returned
@@ -86,8 +87,10 @@ class UrlNormDupeFilter(BaseDupeFilter):
 
     def hold_journal(self, frontier: Frontier) -> None:
         """Drops against pending requests hold a crash-safe frontier journal
-        entry until they settle (see :mod:`scrapy_urlnorm.holds`)."""
+        entry until they settle (see :mod:`scrapy_urlnorm.holds`), and the
+        journal keeps the keys each request claimed."""
         self.dedup.holds.use_journal(frontier)
+        self.dedup.on_claimed = frontier.claimed
 
     def close(self, reason: str) -> None:
         if self.dedup.pending_file.save(self.dedup.ledger, self._spider()) is not None:

@@ -11,6 +11,10 @@ keeps a journal, ``JOBDIR/urlnorm.frontier``, beside Scrapy's queue:
 - ``ENQ``: a request the scheduler accepted, serialized as Scrapy's disk
   queue serializes it, written before its fingerprint becomes durable in the
   seen set (so a crash in between can only fetch it twice, never lose it);
+- ``KEYS``: the keys a request's claim holds, written with its ``ENQ`` and again
+  when it claims more (checked again under rules learned since, sent in the
+  form its host's redirects taught): a key under rules that are no longer in
+  force is durable in the seen set all the same, and comes back with them;
 - ``DONE``: a request whose response was handled *completely*: every link
   its callback yielded was scheduled or dropped, every item it yielded went
   through the pipelines; or that was replaced (redirect, retry) or failed;
@@ -18,10 +22,10 @@ keeps a journal, ``JOBDIR/urlnorm.frontier``, beside Scrapy's queue:
   flight (which Scrapy's saved queue does not hold).
 
 On resume after a crash, Scrapy's saved queue is discarded and every request
-enqueued but not done is scheduled again. Delivery is at least once: the
-requests in flight at the crash (about ``CONCURRENT_REQUESTS``) are fetched
-again; a page whose response was completely handled never is, and no
-accepted request is lost. The journal is compacted to its pending requests
+enqueued but not done is scheduled again, claiming again every key it held.
+Delivery is at least once: the requests in flight at the crash (about
+``CONCURRENT_REQUESTS``) are fetched again; a page whose response was
+completely handled never is, and no accepted request is lost. The journal is compacted to its pending requests
 each time the crawl starts.
 """
 
@@ -71,13 +75,34 @@ COMPACT_GROWTH = 4
 _MAGIC = b"URLNORM-FRONTIER-1\n"
 _HEAD = struct.Struct("<BQI")  # kind, request id, payload length
 _CHECK = struct.Struct("<I")
-_ENQ, _DONE, _CLEAN = 1, 2, 3
+_ENQ, _DONE, _CLEAN, _KEYS = 1, 2, 3, 4
 _MAX_PAYLOAD = 1 << 30
 
 
 def _record(kind: int, request_id: int, payload: bytes = b"") -> bytes:
     head = _HEAD.pack(kind, request_id, len(payload))
     return head + payload + _CHECK.pack(zlib.crc32(payload, zlib.crc32(head)))
+
+
+#: A request to schedule again (serialized), and the keys its claim held when it
+#: stopped (a plain tuple: a resume builds hundreds of thousands).
+RecoveredRequest = tuple[bytes, tuple[int, ...]]
+
+
+def _keys_payload(keys: tuple[int, ...]) -> bytes:
+    return pickle.dumps(keys, protocol=4)
+
+
+def _keys_of(payload: bytes) -> tuple[int, ...]:
+    """The keys of a ``KEYS`` record; none when it cannot be read (the request is
+    still recovered: it claims the keys the rules of the new run give it)."""
+    try:
+        keys = pickle.loads(payload)
+    except Exception:  # a record that passed its checksum but not pickle: not ours to crash on
+        return ()
+    if type(keys) is not tuple or not all(type(key) is int for key in keys):
+        return ()
+    return keys
 
 
 @dataclass
@@ -88,9 +113,9 @@ class Recovery:
     crashed: bool = False
     #: Requests enqueued and not done (Scrapy's saved queue holds them after a clean stop).
     pending: int = 0
-    #: Serialized requests to schedule again: all pending ones after a crash,
-    #: else those that were in flight at the clean stop.
-    requests: list[bytes] = field(default_factory=list)
+    #: Serialized requests to schedule again, with the keys their claims held: all
+    #: pending ones after a crash, else those that were in flight at the clean stop.
+    requests: list[RecoveredRequest] = field(default_factory=list)
     #: Torn or corrupt records at the end of the journal (an interrupted write).
     dropped: int = 0
 
@@ -104,9 +129,9 @@ class FrontierJournal:
         self.path = Path(path)
         self._fd: int | None = None
 
-    def _records(self) -> Iterator[tuple[int, int, bytes]]:
-        """Every intact record, stopping at the first torn or corrupt one
-        (``self.intact_bytes`` then says where the good part ends)."""
+    def _records(self) -> Iterator[tuple[int, int, bytes, bytes]]:
+        """Every intact record as (kind, id, payload, the record's bytes), stopping at
+        the first torn or corrupt one (``self.intact_bytes`` then says where the good part ends)."""
         self.intact_bytes = 0
         with self.path.open("rb") as handle:
             if handle.read(len(_MAGIC)) != _MAGIC:
@@ -117,7 +142,7 @@ class FrontierJournal:
                 if len(head) < _HEAD.size:
                     return
                 kind, request_id, length = _HEAD.unpack(head)
-                if kind not in (_ENQ, _DONE, _CLEAN) or length > _MAX_PAYLOAD:
+                if kind not in (_ENQ, _DONE, _CLEAN, _KEYS) or length > _MAX_PAYLOAD:
                     return
                 payload = handle.read(length)
                 check = handle.read(_CHECK.size)
@@ -126,7 +151,7 @@ class FrontierJournal:
                 if _CHECK.unpack(check)[0] != zlib.crc32(payload, zlib.crc32(head)):
                     return
                 self.intact_bytes += _HEAD.size + length + _CHECK.size
-                yield kind, request_id, payload
+                yield kind, request_id, payload, head + payload + check
 
     def open(self) -> tuple[Recovery, int]:
         """Read the previous run's journal, compact it to its pending requests,
@@ -163,7 +188,7 @@ class FrontierJournal:
         done: set[int] = set()
         clean_in_flight: set[int] | None = None
         last_id = 0
-        for kind, request_id, payload in self._records():
+        for kind, request_id, payload, _ in self._records():
             last_id = max(last_id, request_id)
             if kind == _DONE:
                 done.add(request_id)
@@ -171,31 +196,47 @@ class FrontierJournal:
             clean_in_flight = set(struct.unpack(f"<{len(payload) // 8}Q", payload)) if kind == _CLEAN else None
         return done, clean_in_flight, last_id
 
-    def _rewrite(self, done: set[int], recovered: list[bytes] | None = None, recover: set[int] | None = None) -> int:
-        """Keep only the ENQ records not done (atomically: a crash meanwhile
-        leaves the old journal); put in ``recovered`` the payloads of those in
-        ``recover`` (all of them when ``recover`` is ``None``). Returns how many are kept."""
-        kept = 0
+    def _rewrite(
+        self, done: set[int], recovered: list[RecoveredRequest] | None = None, recover: set[int] | None = None
+    ) -> int:
+        """Keep only the ENQ records not done, and their KEYS (atomically: a crash
+        meanwhile leaves the old journal); put in ``recovered`` the requests of those
+        in ``recover`` (all of them when ``recover`` is ``None``). Returns how many are kept."""
+        kept: dict[int, int] = {}  # id -> its place in ``recovered``, or -1
         temporary = self.path.with_suffix(".compacting")
         with temporary.open("wb") as out:
             out.write(_MAGIC)
-            for kind, request_id, payload in self._records():
-                if kind != _ENQ or request_id in done:
-                    continue
-                done.add(request_id)  # the first ENQ of an id wins
-                kept += 1
-                out.write(_record(_ENQ, request_id, payload))
-                if recovered is not None and (recover is None or request_id in recover):
-                    recovered.append(payload)
+            for kind, request_id, payload, record in self._records():
+                if kind == _ENQ:
+                    if request_id in done or request_id in kept:
+                        continue  # (the first ENQ of an id wins)
+                    out.write(record)
+                    if recovered is not None and (recover is None or request_id in recover):
+                        kept[request_id] = len(recovered)
+                        recovered.append((payload, ()))
+                    else:
+                        kept[request_id] = -1
+                elif kind == _KEYS and request_id in kept:
+                    out.write(record)
+                    place = kept[request_id]
+                    if place >= 0:
+                        request, held = recovered[place]  # type: ignore[index]
+                        keys = _keys_of(payload)
+                        if held:
+                            keys = held + tuple(key for key in keys if key not in held)
+                        recovered[place] = (request, keys)  # type: ignore[index]
         os.replace(temporary, self.path)
-        return kept
+        return len(kept)
 
     def append(self, kind: int, request_id: int, payload: bytes = b"") -> int:
         """Write one record; returns its size."""
-        record = _record(kind, request_id, payload)
+        return self.write(_record(kind, request_id, payload))
+
+    def write(self, records: bytes) -> int:
+        """Write records made by ``_record`` in one ``write``; returns their size."""
         if self._fd is not None:
-            os.write(self._fd, record)
-        return len(record)
+            os.write(self._fd, records)
+        return len(records)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -251,8 +292,14 @@ class Frontier:
         #: set's held-back records durable (see ``UrlNormDupeFilter.hold_writes``).
         self.flush_seen: Callable[[], None] = lambda: None
         self._next_id = 1
+        #: The request being enqueued (its id), and the keys it claimed on the way:
+        #: they go with its ENQ record.
+        self._enqueuing: int | None = None
+        self._enqueuing_keys: tuple[int, ...] | None = None
         # What a done request's response made seen is durable before its DONE.
-        self.completion = Completion(lambda request_id: self._write(_DONE, request_id), lambda: self.flush_seen())
+        self.completion = Completion(
+            lambda request_id: self._write(_record(_DONE, request_id)), lambda: self.flush_seen()
+        )
         self._logged: set[str] = set()  # stats whose first occurrence was logged
         self._journal_bytes = self._compacted_bytes = 0
         self.dicts = RequestDicts()
@@ -303,10 +350,27 @@ class Frontier:
         request_id = self._next_id
         self._next_id += 1
         request.meta[ID_META] = request_id
+        self._enqueuing, self._enqueuing_keys = request_id, None
         return request_id
+
+    def claimed(self, request: Request, keys: tuple[int, ...]) -> None:
+        """``request``'s claim holds ``keys`` now (all of them, not only new ones)."""
+        request_id = request.meta.get(ID_META)
+        if request_id is None:
+            return
+        if request_id == self._enqueuing:
+            self._enqueuing_keys = keys  # the filter admitted it: written with its ENQ
+        else:
+            self._write(_record(_KEYS, request_id, _keys_payload(keys)))
+
+    def not_enqueued(self, request: Request) -> None:
+        """The scheduler did not accept ``request`` after all."""
+        request.meta.pop(ID_META, None)
+        self._enqueuing = self._enqueuing_keys = None
 
     def enqueued(self, request: Request, spider: Spider | None) -> None:
         """Journal a request the scheduler accepted."""
+        keys, self._enqueuing, self._enqueuing_keys = self._enqueuing_keys, None, None
         try:
             payload = pickle.dumps(self.dicts.to_dict(request, spider), protocol=4)
         except (ValueError, TypeError, AttributeError, pickle.PicklingError) as exc:
@@ -320,12 +384,16 @@ class Frontier:
                 exc,
             )
             return
-        self._write(_ENQ, request.meta[ID_META], payload)
+        request_id = request.meta[ID_META]
+        records = _record(_ENQ, request_id, payload)
+        if keys:
+            records += _record(_KEYS, request_id, _keys_payload(keys))
+        self._write(records)  # one write: the keys cannot come without their request
         self.flush_seen()
 
-    def _write(self, kind: int, request_id: int, payload: bytes = b"") -> None:
+    def _write(self, records: bytes) -> None:
         try:
-            self._journal_bytes += self.journal.append(kind, request_id, payload)
+            self._journal_bytes += self.journal.write(records)
             if self._journal_bytes > max(COMPACT_MIN_BYTES, COMPACT_GROWTH * self._compacted_bytes):
                 self._compact()
         except OSError as exc:  # a full disk must not stop the crawl
@@ -363,7 +431,7 @@ class Frontier:
         self.completion.close()
         self.flush_seen()
         in_flight = sorted(self.completion.in_flight)
-        self._write(_CLEAN, 0, struct.pack(f"<{len(in_flight)}Q", *in_flight))
+        self._write(_record(_CLEAN, 0, struct.pack(f"<{len(in_flight)}Q", *in_flight)))
         self.journal.close()
 
 
@@ -398,8 +466,8 @@ class CrashSafeScheduler(Scheduler):
             shutil.rmtree(self.dqdir, ignore_errors=True)
             Path(self.dqdir).mkdir(parents=True, exist_ok=True)
         result = super().open(spider)
-        for payload in recovery.requests:
-            self._schedule_recovered(payload, spider)
+        for recovered in recovery.requests:
+            self._schedule_recovered(recovered, spider)
         if recovery.crashed:
             logger.warning(
                 "The last run of this JOBDIR did not stop cleanly: scheduled again the %d request(s) "
@@ -410,7 +478,8 @@ class CrashSafeScheduler(Scheduler):
             logger.info("Scheduled again %d request(s) that were in flight at the last stop", len(recovery.requests))
         return result
 
-    def _schedule_recovered(self, payload: bytes, spider: Spider) -> None:
+    def _schedule_recovered(self, recovered: RecoveredRequest, spider: Spider) -> None:
+        payload, keys = recovered
         try:
             request = request_from_dict(pickle.loads(payload), spider=spider)
         except Exception as exc:  # a spider changed between runs: its callback is gone
@@ -420,7 +489,7 @@ class CrashSafeScheduler(Scheduler):
         # It holds its keys again, and is checked again under the learned rules at download time.
         claim = getattr(self.df, "claim_recovered", None)
         if callable(claim):
-            claim(request)
+            claim(request, keys)
             request.meta[RECOVERED] = True  # its representative: a start request is not skipped
         if not self._dqpush(request):
             self._mqpush(request)
@@ -431,7 +500,7 @@ class CrashSafeScheduler(Scheduler):
             return super().enqueue_request(request)
         self.frontier.assign_id(request)  # before the disk queue serializes it
         if not super().enqueue_request(request):
-            request.meta.pop(ID_META, None)
+            self.frontier.not_enqueued(request)
             return False
         self.frontier.enqueued(request, self.spider)
         return True

@@ -26,16 +26,19 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm import frontier as frontier_module
 from scrapy_urlnorm.completion import Completion
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.frontier import (
     _CLEAN,
     _DONE,
     _ENQ,
+    _KEYS,
     ID_META,
     JOURNAL_FILE,
     CrashSafeScheduler,
     Frontier,
     FrontierJournal,
     FrontierMiddleware,
+    Recovery,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -59,14 +62,34 @@ def write_run(path: Path, enqueued: list[int], done: list[int], *, clean_in_flig
     journal.close()  # without a CLEAN record: a crash
 
 
+def payloads(recovery: Recovery) -> list[bytes]:
+    return [payload for payload, _ in recovery.requests]
+
+
 def test_after_a_crash_every_pending_request_is_recovered(tmp_path: Path) -> None:
     path = tmp_path / JOURNAL_FILE
     write_run(path, [1, 2, 3, 4], [1, 3], clean_in_flight=None)
     recovery, next_id = FrontierJournal(path).open()
     assert recovery.crashed
     assert recovery.pending == 2
-    assert recovery.requests == [b"request 2", b"request 4"]
+    assert payloads(recovery) == [b"request 2", b"request 4"]
     assert next_id == 5
+
+
+def test_the_keys_a_pending_request_claimed_come_back_with_it_through_compactions(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    journal = FrontierJournal(path)
+    journal.open()
+    for request_id, keys in ((1, (11, 12)), (2, (21,)), (3, (31,))):
+        journal.append(_ENQ, request_id, b"request %d" % request_id)
+        journal.append(_KEYS, request_id, pickle.dumps(keys))
+    journal.append(_KEYS, 2, pickle.dumps((21, 22, 2**100)))  # claimed more later (128-bit keys too)
+    journal.append(_DONE, 1)
+    journal.append(_KEYS, 3, b"not a pickle")  # unreadable: its request comes back all the same
+    journal.close()
+    for _ in range(2):  # the second open reads the journal the first compacted
+        recovery, _ = FrontierJournal(path).open()
+        assert recovery.requests == [(b"request 2", (21, 22, 2**100)), (b"request 3", (31,))]
 
 
 def test_after_a_clean_stop_only_the_requests_in_flight_are_recovered(tmp_path: Path) -> None:
@@ -76,7 +99,7 @@ def test_after_a_clean_stop_only_the_requests_in_flight_are_recovered(tmp_path: 
     recovery, _ = FrontierJournal(path).open()
     assert not recovery.crashed
     assert recovery.pending == 3
-    assert recovery.requests == [b"request 3"]
+    assert payloads(recovery) == [b"request 3"]
 
 
 def test_the_journal_is_compacted_and_a_crash_after_a_clean_stop_recovers_everything(tmp_path: Path) -> None:
@@ -85,13 +108,13 @@ def test_the_journal_is_compacted_and_a_crash_after_a_clean_stop_recovers_everyt
     before = path.stat().st_size
     journal = FrontierJournal(path)
     recovery, next_id = journal.open()
-    assert (recovery.pending, recovery.requests) == (10, [])
+    assert (recovery.pending, payloads(recovery)) == (10, [])
     assert path.stat().st_size < before / 5
     journal.append(_ENQ, next_id, b"new")
     os.close(journal._fd)  # type: ignore[arg-type]  # killed: the clean stop before no longer counts
     recovery, _ = FrontierJournal(path).open()
     assert recovery.crashed
-    assert recovery.requests == [b"request %d" % n for n in range(91, 101)] + [b"new"]
+    assert payloads(recovery) == [b"request %d" % n for n in range(91, 101)] + [b"new"]
 
 
 def test_a_torn_last_record_is_dropped_and_cut(tmp_path: Path) -> None:
@@ -100,7 +123,7 @@ def test_a_torn_last_record_is_dropped_and_cut(tmp_path: Path) -> None:
     with path.open("ab") as handle:
         handle.write(struct.pack("<BQI", _ENQ, 3, 100) + b"partial")
     recovery, _ = FrontierJournal(path).open()
-    assert (recovery.crashed, recovery.dropped, recovery.requests) == (True, 1, [b"request 1", b"request 2"])
+    assert (recovery.crashed, recovery.dropped, payloads(recovery)) == (True, 1, [b"request 1", b"request 2"])
     recovery, _ = FrontierJournal(path).open()  # compaction cut the torn record
     assert (recovery.dropped, recovery.pending) == (0, 2)
 
@@ -112,7 +135,7 @@ def test_a_corrupt_record_ends_what_is_trusted(tmp_path: Path) -> None:
     data[-10] ^= 0xFF  # inside the last record
     path.write_bytes(bytes(data))
     recovery, _ = FrontierJournal(path).open()
-    assert recovery.requests == [b"request 1", b"request 2"]
+    assert payloads(recovery) == [b"request 1", b"request 2"]
     assert recovery.dropped == 1
 
 
@@ -122,7 +145,7 @@ def test_a_file_that_is_not_a_journal_is_replaced_with_an_error_logged(
     path = tmp_path / JOURNAL_FILE
     path.write_bytes(b"something else entirely")
     recovery = Frontier(path).open()
-    assert (recovery.crashed, recovery.requests) == (False, [])
+    assert (recovery.crashed, payloads(recovery)) == (False, [])
     assert "Cannot read the frontier journal" in caplog.text
     assert path.read_bytes().startswith(b"URLNORM-FRONTIER-1\n")
 
@@ -175,7 +198,7 @@ def not_done_at_stop(jobdir: Path) -> set[str]:
     journal = FrontierJournal(jobdir / JOURNAL_FILE)
     enqueued: dict[int, str] = {}
     done: set[int] = set()
-    for kind, request_id, payload in journal._records():
+    for kind, request_id, payload, _ in journal._records():
         if kind == _ENQ:
             enqueued[request_id] = pickle.loads(payload)["url"]
         elif kind == _DONE:
@@ -334,7 +357,7 @@ def test_any_request_scrapy_accepts_survives_the_journal_and_the_middleware_neve
     frontier.journal.close()  # killed: no CLEAN
     recovery, _ = FrontierJournal(path).open()
     assert recovery.crashed
-    restored = request_from_dict(pickle.loads(recovery.requests[0]), spider=spider)
+    restored = request_from_dict(pickle.loads(recovery.requests[0][0]), spider=spider)
     assert (restored.url, restored.callback, restored.meta) == (request.url, spider.parse, request.meta)
 
 
@@ -359,7 +382,7 @@ def test_the_journal_of_a_long_run_is_compacted_as_it_goes(tmp_path: Path, monke
     frontier.journal.close()  # killed right after
     recovery, _ = FrontierJournal(tmp_path / JOURNAL_FILE).open()
     assert recovery.crashed
-    assert [pickle.loads(payload)["url"] for payload in recovery.requests] == pending
+    assert [pickle.loads(payload)["url"] for payload in payloads(recovery)] == pending
 
 
 def test_an_entry_held_by_its_own_drop_is_done_once_when_the_request_is_queued_again() -> None:
@@ -381,3 +404,56 @@ def test_an_entry_held_by_its_own_drop_is_done_once_when_the_request_is_queued_a
     completion._settle_due()
     assert done == [7]
     assert completion._outputs == {} and completion._held == {}
+
+
+# -- the keys a journaled request claimed ----------------------------------------------
+
+
+def scheduler_of(jobdir: Path, *rules: tuple[str, str, str]) -> tuple[CrashSafeScheduler, Deduplicator]:
+    """One run of a learning JOBDIR crawl, its scheduler opened after its learner was
+    taught ``rules`` (kind, then two redirects ``source -> target``: the evidence a rule needs)."""
+    settings = {
+        "ADDONS": {"scrapy_urlnorm.Addon": 0},
+        "JOBDIR": str(jobdir),
+        "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue",  # (no engine here)
+    }
+    crawler = get_crawler(TwoCallbackSpider, settings)
+    crawler.spider = crawler._create_spider()
+    dedup = Deduplicator.for_crawler(crawler)
+    assert dedup.learner is not None
+    for _, first, second in rules:
+        for source in (first, second):
+            dedup.learner.observe_redirect(source, source.replace("www.", "").rstrip("/"))
+    assert {kind for kind, _, _ in rules} <= {rule.kind for rule in dedup.learner.active_rules()}
+    scheduler = CrashSafeScheduler.from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    return scheduler, dedup
+
+
+WWW = ("www_alias", "http://www.h.test/a", "http://www.h.test/b")
+SLASH = ("trailing_slash", "http://h.test/c/", "http://h.test/d/")
+
+
+def test_a_recovered_request_is_not_dropped_against_a_key_it_claimed_before_the_crash(tmp_path: Path) -> None:
+    """Seed 106093 (``--params --offsite --refresh --kills 3``) lost 14 pages: ``/item-7``,
+    queued under rules R, claimed its learned key under R, and the crawl was killed. The
+    next run recovered it under rules R + ``trailing_slash``; a redirect revoked that rule,
+    the rules were R again, and at download time the recovered request met its own key of
+    the first run, seen and claimed by nobody, and was dropped as a copy of itself."""
+    jobdir = tmp_path / "job"
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    queued = scrapy.Request("http://h.test/item")
+    assert scheduler.enqueue_request(queued)
+    assert dedup.fingerprint(queued).learned is not None  # it holds a key under the rules of the time
+    # killed: nothing is closed
+
+    scheduler, dedup = scheduler_of(jobdir, WWW, SLASH)
+    assert dedup.learner is not None
+    for target in ("http://h.test/e", "http://h.test/f", "http://h.test/g"):  # the host contradicts it
+        dedup.learner.contradict("h.test", "trailing_slash", target, target + "/", via="redirect")
+    assert not dedup.learner.is_active("h.test", "trailing_slash")
+    recovered = scheduler.next_request()
+    assert recovered is not None and recovered.url == queued.url
+    own = dedup.ledger.claim_of(dedup.fingerprint(recovered).value)
+    assert own is not None and dedup.ledger.claim_of(dedup.fingerprint(recovered).learned) is own
+    assert dedup.late.recheck(recovered) is None

@@ -65,7 +65,7 @@ def test_with_jobdir_every_request_is_journaled_done(tmp_path: Path) -> None:
     job = tmp_path / "job"
     check_crawl(*reactorless_crawl({"JOBDIR": str(job)}))
     records = list(FrontierJournal(job / JOURNAL_FILE)._records())
-    enqueued = {request_id for kind, request_id, _ in records if kind == _ENQ}
-    done = {request_id for kind, request_id, _ in records if kind == _DONE}
+    enqueued = {request_id for kind, request_id, _, _ in records if kind == _ENQ}
+    done = {request_id for kind, request_id, _, _ in records if kind == _DONE}
     assert enqueued and enqueued <= done
     assert records[-1][0] == _CLEAN
