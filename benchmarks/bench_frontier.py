@@ -2,8 +2,8 @@
 
 Both schedulers get the same distinct requests through ``enqueue_request``
 (the add-on's dupe filter, a JOBDIR disk queue) and hand them all out with
-``next_request``; the crash-safe one also journals each request (``ENQ``) and
-marks it done (``DONE``). Interleaved rounds, best of each; then the time to
+``next_request``; the crash-safe one also journals each request and the keys
+it claimed (``ENQ``, ``KEYS``) and marks it done (``DONE``). Interleaved rounds, best of each; then the time to
 read the journal back on resume after a crash.
 
     python benchmarks/bench_frontier.py [--requests 20000] [--rounds 3]
@@ -12,6 +12,7 @@ read the journal back on resume after a crash.
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 import tempfile
 import time
@@ -24,7 +25,7 @@ from scrapy.utils.test import get_crawler
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import make_urls
 
-from scrapy_urlnorm.frontier import CrashSafeScheduler, FrontierJournal
+from scrapy_urlnorm.frontier import _ENQ, _KEYS, CrashSafeScheduler, FrontierJournal
 
 
 class BenchSpider(scrapy.Spider):
@@ -45,19 +46,20 @@ def run(scheduler_cls: type[Scheduler], urls: list[str], jobdir: str) -> float:
             "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue",
         },
     )
-    spider = crawler._create_spider()
+    spider = crawler.spider = crawler._create_spider()
     scheduler = scheduler_cls.from_crawler(crawler)
     scheduler.open(spider)
     frontier = getattr(scheduler, "frontier", None)
+    completion = frontier.completion if frontier is not None else None
     requests = [scrapy.Request(url, callback=spider.parse) for url in urls]
     start = time.perf_counter()
     for request in requests:
         scheduler.enqueue_request(request)
     while (request := scheduler.next_request()) is not None:
-        if frontier is not None:
-            frontier.request_failed(request)  # the cheapest path to DONE: no callback output to track
-    if frontier is not None:
-        frontier._settle_due()  # what the reactor would call
+        if completion is not None:
+            completion.request_failed(request)  # the cheapest path to DONE: no callback output to track
+    if completion is not None:
+        completion._settle_due()  # what the reactor would call
     elapsed = time.perf_counter() - start
     scheduler.close("finished")
     return elapsed
@@ -89,7 +91,8 @@ def main() -> None:
         journal.open()
         payload = b"x" * 300  # a pickled request of a typical size
         for request_id in range(1, args.requests * 10 + 1):
-            journal.append(1, request_id, payload)
+            journal.append(_ENQ, request_id, payload)
+            journal.append(_KEYS, request_id, pickle.dumps((request_id, request_id << 32), protocol=4))
         start = time.perf_counter()
         recovery, _ = FrontierJournal(journal_path).open()
         elapsed = time.perf_counter() - start
