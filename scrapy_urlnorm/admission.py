@@ -29,6 +29,7 @@ from .audits import SEMANTIC_RANK
 from .callbacks import callback_salt
 from .counters import PUBLISH_EVERY
 from .keys import host_of
+from .reroutes import rerouted
 from .steps import REASONS
 from .stores import MemoryStore
 
@@ -93,8 +94,10 @@ class Admission:
             self._fail(source, "loop", request)
             return self.dropped(request, fingerprint, "redirect_loop", learned=False)
         if source is not None and source.drops:
-            # Spellings the server never answered may be served where they are (see the ledger).
-            self.ledger.release_rerouted(source, meta["redirect_urls"], request.url)
+            # Spellings the server never answered may be served where they are.
+            left_behind = rerouted(source.drops, meta["redirect_urls"], request.url)
+            if left_behind and self.ledger.release_as_written(left_behind, "rerouted"):
+                source.drops = [drop for drop in source.drops if not drop.settled]
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank
         stored = self._seen_get(value)

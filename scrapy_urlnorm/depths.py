@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.settings import BaseSettings
 
+    from .ledger import DropLedger
+
 logger = logging.getLogger(__name__)
 
 DEPTHS_FILE = "urlnorm.depths"
@@ -144,6 +146,17 @@ class ClaimDepths:
         return bool(request.meta.get(M.SHALLOWER)) or self.shallower(request, key)
 
     # -- JOBDIR -------------------------------------------------------------------------
+
+    @staticmethod
+    def release_shallower(ledger: DropLedger, host: str, url: str, depth: int) -> bool:
+        """``url`` was fetched at ``depth`` as a page of its own (an audit that found one):
+        release its parked drop if that was shallower, past the filter: the URL is known
+        for a page of its own, which a rule verified on every drop may still merge until
+        its exception is learned."""
+        drop = ledger.parked_drop(host, url)
+        if drop is None or drop.settled or depth_of(drop.request) >= depth:
+            return False
+        return ledger.release_as_written([drop], "shallower") > 0
 
     def load(self) -> bool:
         """Load (and remove, so a run killed later leaves none) the depths a clean stop saved."""

@@ -41,11 +41,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from scrapy import Request
 
-from .depths import depth_of
 from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
@@ -170,11 +168,6 @@ class Drop:
         """Parked for good: keep the request as the fields it is rebuilt from, when it can be."""
         if type(self._request) is not Parked:
             self._request = lighten(self._request)  # type: ignore[arg-type]
-
-
-def _directory(path: str) -> str:
-    """What a reference relative to the page's directory resolves against."""
-    return path[: path.rfind("/") + 1]
 
 
 #: The holder of a claim loaded from the last run (see :mod:`scrapy_urlnorm.resume`):
@@ -473,46 +466,19 @@ class DropLedger(ClaimTable):
                 if drop.url == url:
                     self.discharge(drop)
 
-    def release_shallower(self, host: str, url: str, depth: int) -> bool:
-        """``url`` was fetched at ``depth`` as a page of its own (an audit that found one):
-        release its parked drop if that was shallower (``DEPTH_LIMIT``, see ``depths``)."""
-        drop = self._parked.get(host, url)
-        if drop is None or drop.settled:
-            return False
-        request = drop.request
-        if depth_of(request) >= depth:
-            return False
-        # Past the filter: the URL is known for a page of its own, which a rule
-        # verified on every drop may still merge until its exception is learned.
-        drop._request = request.replace(dont_filter=True)
-        self._release(drop, "shallower")
-        return True
+    def parked_drop(self, host: str, url: str) -> Drop | None:
+        """The drop of ``url`` parked against a delivered page, if any."""
+        return self._parked.get(host, url)
 
-    def release_rerouted(self, claim: Claim, chain: list[str], target: str) -> int:
-        """``claim``'s representative redirected (through the URLs of ``chain``) to
-        ``target``, in another directory: release, to be fetched as written, what was
-        dropped against it by a static step under a path the server never answered
-        (``/x/`` against ``/x/;jsessionid=A``, redirected to ``/x``). The server may
-        serve that path where it is, and the page read there has other links where
-        they are relative to its directory; a spelling that only adds a query or a
-        port has the path the server answered, and follows it."""
-        drops = claim.drops
-        if not drops:
-            return 0
-        answered = {urlsplit(url).path for url in chain}
-        directory = _directory(urlsplit(target).path)
+    def release_as_written(self, drops: Iterable[Drop], why: str) -> int:
+        """Release ``drops`` past the filter, to be fetched as written: each is
+        known to need its own fetch, though its key is its representative's."""
         released = 0
         for drop in drops:
-            if drop.settled or drop.learned:
-                continue
-            path = urlsplit(drop.url).path
-            if path in answered or _directory(path) == directory:
-                continue
-            drop._request = drop.request.replace(dont_filter=True)  # (its key is its representative's)
-            self._release(drop, "rerouted")
-            released += 1
-        if released:
-            claim.drops = [drop for drop in drops if not drop.settled]
+            if not drop.settled:
+                drop._request = drop.request.replace(dont_filter=True)
+                self._release(drop, why)
+                released += 1
         return released
 
     def release_orphans(self, mark: Callable[[tuple[int, ...]], None] | None = None) -> int:

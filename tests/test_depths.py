@@ -10,6 +10,7 @@ from scrapy.settings import Settings
 
 from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.depths import DEPTHS_FILE, ClaimDepths
+from scrapy_urlnorm.ledger import DropLedger
 
 
 def at(depth: int) -> Request:
@@ -87,3 +88,15 @@ def test_a_re_keyed_page_keeps_its_delivered_depth() -> None:
     depths.alias(1, 2)
     depths.delivered(at(4), (2,))  # a deeper delivery under the new key does not deepen it
     assert depths.shallower(at(1), 2) and not depths.shallower(at(3), 2)
+
+
+def test_a_page_found_deeper_than_its_parked_drop_releases_the_drop_as_written() -> None:
+    released: list[Request] = []
+    ledger = DropLedger(lambda request, why: released.append(request), lambda key, n: None)
+    dropped = Request("http://example.test/p", meta={"depth": 1})
+    assert ledger.drop(dropped, "learned:trailing_slash", "example.test", learned=True, claim=None)
+    assert not ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 1)  # as deep: it waits
+    assert not ClaimDepths.release_shallower(ledger, "example.test", "http://example.test/q", 3)
+    assert ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 3)
+    assert [(request.url, request.dont_filter) for request in released] == [(dropped.url, True)]
+    assert not ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 3)  # once
