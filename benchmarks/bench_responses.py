@@ -1,10 +1,11 @@
 """What the add-on does with each response, against what a link-following spider does anyway.
 
 With learning on, every 200 HTML response costs the add-on: a 64-bit digest of
-the body (``xxh3``), the ``<link rel="canonical">`` and entity-tag lookups, and,
-until the site is known to link relative to its directories, a scan for such
-links (:func:`scrapy_urlnorm.relative_links.has_relative_links`). The scan is
-the part that grows with the page: on a site whose pages only ever link by
+the body less its per-answer tokens (:func:`scrapy_urlnorm.digests.page_digest`),
+the ``<link rel="canonical">`` and entity-tag lookups, and, until the site is
+known to link relative to its directories, a scan for such links
+(:func:`scrapy_urlnorm.relative_links.has_relative_links`). The scan is the
+part that grows with the page: on a site whose pages only ever link by
 absolute or root-relative URLs it reads every page to the end.
 
 Side by side, on the same responses, in interleaved rounds: that work, and the
@@ -40,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import _find_root
 
+from scrapy_urlnorm.digests import page_digest
 from scrapy_urlnorm.middlewares import _entity_tag, canonical_link, content_location
 from scrapy_urlnorm.relative_links import has_relative_links
 
@@ -69,7 +71,7 @@ def pages(count: int) -> list[tuple[HtmlResponse, HtmlResponse]]:
 
 def addon_work(response: HtmlResponse) -> None:
     """The add-on's own reading of a delivered page (``DownloaderMiddleware.process_response``)."""
-    xxhash.xxh3_64_intdigest(response.body)
+    page_digest(response.body, html=True)
     canonical_link(response)
     _entity_tag(response)
     content_location(response)
@@ -111,6 +113,8 @@ def main() -> None:
         "add-on (as written)": (addon_work, written),
         "add-on (all links absolute)": (addon_work, absolute),
         "scan only (all links absolute)": (lambda response: has_relative_links(response.body), absolute),
+        "digest only (page_digest)": (lambda response: page_digest(response.body, html=True), written),
+        "digest only (xxh3 of the bytes)": (lambda response: xxhash.xxh3_64_intdigest(response.body), written),
         'response.css("a::attr(href)")': (css_links, written),
         "LinkExtractor().extract_links": (link_extractor, written),
     }

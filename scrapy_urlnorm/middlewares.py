@@ -7,7 +7,6 @@ import re
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import xxhash
 from scrapy import Request as ScrapyRequest
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response
@@ -16,6 +15,7 @@ from scrapy.utils.response import get_meta_refresh
 from . import meta as M
 from .audits import unmarked
 from .dedup import Deduplicator
+from .digests import page_digest
 from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
 
@@ -300,7 +300,7 @@ class NormalizeMiddleware:
                 self.dedup.responses.observe_page(
                     request,
                     response.url,
-                    xxhash.xxh3_64_intdigest(response.body),
+                    page_digest(response.body, html=isinstance(response, HtmlResponse)),
                     length=len(response.body),
                     server=(response.headers.get("Server") or b"").decode("latin-1"),
                     canonical=canonical_link(response),

@@ -39,14 +39,15 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import xxhash
 from scrapy import signals
+from scrapy.http import HtmlResponse
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
 from . import figures
 from . import meta as M
 from .dedup import Deduplicator
+from .digests import page_digest
 from .dupefilter import UrlNormDupeFilter
 from .wiring import redis_url
 
@@ -129,7 +130,9 @@ class UrlNormReport:
             "url": chain[0],
             "final_url": response.url,
             "status": response.status,
-            "digest": f"{xxhash.xxh3_64_intdigest(response.body):016x}" if response.status == 200 else None,
+            "digest": f"{page_digest(response.body, html=isinstance(response, HtmlResponse)):016x}"
+            if response.status == 200
+            else None,
             "referer": referer_str(request),
             "sent_as": sent_as(request.meta),
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -1272,3 +1273,39 @@ def test_a_shortcut_whose_rule_was_revoked_while_it_waited_goes_as_written() -> 
     assert not dupefilter.request_seen(other)
     shortcut = middleware.process_request(other)
     assert isinstance(shortcut, scrapy.Request) and middleware.process_request(shortcut) is None
+
+
+# -- pages rendered anew on every answer --------------------------------------------------------
+
+TOKEN_PAGES = 12
+
+
+def rendered_anew(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``h.test`` and ``www.h.test`` serve one site (no redirect), as an application that
+    puts a CSRF token of each answer's own in its search form: no two answers are
+    byte-identical. Each page links the next pages on both twins."""
+    if path == "/":
+        path = "/p/0"
+    if not path.startswith("/p/") or not path[3:].isdigit() or int(path[3:]) >= TOKEN_PAGES:
+        return Reply.not_found()
+    n = int(path[3:])
+    links = [f"http://{host}/p/{m}" for m in range(n + 1, min(n + 3, TOKEN_PAGES)) for host in ("h.test", "www.h.test")]
+    reply = Reply.page(f"tok:{n}", links)
+    token = os.urandom(8).hex().encode()
+    form = b'<form action="/search"><input type="hidden" name="csrf" value="%s"></form></body>' % token
+    return Reply(reply.status, reply.body.replace(b"</body>", form), reply.headers)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_site_that_renders_every_answer_anew_still_teaches_by_content() -> None:
+    """The same page under both twins differs only in its form's CSRF token: the page
+    digest leaves the token out, so ``www_alias`` is learned from content and the twins'
+    links are merged; before, content taught nothing on such a host and both were fetched."""
+    site = FunctionSite(rendered_anew)
+    with VirtualWeb({"h.test": site, "www.h.test": site}) as web:
+        result = await crawl(web, ["http://h.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+        www = web.fetched("www.h.test")
+    assert sorted(set(result.doc_ids)) == sorted(f"tok:{n}" for n in range(TOKEN_PAGES))
+    assert result.stats["urlnorm/learned/www_alias"] == 1
+    assert "urlnorm/revoked_rules" not in result.stats
+    assert len(www) <= TOKEN_PAGES // 2, www

@@ -1,0 +1,87 @@
+"""``page_digest``: two answers of one page agree, two pages that differ in substance do not."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import xxhash
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scrapy_urlnorm import digests
+from scrapy_urlnorm.digests import page_digest, substance
+
+
+def page(*, token: str = "4f1c2a9e", text: str = "Pricing", script: str = "var page = 1;") -> bytes:
+    return (
+        f'<html><head><meta name="csrf-token" content="{token}">'
+        f'<meta name="description" content="About {text}">'
+        f'<script nonce="{token}">{script}</script></head>'
+        f"<body><!-- rendered in 0.0{token[:2]} s by node {token} --><h1>{text}</h1>"
+        f'<form action="/search"><input type="hidden" name="csrf" value="{token}">'
+        f'<input type="text" name="q" value="pricing"></form></body></html>'
+    ).encode()
+
+
+def test_two_answers_of_one_page_agree() -> None:
+    assert page_digest(page(token="4f1c2a9e")) == page_digest(page(token="91bb03d7"))
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        page(text="Contact"),  # visible text
+        page(script="var page = 2;"),  # a script's code or data: a single-page application's pages
+        page().replace(b'value="pricing"', b'value="contact"'),  # a field the reader sees
+        page().replace(b"About Pricing", b"About Contact"),  # a meta that is not a token
+        page().replace(b'action="/search"', b'action="/find"'),
+    ],
+)
+def test_pages_that_differ_in_substance_differ(other: bytes) -> None:
+    assert page_digest(page()) != page_digest(other)
+
+
+def test_only_html_is_read_for_tokens() -> None:
+    one, two = page(token="4f1c2a9e"), page(token="91bb03d7")
+    assert page_digest(one, html=False) != page_digest(two, html=False)
+    assert page_digest(one, html=False) == xxhash.xxh3_64_intdigest(one)
+
+
+def test_what_is_left_out() -> None:
+    kept = substance(page())
+    assert b"4f1c2a9e" not in kept and b"rendered in" not in kept
+    assert kept.count(b"<input") == 2 and b'name="csrf"' in kept and b'value="pricing"' in kept
+    assert b'<meta name="csrf-token" >' in kept and b"About Pricing" in kept
+
+
+def test_an_unterminated_comment_is_left_as_it_is() -> None:
+    body = b"<html><body>A<!-- open <b>B</b></body></html>"
+    assert substance(body) == body
+    assert substance(b"<p>A<!-- x -->B<!-- y") == b"<p>AB<!-- y"
+
+
+@given(st.binary(max_size=300))
+def test_a_body_without_what_is_left_out_is_digested_as_it_is(body: bytes) -> None:
+    if not any(mark in body for mark in (b"<!--", b"<input", b"<meta", b" nonce")):
+        assert page_digest(body) == xxhash.xxh3_64_intdigest(body)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["<!--", "-->", "<input type=hidden value=", "x", ">", "<meta name=csrf content="]), max_size=40
+    )
+)
+def test_leaving_out_never_adds(parts: list[str]) -> None:
+    body = "".join(parts).encode()
+    assert len(substance(body)) <= len(body)
+
+
+@pytest.mark.parametrize("unit", [b"<!--", b"<input type=hidden ", b'<meta name="csrf" content=', b" nonce='"])
+def test_hostile_pages_cost_linear_work(unit: bytes) -> None:
+    """The patterns matched where a construct starts are bounded, so a page of
+    half-open constructs cannot make each of them read on to the end of the page."""
+    body = unit * 20_000
+    assert len(substance(body)) <= len(body)
+    for pattern in (digests._TAG_REST, digests._NONCE_VALUE):
+        assert re.search(rb"\{0,\d+\}", pattern.pattern), "every repetition matched at a start is bounded"
