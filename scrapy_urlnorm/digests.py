@@ -53,48 +53,55 @@ def substance(body: bytes) -> bytes:
     nonces. Each is found with ``find`` (tags and attributes written in lower case,
     as nearly every page writes them; one in capitals is only kept, which can keep
     two answers of a page apart, never merge two pages)."""
-    body = _without_comments(body)
-    body = _each_tag(body, b"<input", _steady_input)
-    body = _each_tag(body, b"<meta", _steady_meta)
-    return _without_nonces(body)
+    body = _replace_each(body, b"<!--", _comment_end, _gone)
+    body = _replace_each(body, b"<input", _tag_end, _steady_input)
+    body = _replace_each(body, b"<meta", _tag_end, _steady_meta)
+    return _replace_each(body, b" nonce", _nonce_end, _gone)
 
 
-def _without_comments(body: bytes) -> bytes:
-    start = body.find(b"<!--")
+def _replace_each(
+    body: bytes, opener: bytes, end_of: Callable[[bytes, int], int | None], replace: Callable[[bytes], bytes]
+) -> bytes:
+    """``body`` with each piece that starts with ``opener`` and ends where ``end_of(body,
+    the opener's end)`` says replaced by ``replace(piece)``. ``end_of`` answers ``None``
+    for an opener that starts no such piece, ``-1`` when none can end any more."""
+    start = body.find(opener)
     if start < 0:
         return body
     parts = []
     kept = 0
     while start >= 0:
-        end = body.find(b"-->", start + 4)
-        if end < 0:
-            break  # unterminated: what follows stays as it is
-        parts.append(body[kept:start])
-        kept = end + 3
-        start = body.find(b"<!--", kept)
-    parts.append(body[kept:])
-    return b"".join(parts)
-
-
-def _each_tag(body: bytes, name: bytes, steady: Callable[[bytes], bytes]) -> bytes:
-    """``body`` with each ``name`` tag (``<input``...) replaced by ``steady(tag)``."""
-    start = body.find(name)
-    if start < 0:
-        return body
-    parts = []
-    kept = 0
-    while start >= 0:
-        rest = _TAG_REST.match(body, start + len(name))
-        if rest is None:
-            start = body.find(name, start + len(name))
+        end = end_of(body, start + len(opener))
+        if end is None:
+            start = body.find(opener, start + len(opener))
             continue
-        end = rest.end()
+        if end < 0:
+            break
         parts.append(body[kept:start])
-        parts.append(steady(body[start:end]))
+        parts.append(replace(body[start:end]))
         kept = end
-        start = body.find(name, end)
+        start = body.find(opener, end)
     parts.append(body[kept:])
     return b"".join(parts)
+
+
+def _gone(piece: bytes) -> bytes:
+    return b""
+
+
+def _comment_end(body: bytes, after: int) -> int:
+    end = body.find(b"-->", after)
+    return end + 3 if end >= 0 else -1  # unterminated: what follows stays as it is
+
+
+def _tag_end(body: bytes, after: int) -> int | None:
+    rest = _TAG_REST.match(body, after)
+    return rest.end() if rest is not None else None
+
+
+def _nonce_end(body: bytes, after: int) -> int | None:
+    value = _NONCE_VALUE.match(body, after)
+    return value.end() if value is not None else None
 
 
 def _steady_input(tag: bytes) -> bytes:
@@ -103,19 +110,3 @@ def _steady_input(tag: bytes) -> bytes:
 
 def _steady_meta(tag: bytes) -> bytes:
     return _CONTENT.sub(b"", tag) if _CSRF_NAME.search(tag) else tag
-
-
-def _without_nonces(body: bytes) -> bytes:
-    start = body.find(b" nonce")
-    if start < 0:
-        return body
-    parts = []
-    kept = 0
-    while start >= 0:
-        value = _NONCE_VALUE.match(body, start + 6)
-        if value is not None:
-            parts.append(body[kept:start])
-            kept = value.end()
-        start = body.find(b" nonce", start + 6)
-    parts.append(body[kept:])
-    return b"".join(parts)
