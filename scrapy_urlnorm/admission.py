@@ -29,7 +29,7 @@ from .audits import SEMANTIC_RANK
 from .callbacks import callback_salt
 from .counters import PUBLISH_EVERY
 from .keys import host_of
-from .reroutes import rerouted
+from .reroutes import Reroutes
 from .steps import REASONS
 from .stores import MemoryStore
 
@@ -72,6 +72,7 @@ class Admission:
             seen.table.add if type(seen) is MemoryStore and seen.file is None else seen.add
         )
         self.first_urls: dict[int, str] = {}  # key -> first URL, only with debug
+        self.reroutes = Reroutes()
 
     # -- decisions ----------------------------------------------------------------------
 
@@ -94,10 +95,7 @@ class Admission:
             self._fail(source, "loop", request)
             return self.dropped(request, fingerprint, "redirect_loop", learned=False)
         if source is not None and source.drops:
-            # Spellings the server never answered may be served where they are.
-            left_behind = rerouted(source.drops, meta["redirect_urls"], request.url)
-            if left_behind and self.ledger.release_as_written(left_behind, "rerouted"):
-                source.drops = [drop for drop in source.drops if not drop.settled]
+            self._release_rerouted(source, meta["redirect_urls"], request.url)
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank
         stored = self._seen_get(value)
@@ -245,6 +243,14 @@ class Admission:
             return None
         source = self.fingerprint(request.replace(url=chain[-1]))
         return self.ledger.claim_of(source.value) or self.ledger.claim_of(source.learned)
+
+    def _release_rerouted(self, source: Claim, chain: list[str], target: str) -> None:
+        """Spellings the server never answered may be served where they are (see reroutes)."""
+        release, copies = self.reroutes.left_behind(source.drops or (), chain, target)
+        for copy in copies:  # an exact duplicate of a URL fetched as written
+            self.ledger.discharge(copy)
+        if self.ledger.release_as_written(release, "rerouted") or copies:
+            source.drops = [drop for drop in source.drops or () if not drop.settled]
 
     @staticmethod
     def _is_loop(request: Request) -> bool:
