@@ -44,6 +44,7 @@ from typing import Any
 
 from scrapy import Request
 
+from . import meta as M
 from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
@@ -476,7 +477,8 @@ class DropLedger(ClaimTable):
         released = 0
         for drop in drops:
             if not drop.settled:
-                drop._request = drop.request.replace(dont_filter=True)
+                request = drop.request
+                drop._request = request.replace(dont_filter=True, meta={**request.meta, M.AS_WRITTEN: True})
                 self._release(drop, why)
                 released += 1
         return released

@@ -34,6 +34,9 @@ NO_HOLD = "_urlnorm_no_hold"
 SHALLOWER = "_urlnorm_shallower"
 #: On an entity-tag canary (see ``canary``): the host it asks about.
 CANARY = "_urlnorm_canary"
+#: On a drop released to be fetched as written (past the filter: its key is its
+#: representative's). Where it redirects, the target is checked as any redirect is.
+AS_WRITTEN = "_urlnorm_as_written"
 #: On a request the crash-safe frontier scheduled again after a crash or stop: it
 #: holds its keys' claim, so it is their representative, never their duplicate.
 RECOVERED = "_urlnorm_recovered"

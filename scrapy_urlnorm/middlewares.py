@@ -175,6 +175,12 @@ class NormalizeMiddleware:
                 if reason is not None:
                     self.dedup.count("urlnorm/start_requests_skipped")
                     raise LateDuplicate(f"start request already seen ({reason}): {request.url}")
+            elif meta.get(M.AS_WRITTEN) and "redirect_urls" in meta:
+                # Our own release went past the filter, not where it redirects (/x/ -> /x,
+                # delivered already): that is checked as any redirect target is.
+                reason = self.dedup.check(request)
+                if reason is not None:
+                    raise LateDuplicate(f"redirect of a request released as written ({reason}): {request.url}")
             else:
                 self.dedup.record(request)
         else:

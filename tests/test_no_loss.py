@@ -209,6 +209,25 @@ async def test_a_spelling_the_server_never_answered_is_not_read_at_another_direc
     assert addon.stats["urlnorm/released/rerouted"] == 1
 
 
+def redirecting_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As ``rerouting_site``, on a server that redirects ``/d/p/`` to ``/d/p`` too."""
+    if path in ("/d/p/", "/d/p/;jsessionid=A"):
+        return Reply.redirect("/d/p")
+    return rerouting_site(path, query, headers)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_spelling_released_as_written_that_redirects_to_a_delivered_page_is_not_fetched_twice() -> None:
+    """The release goes past the filter; where it redirects does not: ``/d/p``, delivered
+    already, was downloaded a second time through ``/d/p/``'s redirect (differential
+    seeds 107026 and 107030: one page five and seven times)."""
+    sites = {"rr.test": FunctionSite(redirecting_site)}
+    stock, addon = await stock_and_addon(sites, ["http://rr.test/"], ORDERED)
+    assert_no_loss(stock, addon)
+    assert addon.stats["urlnorm/released/rerouted"] == 1
+    assert addon.fetched().count("/d/p") == 1, addon.fetched()
+
+
 def mixed_web(seed: int) -> tuple[dict[str, Site], list[str]]:
     """The demo web plus six blogs like the one above, each linking its pages as
     ``www.`` and bare URLs in an order drawn from ``seed``."""
