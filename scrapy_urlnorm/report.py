@@ -70,6 +70,7 @@ _SENT_AS = (
     (M.SHORTCUT_OF, "shortcut"),
     (M.REWRITTEN_FROM, "rewritten"),
     (M.NO_SHORTCUT, "as_written"),
+    (M.AS_WRITTEN, "released"),
 )
 
 
@@ -78,7 +79,9 @@ def sent_as(meta: dict[str, Any]) -> str | None:
     ``twin_probe`` (a variant sent with its twin's entity tag), ``shortcut`` (a link
     sent in the form its host's redirects taught), ``rewritten`` (sent normalized),
     ``as_written`` (kept from its taught form: a learned drop fetched to check its rule,
-    a shortcut's fallback, an audit fetched in full after all), or ``None``."""
+    a shortcut's fallback, an audit fetched in full after all), ``released`` (a drop
+    released past the filter: a spelling the server never answered, a page found
+    shallower), or ``None``."""
     for key, role in _SENT_AS:
         if key in meta:
             return role

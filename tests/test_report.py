@@ -15,7 +15,9 @@ from demoweb.server import VirtualWeb
 from demoweb.web import START_URLS, build_sites
 from test_learning import ADDON
 
+from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.analyze import analyze
+from scrapy_urlnorm.report import sent_as
 
 # Example 1 of Lee, Kim and Hong, section 3: u1..u10 with the pages they gave
 # (a, b, c, d, e; u8 and u9 failed to download).
@@ -181,7 +183,7 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     assert {"url", "final_url", "status", "digest", "referer", "sent_as"} <= set(records[0])
     # Why the add-on sent what it sent, when not as an ordinary request: its audits among them.
     roles = Counter(r["sent_as"] for r in records)
-    assert set(roles) <= {None, "audit", "twin_probe", "shortcut", "rewritten", "as_written"}
+    assert set(roles) <= {None, "audit", "twin_probe", "shortcut", "rewritten", "as_written", "released"}
     assert roles["audit"] > 0
     redirected = next(r for r in records if r["url"] == "http://apache.test/docs")
     assert redirected["final_url"] == "http://apache.test/docs/"
@@ -192,3 +194,9 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     # Which www twins the log holds (a page fetched before www_alias was learned, or a
     # verification's held redirect after) depends on the order responses arrive in.
     assert option(table, "www", "strip")["candidate_sets"] in (2, 3)
+
+
+def test_the_crawl_log_says_which_requests_were_released_past_the_filter() -> None:
+    assert sent_as({M.AS_WRITTEN: True}) == "released"
+    assert sent_as({M.AUDIT: {}, M.AS_WRITTEN: True}) == "audit"  # an audit first
+    assert sent_as({"depth": 2}) is None
