@@ -148,7 +148,10 @@ class LateChecks:
         """``request`` (a shortcut or a rewrite) is sent in place of ``original``:
         it holds the claim, except on ``original``'s own key (that URL is not
         fetched as written), and what was dropped against it now rests on the
-        learned rule that made the two equal."""
+        learned rule that made the two equal. The claim joins the one ``request``
+        makes on its own keys: one fate for both (a learned key ``original`` took
+        under older rules is none of ``request``'s, and that claim, settled by
+        nobody, waited for ``spider_idle``; one left without keys, for ever)."""
         dedup = self.dedup
         key = dedup.keys.static(request.replace(url=original)).value
         claim = dedup.ledger.claim_of(key)
@@ -158,7 +161,7 @@ class LateChecks:
             claim.hand_over(request.url)
             for drop in claim.drops or ():
                 drop.learned = True
-        dedup.claim(request, dedup.fingerprint(request))
+        dedup.claim(request, dedup.fingerprint(request), claim)
 
     def park_shortcut_original(self, request: Request, canonical: str) -> bool:
         """A link sent in its taught form is parked as written: a revoked rule fetches

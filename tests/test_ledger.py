@@ -148,3 +148,28 @@ def test_a_failed_representative_releases_what_it_did_not_send_and_remembers_wha
     assert not sent.before(1, Request("http://a.test/docs?sid=3"))
     sent.forget((1, 2))  # delivered after all
     assert not sent.before(1, Request("http://a.test/docs?sid=1"))
+
+
+@pytest.mark.parametrize("older_key", [True, False])
+def test_a_link_sent_in_its_taught_form_takes_its_drops_along(older_key: bool) -> None:
+    """A link claimed its keys (its learned key under older rules too, or none); it is
+    sent in the form its host's redirects taught. What was dropped against it follows
+    that form's page: discharged when it delivers. Before, the claim kept its older
+    key, settled by nobody, and its drops waited for ``spider_idle`` (seed 107005: 43
+    released at idle); a claim left without keys was never settled at all."""
+    released: list[str] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=lambda request: released.append(request.url))
+    link, taught = "http://h.test/p", "http://www.h.test/p"
+    original = dedup.fingerprint(Request(link)).value
+    claim = dedup.ledger.claim((original, 4242) if older_key else (original,), link)
+    variant = Request("http://h.test/p?utm_source=a")
+    assert dedup.ledger.drop(variant, "tracking_params", "h.test", learned=False, claim=claim)
+
+    shortcut = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    dedup.late.took_over(shortcut, link)
+    held = dedup.ledger.claim_of(dedup.fingerprint(shortcut).value)
+    assert held is not None and held.drops and [drop.url for drop in held.drops] == [variant.url]
+    assert [c for c in dedup.ledger.pending() if c is not held] == []
+
+    dedup.settling.settle(shortcut, delivered=True)
+    assert dedup.ledger.unsettled() == 0 and dedup.ledger.pending() == [] and released == []
