@@ -45,9 +45,21 @@ _CONTENT = re.compile(rb"""\bcontent\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.
 _NONCE = re.compile(rb"""\snonce\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNORECASE)
 
 
+#: The last HTML body digested and its digest: the downloader middleware and, with
+#: ``URLNORM_CRAWL_LOG``, the report digest the same response one after the other.
+_last: tuple[bytes, int] = (b"", xxhash.xxh3_64_intdigest(b""))
+
+
 def page_digest(body: bytes, *, html: bool = True) -> int:
     """The 64-bit digest of a page's ``body`` (``html``: leave out its per-answer tokens)."""
-    return xxhash.xxh3_64_intdigest(substance(body) if html else body)
+    global _last
+    if not html:
+        return xxhash.xxh3_64_intdigest(body)
+    if body is _last[0]:  # (bytes never change: the same object has the same digest)
+        return _last[1]
+    digest = xxhash.xxh3_64_intdigest(substance(body))
+    _last = (body, digest)
+    return digest
 
 
 def substance(body: bytes) -> bytes:

@@ -93,3 +93,15 @@ def test_hostile_pages_cost_linear_work(unit: bytes) -> None:
     body = unit * 20_000
     assert len(substance(body)) <= len(body)
     assert re.search(rb"\{0,\d+\}", digests._TAG_REST.pattern)
+
+
+def test_a_response_digested_twice_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The downloader middleware and the crawl log digest the same body in turn."""
+    calls: list[bytes] = []
+    real = digests.substance
+    monkeypatch.setattr(digests, "substance", lambda body: calls.append(body) or real(body))
+    body = page(token="77aa01")
+    first = page_digest(body)
+    assert page_digest(body) == first and len(calls) == 1
+    again = body[:10] + body[10:]  # an equal body, another object: read again
+    assert again is not body and page_digest(again) == first and len(calls) == 2
