@@ -25,8 +25,8 @@ On resume after a crash, Scrapy's saved queue is discarded and every request
 enqueued but not done is scheduled again, claiming again every key it held.
 Delivery is at least once: the requests in flight at the crash (about
 ``CONCURRENT_REQUESTS``) are fetched again; a page whose response was
-completely handled never is, and no accepted request is lost. The journal is compacted to its pending requests
-each time the crawl starts.
+completely handled never is, and no accepted request is lost. The journal
+is compacted to its pending requests each time the crawl starts.
 """
 
 from __future__ import annotations
