@@ -18,6 +18,7 @@ from .dedup import Deduplicator
 from .digests import page_digest
 from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
+from .taught_forms import TaughtForms
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -122,9 +123,8 @@ class NormalizeMiddleware:
         meta_refresh: tuple[list[str], float] | None = None,
     ) -> None:
         self.dedup = dedup
-        self.rewrite = rewrite
         self.refetch_start_urls = refetch_start_urls
-        self.shortcut_redirects = shortcut_redirects
+        self.forms = TaughtForms(dedup, shortcuts=shortcut_redirects, rewrite=rewrite)
         self.second_chances = second_chances
         self.robots_twins = robots_twins
         self.forbidden_spellings = forbidden_spellings
@@ -157,12 +157,8 @@ class NormalizeMiddleware:
             if self.dedup.audits.answered_since(request):
                 raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
             self.dedup.audits.cheap.condition(request)
-        original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
-        if original is not None:
-            if "redirect_urls" not in meta and self._form_now(request, original) != request.url:
-                return self._as_written(request, original)
-            self.dedup.late.took_over(request, original)
-            return None
+        if TaughtForms.sent_in_place(request):
+            return self.forms.in_place(request)
         if request.dont_filter:
             if (
                 meta.get("is_start_request")
@@ -189,56 +185,19 @@ class NormalizeMiddleware:
                 raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
             if M.AUDIT in meta:  # its drop is to be verified, and can be cheaply
                 self.dedup.audits.cheap.condition(request)
-            if self.shortcut_redirects and not meta.get(M.NO_SHORTCUT) and M.AUDIT not in meta:
-                canonical = self.dedup.responses.canonical_url(request.url)
-                if canonical is not None:
-                    reason = self.dedup.late.shortcut_duplicate(request, canonical)
-                    if reason is not None:
-                        raise LateDuplicate(f"taught form {canonical} requested already ({reason}): {request.url}")
-                    if meta.get(M.NO_SHORTCUT):
-                        return None  # fetched as written, to check the rule against its taught form's page
-                    # The host redirects this form to that one: skip the round
-                    # trip. The link as written is parked, to be fetched after
-                    # all if the rule is ever revoked.
-                    parked = request.replace(meta={**meta, M.NO_SHORTCUT: True})
-                    if not self.dedup.late.park_shortcut_original(parked, canonical):
-                        return None  # no room to keep its promise: sent as written
-                    self.dedup.count("urlnorm/redirects_shortcut")
-                    return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url})
+            form, reason = self.forms.shortcut(request)
+            if reason is not None:
+                raise LateDuplicate(reason)
+            if form is not None:
+                return None if form is request else form
             if (
                 self.dedup.twins is not None
                 and M.AUDIT not in meta
                 and "redirect_urls" not in meta
-                and not self.rewrite
+                and not self.forms.rewrite
             ):
                 self.dedup.twins.condition(request)
-        if self.rewrite and not meta.get("verbatim_url"):
-            normalized = self.dedup.normalize(request.url)[0]
-            if normalized is not None and normalized != request.url:
-                self.dedup.count("urlnorm/rewritten")
-                return request.replace(url=normalized, dont_filter=True, meta={**meta, M.REWRITTEN_FROM: request.url})
-        return None
-
-    def _form_now(self, request: Request, original: str) -> str | None:
-        """The form ``original`` would be sent as now (shortcut or rewrite, as ``request`` was).
-        Asked before the form is sent only: a redirect it led to (``/x`` -> ``/x/``) carries
-        its ``meta`` on, and is the server's answer to it, whatever the rules became."""
-        if M.SHORTCUT_OF in request.meta:
-            return self.dedup.responses.canonical_url(original)
-        return self.dedup.normalize(original)[0]
-
-    def _as_written(self, request: Request, original: str) -> Request:
-        """``request`` waited in the queue in the form a rule gave ``original``, and that
-        rule changed since (revoked: seed 89071 sent ``/moved-1`` as ``/moved-1/``, a soft
-        404, after ``trailing_slash`` was revoked; the link, released by the revocation,
-        had been dropped against its own pending claim). The link goes as written instead,
-        still holding its claim; its parked copy leaves the ledger."""
-        self.dedup.count("urlnorm/taught_forms_withdrawn")
-        meta = {key: value for key, value in request.meta.items() if key not in (M.SHORTCUT_OF, M.REWRITTEN_FROM)}
-        if M.SHORTCUT_OF in request.meta:
-            self.dedup.responses.shortcut_fell_back(original)
-            meta[M.NO_SHORTCUT] = True
-        return request.replace(url=original, dont_filter=True, meta=meta)
+        return self.forms.rewritten(request)
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -258,19 +217,12 @@ class NormalizeMiddleware:
             again = self.second_chances.after_status(request, status)
             if again is not None:
                 return again  # in its place: what was dropped against it waits on
-        original = request.meta.get(M.SHORTCUT_OF)
-        if original is not None and status >= 400:
-            # The taught form does not exist for this URL: fetch the link as
-            # written after all. Whether the rule holds is known from that
-            # fetch: a page means it does not; an error means the link is broken.
-            self.dedup.count("urlnorm/shortcut_fallbacks")
-            self.dedup.responses.shortcut_fell_back(original)
-            meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
-            meta |= {M.NO_SHORTCUT: True, M.SHORTCUT_FELL_BACK: [original, request.url]}
-            return request.replace(url=original, dont_filter=True, meta=meta)
-        fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
-        if fell_back is not None and status < 300:
-            self.dedup.responses.shortcut_contradicted(fell_back[0], fell_back[1], response.url)
+        if status >= 400:
+            fallback = self.forms.after_error(request)
+            if fallback is not None:
+                return fallback  # the taught form does not exist for this URL: the link as written
+        elif status < 300:
+            self.forms.after_success(request, response.url)
         held_target = self._held_redirect(response) if audit is not None and audit["held_redirect"] else None
         held_redirect = held_target is not None
         if audit is not None and audit.get("head") and not held_redirect:

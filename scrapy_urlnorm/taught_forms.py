@@ -1,0 +1,130 @@
+"""Links sent in another form than written: shortcuts and rewrites.
+
+Once a host's own redirects taught a canonical form (``/dir`` -> ``/dir/``,
+``www.h`` -> ``h``), a link in the other form is sent in that form directly,
+skipping the redirect (a *shortcut*, ``urlnorm/redirects_shortcut``); with
+``URLNORM_REWRITE``, every request is sent normalized (a *rewrite*). Either
+way the form takes the link's place: it holds the link's claim, and the link
+as written is parked, to be fetched after all if the form turns out wrong
+(an error status, or a rule revoked while the form waited in the queue).
+
+:class:`TaughtForms` is that concern of
+:class:`~scrapy_urlnorm.middlewares.NormalizeMiddleware`: it decides, and the
+middleware raises or returns what it decided.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+
+
+class TaughtForms:
+    """Sends links in their taught (or normalized) form, and back as written when that fails."""
+
+    def __init__(self, dedup: Deduplicator, *, shortcuts: bool = True, rewrite: bool = False) -> None:
+        self.dedup = dedup
+        #: ``URLNORM_SHORTCUT_REDIRECTS``.
+        self.shortcuts = shortcuts
+        #: ``URLNORM_REWRITE``.
+        self.rewrite = rewrite
+
+    def in_place(self, request: Request) -> Request | None:
+        """``request`` is a form sent in place of a link (``None`` otherwise): the link as
+        written when the form is no longer the one it would be sent as, else ``None``
+        (it goes on, holding the link's claim)."""
+        meta = request.meta
+        original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
+        if original is None:
+            return None
+        if "redirect_urls" not in meta and self._form_now(request, original) != request.url:
+            return self._as_written(request, original)
+        self.dedup.late.took_over(request, original)
+        return None
+
+    @staticmethod
+    def sent_in_place(request: Request) -> bool:
+        meta = request.meta
+        return M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta
+
+    def shortcut(self, request: Request) -> tuple[Request | None, str | None]:
+        """``(form, None)``: send ``form`` in place of ``request`` (its host's redirects
+        taught it; ``request`` itself: send it as written, untouched); ``(None, reason)``:
+        drop ``request``, its taught form was requested already; ``(None, None)``: no
+        taught form, ``request`` goes on."""
+        meta = request.meta
+        if not self.shortcuts or meta.get(M.NO_SHORTCUT) or M.AUDIT in meta:
+            return None, None
+        dedup = self.dedup
+        canonical = dedup.responses.canonical_url(request.url)
+        if canonical is None:
+            return None, None
+        reason = dedup.late.shortcut_duplicate(request, canonical)
+        if reason is not None:
+            return None, f"taught form {canonical} requested already ({reason}): {request.url}"
+        if meta.get(M.NO_SHORTCUT):
+            return request, None  # fetched as written, to check the rule against its taught form's page
+        # The link as written is parked, to be fetched after all if the rule is ever revoked.
+        parked = request.replace(meta={**meta, M.NO_SHORTCUT: True})
+        if not dedup.late.park_shortcut_original(parked, canonical):
+            return request, None  # no room to keep its promise: sent as written
+        dedup.count("urlnorm/redirects_shortcut")
+        return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url}), None
+
+    def rewritten(self, request: Request) -> Request | None:
+        """``request`` sent normalized (``URLNORM_REWRITE``), if that differs; never a
+        ``verbatim_url`` request."""
+        if not self.rewrite or request.meta.get("verbatim_url"):
+            return None
+        normalized = self.dedup.normalize(request.url)[0]
+        if normalized is None or normalized == request.url:
+            return None
+        self.dedup.count("urlnorm/rewritten")
+        return request.replace(url=normalized, dont_filter=True, meta={**request.meta, M.REWRITTEN_FROM: request.url})
+
+    def after_error(self, request: Request) -> Request | None:
+        """A shortcut answered an error status: the link as written, to fetch after all.
+        Whether the rule holds is known from that fetch: a page means it does not; an
+        error means the link is broken."""
+        original = request.meta.get(M.SHORTCUT_OF)
+        if original is None:
+            return None
+        self.dedup.count("urlnorm/shortcut_fallbacks")
+        self.dedup.responses.shortcut_fell_back(original)
+        meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
+        meta |= {M.NO_SHORTCUT: True, M.SHORTCUT_FELL_BACK: [original, request.url]}
+        return request.replace(url=original, dont_filter=True, meta=meta)
+
+    def after_success(self, request: Request, final_url: str) -> None:
+        """A link fetched as written after its shortcut failed answered a page: the rule
+        that made the shortcut does not hold for it."""
+        fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
+        if fell_back is not None:
+            self.dedup.responses.shortcut_contradicted(fell_back[0], fell_back[1], final_url)
+
+    def _form_now(self, request: Request, original: str) -> str | None:
+        """The form ``original`` would be sent as now (shortcut or rewrite, as ``request`` was).
+        Asked before the form is sent only: a redirect it led to (``/x`` -> ``/x/``) carries
+        its ``meta`` on, and is the server's answer to it, whatever the rules became."""
+        if M.SHORTCUT_OF in request.meta:
+            return self.dedup.responses.canonical_url(original)
+        return self.dedup.normalize(original)[0]
+
+    def _as_written(self, request: Request, original: str) -> Request:
+        """``request`` waited in the queue in the form a rule gave ``original``, and that
+        rule changed since (revoked: seed 89071 sent ``/moved-1`` as ``/moved-1/``, a soft
+        404, after ``trailing_slash`` was revoked; the link, released by the revocation,
+        had been dropped against its own pending claim). The link goes as written instead,
+        still holding its claim; its parked copy leaves the ledger."""
+        self.dedup.count("urlnorm/taught_forms_withdrawn")
+        meta = {key: value for key, value in request.meta.items() if key not in (M.SHORTCUT_OF, M.REWRITTEN_FROM)}
+        if M.SHORTCUT_OF in request.meta:
+            self.dedup.responses.shortcut_fell_back(original)
+            meta[M.NO_SHORTCUT] = True
+        return request.replace(url=original, dont_filter=True, meta=meta)
