@@ -272,6 +272,8 @@ class Deduplicator:
                     self.stats.set_value(f"urlnorm/{key}", value)
             for key, value in memory_figures(self).items():
                 self.stats.set_value(f"urlnorm/memory/{key}", value)
+            for cause, value in self.meter.duplicates_by_cause.items():
+                self.stats.set_value(f"urlnorm/duplicate_downloads/{cause}", value)
         if self.learner is not None:
             self.rules_file.save(self.learner)
         if self.shared_rules is not None:

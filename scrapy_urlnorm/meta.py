@@ -55,3 +55,29 @@ def scrub(meta: dict[str, Any]) -> bool:
 
 #: On a variant sent with its delivered twin's entity tag (see ``twins``): {"key", "tag"}.
 TWIN = "_urlnorm_twin"
+
+
+#: Why the add-on sent a request other than as an ordinary one, by the meta key that says so.
+_SENT_AS = (
+    (AUDIT, "audit"),
+    (TWIN, "twin_probe"),
+    (SHORTCUT_OF, "shortcut"),
+    (REWRITTEN_FROM, "rewritten"),
+    (NO_SHORTCUT, "as_written"),
+    (AS_WRITTEN, "released"),
+)
+
+
+def sent_as(meta: dict[str, Any]) -> str | None:
+    """Why the add-on sent a request: ``audit`` (a drop fetched to compare its page),
+    ``twin_probe`` (a variant sent with its twin's entity tag), ``shortcut`` (a link
+    sent in the form its host's redirects taught), ``rewritten`` (sent normalized),
+    ``as_written`` (kept from its taught form: a learned drop fetched to check its rule,
+    a shortcut's fallback, an audit fetched in full after all), ``released`` (a drop
+    released past the filter: a spelling the server never answered, a page found
+    shallower), or ``None``: an ordinary request. The crawl log's ``sent_as``, and
+    how the report breaks duplicate downloads down."""
+    for key, role in _SENT_AS:
+        if key in meta:
+            return role
+    return None

@@ -18,12 +18,17 @@ class RedundancyMeter:
         self.duplicate_downloads = 0
         #: Duplicate downloads per host: what de-duplication (and learning) missed there.
         self.duplicates_by_host: dict[str, int] = {}
+        #: Duplicate downloads by why they were sent (``meta.sent_as``; ``ordinary``: as any request).
+        self.duplicates_by_cause: dict[str, int] = {}
 
-    def page(self, digest: int, host: str = "") -> bool:
-        """Count a downloaded page; whether its body was downloaded before."""
+    def page(self, digest: int, host: str = "", cause: str | None = None) -> bool:
+        """Count a downloaded page (sent for ``cause``, see ``meta.sent_as``); whether its
+        body was downloaded before."""
         self.downloads += 1
         if self.page_digests.add(digest) is not None:
             self.duplicate_downloads += 1
+            cause = cause or "ordinary"
+            self.duplicates_by_cause[cause] = self.duplicates_by_cause.get(cause, 0) + 1
             by_host = self.duplicates_by_host
             if host in by_host or len(by_host) < MAX_HOSTS:
                 by_host[host] = by_host.get(host, 0) + 1

@@ -27,6 +27,9 @@ JSON report schema (``"schema": 2``)::
                         "scope": [host]}]},      # the hosts the rule applies to (both www twins once aliased)
       "duplicates_by_host": {host: int},        # duplicate downloads per host (www twins with their
                                                 # bare host once aliased), most first (top 50)
+      "duplicates_by_cause": {cause: int},      # duplicate downloads by why they were sent: "ordinary"
+                                                # (learning's pairs, what no rule merges), or the crawl
+                                                # log's sent_as (audit, as_written, shortcut, released, ...)
       "memory": {structure: int}   # how full each bounded structure is (urlnorm/memory/*)
     }
 """
@@ -63,29 +66,8 @@ logger = logging.getLogger(__name__)
 MIN_AUDITS_FOR_SHARE = 30
 
 
-#: Why the add-on sent a request other than as an ordinary one, by the meta key that says so.
-_SENT_AS = (
-    (M.AUDIT, "audit"),
-    (M.TWIN, "twin_probe"),
-    (M.SHORTCUT_OF, "shortcut"),
-    (M.REWRITTEN_FROM, "rewritten"),
-    (M.NO_SHORTCUT, "as_written"),
-    (M.AS_WRITTEN, "released"),
-)
-
-
-def sent_as(meta: dict[str, Any]) -> str | None:
-    """The crawl log's ``sent_as``: ``audit`` (a drop fetched to compare its page),
-    ``twin_probe`` (a variant sent with its twin's entity tag), ``shortcut`` (a link
-    sent in the form its host's redirects taught), ``rewritten`` (sent normalized),
-    ``as_written`` (kept from its taught form: a learned drop fetched to check its rule,
-    a shortcut's fallback, an audit fetched in full after all), ``released`` (a drop
-    released past the filter: a spelling the server never answered, a page found
-    shallower), or ``None``."""
-    for key, role in _SENT_AS:
-        if key in meta:
-            return role
-    return None
+#: (kept importable from here: the crawl log's field)
+sent_as = M.sent_as
 
 
 class UrlNormReport:
@@ -232,6 +214,7 @@ def build_report(
         "learned_by_kind": dict(learned_by_kind),
         "rules": dict(sorted(rules.items())),
         "duplicates_by_host": _duplicates_by_site(dedup),
+        "duplicates_by_cause": dict(sorted(dedup.meter.duplicates_by_cause.items(), key=lambda kv: -kv[1])),
         "memory": figures.memory_figures(dedup),
     }
 
@@ -243,6 +226,18 @@ def _duplicates_by_site(dedup: Deduplicator, top: int = 50) -> dict[str, int]:
         site = dedup.learned.site_hosts(host)[0] if dedup.learned is not None else host
         by_site[site] += count
     return dict(by_site.most_common(top))
+
+
+#: What each cause of a duplicate download means, for the readable report.
+_CAUSES = {
+    "ordinary": "(learning's pairs, spellings no rule merges)",
+    "audit": "(a drop verified by fetching it)",
+    "as_written": "(a learned drop fetched to check its rule)",
+    "twin_probe": "(a www twin asked with its entity tag, answered in full)",
+    "shortcut": "(a link sent in its taught form)",
+    "rewritten": "(sent normalized)",
+    "released": "(a drop released past the filter)",
+}
 
 
 def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
@@ -269,6 +264,8 @@ def format_report(report: dict[str, Any], top_hosts: int = 10) -> str:
     lines.append(
         f"  duplicate content      {report['duplicate_downloads']:>8}  redundancy rate {report['redundancy_rate']:.3f}"
     )
+    for cause, count in report.get("duplicates_by_cause", {}).items():
+        lines.append(f"    sent {cause:<24}{count:>8}  {_CAUSES.get(cause, '')}")
     released = report.get("released_by_reason", {})
     lines.append(
         f"drops released           {sum(released.values()):>8}  (representative did not deliver: fetched after all)"

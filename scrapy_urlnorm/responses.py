@@ -43,7 +43,7 @@ class ResponseFeed:
         dedup = self.dedup
         audits = dedup.audits
         host = host_of(url).lower()
-        dedup.meter.page(digest, host)
+        dedup.meter.page(digest, host, M.sent_as(request.meta))
         tags = audits.cheap.tags
         if tags is not None and tag and not tags.observe(host, tag, digest, url, length):
             dedup.count("urlnorm/etags_distrusted")

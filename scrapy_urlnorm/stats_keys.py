@@ -241,6 +241,12 @@ STATS: tuple[StatKey, ...] = (
         "pages downloaded whose body repeated one already downloaded",
     ),
     StatKey(
+        "urlnorm/duplicate_downloads/<cause>", "redundancy", "close",
+        "the same by why the duplicate was sent: `ordinary` (as any request: a pair learning needed, a "
+        "spelling no rule merges) or the crawl log's `sent_as` (`audit`, `as_written`, `twin_probe`, "
+        "`shortcut`, `rewritten`, `released`): what de-duplication chose to spend",
+    ),
+    StatKey(
         "urlnorm/redundancy_rate", "redundancy", "close",
         "their share: the observed redundancy rate, what the crawl still paid for",
     ),

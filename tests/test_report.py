@@ -185,6 +185,19 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     roles = Counter(r["sent_as"] for r in records)
     assert set(roles) <= {None, "audit", "twin_probe", "shortcut", "rewritten", "as_written", "released"}
     assert roles["audit"] > 0
+    # The report breaks the duplicate downloads down the same way, from the same pages.
+    causes = report["duplicates_by_cause"]
+    assert sum(causes.values()) == report["duplicate_downloads"] == 8
+    first: dict[str, str] = {}
+    logged: Counter[str] = Counter()
+    for record in records:
+        if record["status"] == 200:
+            if record["digest"] in first:
+                logged[record["sent_as"] or "ordinary"] += 1
+            first.setdefault(record["digest"], record["url"])
+    assert causes == dict(logged)
+    assert all(stats[f"urlnorm/duplicate_downloads/{cause}"] == count for cause, count in causes.items())
+    assert f"    sent {next(iter(causes)):<24}{next(iter(causes.values())):>8}" in block
     redirected = next(r for r in records if r["url"] == "http://apache.test/docs")
     assert redirected["final_url"] == "http://apache.test/docs/"
     table = json.loads(run_cli(str(crawl_log), "--json").stdout)
