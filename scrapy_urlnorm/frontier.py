@@ -18,12 +18,18 @@ keeps a journal, ``JOBDIR/urlnorm.frontier``, beside Scrapy's queue:
 - ``DONE``: a request whose response was handled *completely*: every link
   its callback yielded was scheduled or dropped, every item it yielded went
   through the pipelines; or that was replaced (redirect, retry) or failed;
+- ``DROP``: a request the filter dropped against a representative still
+  pending (serialized as an ``ENQ``'s, with an id of its own); ``DONE`` for that
+  id once the drop settled (the representative delivered, or the request was
+  released and queued again under an ``ENQ`` of its own);
 - ``CLEAN``: the crawl stopped cleanly, with the ids of the requests still in
   flight (which Scrapy's saved queue does not hold).
 
 On resume after a crash, Scrapy's saved queue is discarded and every request
-enqueued but not done is scheduled again, claiming again every key it held.
-Delivery is at least once: the requests in flight at the crash (about
+enqueued but not done is scheduled again, claiming again every key it held,
+and every drop not settled goes through the filter again, as the link it was
+(dropped again against its representative, recovered with it, or fetched if
+that representative failed). Delivery is at least once: the requests in flight at the crash (about
 ``CONCURRENT_REQUESTS``) are fetched again; a page whose response was
 completely handled never is, and no accepted request is lost. The journal
 is compacted to its pending requests each time the crawl starts.
@@ -75,7 +81,7 @@ COMPACT_GROWTH = 4
 _MAGIC = b"URLNORM-FRONTIER-1\n"
 _HEAD = struct.Struct("<BQI")  # kind, request id, payload length
 _CHECK = struct.Struct("<I")
-_ENQ, _DONE, _CLEAN, _KEYS = 1, 2, 3, 4
+_ENQ, _DONE, _CLEAN, _KEYS, _DROP = 1, 2, 3, 4, 5
 _MAX_PAYLOAD = 1 << 30
 
 
@@ -118,6 +124,9 @@ class Recovery:
     requests: list[RecoveredRequest] = field(default_factory=list)
     #: Torn or corrupt records at the end of the journal (an interrupted write).
     dropped: int = 0
+    #: Serialized requests dropped against a pending representative whose drop had not
+    #: settled: each goes through the filter again.
+    rechecks: list[bytes] = field(default_factory=list)
 
 
 class FrontierJournal:
@@ -142,7 +151,7 @@ class FrontierJournal:
                 if len(head) < _HEAD.size:
                     return
                 kind, request_id, length = _HEAD.unpack(head)
-                if kind not in (_ENQ, _DONE, _CLEAN, _KEYS) or length > _MAX_PAYLOAD:
+                if kind not in (_ENQ, _DONE, _CLEAN, _KEYS, _DROP) or length > _MAX_PAYLOAD:
                     return
                 payload = handle.read(length)
                 check = handle.read(_CHECK.size)
@@ -163,7 +172,7 @@ class FrontierJournal:
             recovery.dropped = 1 if self.path.stat().st_size > self.intact_bytes else 0
             recovery.crashed = clean_in_flight is None
             recover = None if recovery.crashed else clean_in_flight
-            recovery.pending = self._rewrite(done, recovery.requests, recover)
+            recovery.pending = self._rewrite(done, recovery.requests, recover, recovery.rechecks)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_bytes(_MAGIC)
@@ -197,17 +206,30 @@ class FrontierJournal:
         return done, clean_in_flight, last_id
 
     def _rewrite(
-        self, done: set[int], recovered: list[RecoveredRequest] | None = None, recover: set[int] | None = None
+        self,
+        done: set[int],
+        recovered: list[RecoveredRequest] | None = None,
+        recover: set[int] | None = None,
+        rechecks: list[bytes] | None = None,
     ) -> int:
-        """Keep only the ENQ records not done, and their KEYS (atomically: a crash
-        meanwhile leaves the old journal); put in ``recovered`` the requests of those
-        in ``recover`` (all of them when ``recover`` is ``None``). Returns how many are kept."""
+        """Keep only the ENQ and DROP records not done, and the ENQs' KEYS (atomically:
+        a crash meanwhile leaves the old journal); put in ``recovered`` the requests of
+        those in ``recover`` (all of them when ``recover`` is ``None``), and in ``rechecks``
+        every drop not settled. Returns how many requests are kept."""
         kept: dict[int, int] = {}  # id -> its place in ``recovered``, or -1
+        drops: set[int] = set()
         temporary = self.path.with_suffix(".compacting")
         with temporary.open("wb") as out:
             out.write(_MAGIC)
             for kind, request_id, payload, record in self._records():
-                if kind == _ENQ:
+                if kind == _DROP:
+                    if request_id in done or request_id in drops:
+                        continue
+                    drops.add(request_id)
+                    out.write(record)
+                    if rechecks is not None:
+                        rechecks.append(payload)
+                elif kind == _ENQ:
                     if request_id in done or request_id in kept:
                         continue  # (the first ENQ of an id wins)
                     out.write(record)
@@ -304,6 +326,8 @@ class Frontier:
         self._journal_bytes = self._compacted_bytes = 0
         self.dicts = RequestDicts()
         self._closed = False
+        #: The crawl's spider (set when the scheduler opens): drops are serialized with it.
+        self.spider: Spider | None = None
 
     _by_crawler: ClassVar[weakref.WeakKeyDictionary[Crawler, Frontier]] = weakref.WeakKeyDictionary()
 
@@ -391,6 +415,29 @@ class Frontier:
         self._write(records)  # one write: the keys cannot come without their request
         self.flush_seen()
 
+    def drop_record(self, request: Request) -> tuple[int, bytes] | None:
+        """An id and the serialized form for a ``DROP`` record of ``request`` (written by
+        :meth:`journal_drop` once the drop is made); ``None`` if it cannot be serialized."""
+        try:
+            fields = self.dicts.to_dict(request, self.spider)
+            if ID_META in fields["meta"]:  # a redirect's carries its source's id: not its own
+                fields["meta"] = {key: value for key, value in fields["meta"].items() if key != ID_META}
+            payload = pickle.dumps(fields, protocol=4)
+        except (ValueError, TypeError, AttributeError, pickle.PicklingError):
+            return None  # (the drop holds its parent's entry instead, see holds.py)
+        drop_id = self._next_id
+        self._next_id += 1
+        return drop_id, payload
+
+    def journal_drop(self, drop_id: int, payload: bytes) -> None:
+        """A drop against a pending representative was made: journal it."""
+        self._write(_record(_DROP, drop_id, payload))
+
+    def drop_settled(self, drop_id: int) -> None:
+        """The drop journaled as ``drop_id`` settled: its representative delivered, or it
+        was released and queued again (its ``ENQ`` is written by then)."""
+        self._write(_record(_DONE, drop_id))
+
     def _write(self, records: bytes) -> None:
         try:
             self._journal_bytes += self.journal.write(records)
@@ -465,14 +512,19 @@ class CrashSafeScheduler(Scheduler):
             # Its active.json and size headers predate the crash: not to be trusted.
             shutil.rmtree(self.dqdir, ignore_errors=True)
             Path(self.dqdir).mkdir(parents=True, exist_ok=True)
+        self.frontier.spider = spider
         result = super().open(spider)
         for recovered in recovery.requests:
             self._schedule_recovered(recovered, spider)
+        for payload in recovery.rechecks:
+            self._recheck_dropped(payload, spider)
         if recovery.crashed:
             logger.warning(
                 "The last run of this JOBDIR did not stop cleanly: scheduled again the %d request(s) "
-                "its frontier journal holds as not done",
+                "its frontier journal holds as not done, and checked again %d request(s) dropped "
+                "against them",
                 len(recovery.requests),
+                len(recovery.rechecks),
             )
         elif recovery.requests:
             logger.info("Scheduled again %d request(s) that were in flight at the last stop", len(recovery.requests))
@@ -494,6 +546,19 @@ class CrashSafeScheduler(Scheduler):
         if not self._dqpush(request):
             self._mqpush(request)
         self.frontier.count("urlnorm/frontier/recovered")  # type: ignore[union-attr]
+
+    def _recheck_dropped(self, payload: bytes, spider: Spider) -> None:
+        """A request dropped against a representative still pending when the last run
+        ended: the filter sees it again, as the link it was (after the recovered
+        requests have claimed their keys again)."""
+        try:
+            request = request_from_dict(pickle.loads(payload), spider=spider)
+        except Exception as exc:  # a spider changed between runs: its callback is gone
+            self.frontier.count("urlnorm/frontier/unrecoverable")  # type: ignore[union-attr]
+            logger.warning("Cannot restore a journaled drop (%s); it is not crawled", exc)
+            return
+        self.frontier.count("urlnorm/frontier/drops_rechecked")  # type: ignore[union-attr]
+        self.enqueue_request(request)
 
     def enqueue_request(self, request: Request) -> bool:
         if self.frontier is None:

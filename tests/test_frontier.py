@@ -30,6 +30,7 @@ from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.frontier import (
     _CLEAN,
     _DONE,
+    _DROP,
     _ENQ,
     _KEYS,
     ID_META,
@@ -90,6 +91,22 @@ def test_the_keys_a_pending_request_claimed_come_back_with_it_through_compaction
     for _ in range(2):  # the second open reads the journal the first compacted
         recovery, _ = FrontierJournal(path).open()
         assert recovery.requests == [(b"request 2", (21, 22, 2**100)), (b"request 3", (31,))]
+
+
+def test_a_drop_not_settled_at_a_crash_comes_back_to_be_checked_again_through_compactions(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    journal = FrontierJournal(path)
+    journal.open()
+    journal.append(_ENQ, 1, b"representative")
+    journal.append(_DROP, 2, b"dropped, settled")
+    journal.append(_DROP, 3, b"dropped, pending")
+    journal.append(_DONE, 2)
+    journal.close()
+    for _ in range(2):  # the second open reads the journal the first compacted
+        recovery, next_id = FrontierJournal(path).open()
+        assert payloads(recovery) == [b"representative"] and recovery.pending == 1
+        assert recovery.rechecks == [b"dropped, pending"]
+        assert next_id == 4
 
 
 def test_after_a_clean_stop_only_the_requests_in_flight_are_recovered(tmp_path: Path) -> None:
@@ -457,3 +474,51 @@ def test_a_recovered_request_is_not_dropped_against_a_key_it_claimed_before_the_
     own = dedup.ledger.claim_of(dedup.fingerprint(recovered).value)
     assert own is not None and dedup.ledger.claim_of(dedup.fingerprint(recovered).learned) is own
     assert dedup.late.recheck(recovered) is None
+
+
+def test_a_link_dropped_against_a_queued_request_is_checked_again_after_a_crash_not_its_page(
+    tmp_path: Path,
+) -> None:
+    """A drop against a request still queued used to hold the journal entry of the page
+    that yielded it: after a ``kill -9`` that page was fetched again, only to yield the
+    link once more (~50 pages of ~570 per resume in
+    ``test_kill_9_and_resume_refetches_only_what_was_in_flight``). The drop is journaled
+    itself now: the link goes through the filter again, against the representative
+    recovered with it, and is released if that representative fails."""
+    jobdir = tmp_path / "job"
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    representative = scrapy.Request("http://h.test/page")
+    assert scheduler.enqueue_request(representative)
+    link = scrapy.Request("http://www.h.test/page", meta={ID_META: 999})  # (a redirect carries its source's id)
+    assert not scheduler.enqueue_request(link)  # dropped against the queued page: learned www_alias
+    assert dedup.ledger.unsettled() == 1
+    # killed: nothing is closed
+
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    stats = scheduler.stats
+    assert stats.get_value("urlnorm/frontier/recovered") == 1
+    assert stats.get_value("urlnorm/frontier/drops_rechecked") == 1
+    assert dedup.ledger.unsettled() == 1  # dropped again, against the recovered representative
+    released: list[str] = []
+    dedup.reschedule_request = lambda request: released.append(request.url)
+    recovered = scheduler.next_request()
+    assert recovered is not None and recovered.url == representative.url
+    dedup.settling.settle(recovered, delivered=False, why="status")
+    assert released == [link.url]  # its representative failed: it is fetched after all
+
+
+def test_a_drop_that_settled_before_the_crash_is_not_checked_again(tmp_path: Path) -> None:
+    jobdir = tmp_path / "job"
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    representative = scrapy.Request("http://h.test/page")
+    assert scheduler.enqueue_request(representative)
+    assert not scheduler.enqueue_request(scrapy.Request("http://www.h.test/page"))
+    sent = scheduler.next_request()
+    assert sent is not None
+    dedup.reschedule_request = lambda request: None  # (the drop's audit: no engine here)
+    dedup.settling.settle(sent, delivered=True)  # its page delivered: the drop is discharged
+    assert dedup.ledger.unsettled() == 0
+    # killed before the page was handled completely: it is fetched again, the drop is not
+    scheduler, _ = scheduler_of(jobdir, WWW)
+    assert scheduler.stats.get_value("urlnorm/frontier/recovered") == 1
+    assert scheduler.stats.get_value("urlnorm/frontier/drops_rechecked") is None

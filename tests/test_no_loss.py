@@ -1013,8 +1013,12 @@ def test_kill_9_and_resume_refetches_only_what_was_in_flight(tmp_path: Path) -> 
     assert len(collected(items)) == total
     margin = 10
     if both > uninterrupted + KILL_CONCURRENCY + margin:
-        # Known gap (every document is still collected, asserted above): about one
-        # resume in two refetches ~45 pages more than one uninterrupted run.
+        # Known gap (every document is still collected, asserted above): both runs
+        # download ~40 pages more than one uninterrupted run (~90 before drops were
+        # journaled: every page with a link dropped against a queued request was fetched
+        # again). What is left: the recovered requests claim again every key they held,
+        # so spellings of one page queued apart share a claim, and one fetched as a
+        # shortcut after the other delivered is not its duplicate.
         pytest.xfail(f"{both} downloads over both runs ({at_kill} before the kill), {uninterrupted} uninterrupted")
 
 
