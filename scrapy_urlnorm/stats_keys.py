@@ -256,6 +256,11 @@ STATS: tuple[StatKey, ...] = (
         "requests scheduled again from the journal after a crash, or from a clean stop's in-flight list",
     ),
     StatKey(
+        "urlnorm/frontier/drops_rechecked", "frontier", "live",
+        "requests dropped against a representative still pending when the last run was killed, "
+        "put through the filter again from the journal",
+    ),
+    StatKey(
         "urlnorm/frontier/unserializable", "frontier", "live",
         "requests that could not be journaled (their callback is not a spider method)",
     ),
