@@ -74,6 +74,26 @@ class LateChecks:
             return None
         return self._drop(request, fingerprint, key, self._shortcut_reason(fingerprint), claim, own)
 
+    def shortcut_delivered(self, request: Request, original: str) -> str | None:
+        """``request``, the taught form of ``original``, waited in the queue while that form
+        delivered its page (sent for another link, or queued apart under the same claim, as
+        a ``JOBDIR`` resume recovers them): the reason to drop it, else ``None``. Sent, it
+        would download that page again and show nothing more about ``original``, which a
+        shortcut never fetches as written. What was dropped against ``original`` rests on
+        that delivery now, as it would on this one's; ``original`` stays parked, to be
+        fetched if the rule is revoked."""
+        dedup = self.dedup
+        key = dedup.keys.static(request).value
+        if dedup.seen.get(key) is None or not dedup.delivered_here(key):
+            return None
+        claim = dedup.ledger.claim_of(dedup.keys.static(request.replace(url=original)).value)
+        if claim is not None:
+            for drop in claim.drops or ():
+                drop.learned = True
+            dedup.ledger.delivered(claim)
+        dedup.count("urlnorm/late_filtered")
+        return self._shortcut_reason(dedup.fingerprint(request))
+
     def _shortcut_reason(self, fingerprint: Fingerprint) -> str:
         learned = self.dedup.learned
         rules = learned.shortcut_rules(host_of(fingerprint.url or "")) if learned else ()

@@ -158,7 +158,10 @@ class NormalizeMiddleware:
                 raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
             self.dedup.audits.cheap.condition(request)
         if TaughtForms.sent_in_place(request):
-            return self.forms.in_place(request)
+            written, reason = self.forms.in_place(request)
+            if reason is not None:
+                raise LateDuplicate(reason)
+            return written
         if request.dont_filter:
             if (
                 meta.get("is_start_request")

@@ -35,18 +35,24 @@ class TaughtForms:
         #: ``URLNORM_REWRITE``.
         self.rewrite = rewrite
 
-    def in_place(self, request: Request) -> Request | None:
-        """``request`` is a form sent in place of a link (``None`` otherwise): the link as
-        written when the form is no longer the one it would be sent as, else ``None``
-        (it goes on, holding the link's claim)."""
+    def in_place(self, request: Request) -> tuple[Request | None, str | None]:
+        """``request`` is a form sent in place of a link: ``(the link as written, None)``
+        when the form is no longer the one it would be sent as; ``(None, reason)`` to drop
+        it, its page delivered while it waited; else ``(None, None)``: it goes on,
+        holding the link's claim."""
         meta = request.meta
         original = meta.get(M.SHORTCUT_OF) or meta.get(M.REWRITTEN_FROM)
         if original is None:
-            return None
-        if "redirect_urls" not in meta and self._form_now(request, original) != request.url:
-            return self._as_written(request, original)
+            return None, None
+        if "redirect_urls" not in meta:
+            if self._form_now(request, original) != request.url:
+                return self._as_written(request, original), None
+            if M.SHORTCUT_OF in meta:
+                reason = self.dedup.late.shortcut_delivered(request, original)
+                if reason is not None:
+                    return None, f"taught form {request.url} delivered meanwhile ({reason}): {original}"
         self.dedup.late.took_over(request, original)
-        return None
+        return None, None
 
     @staticmethod
     def sent_in_place(request: Request) -> bool:

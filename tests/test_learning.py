@@ -1230,6 +1230,49 @@ def test_a_worker_that_saw_relative_links_revokes_a_trailing_slash_rule_another_
     assert worker.rules[("lenient.test", "trailing_slash")].revoked
 
 
+def test_a_shortcut_whose_form_delivered_while_it_waited_is_not_sent() -> None:
+    """``kill -9`` test: ``/post/2-12/`` and ``/post/2-12``, queued apart before the host's
+    redirects taught ``trailing_slash``, were recovered under one claim (each claims again
+    the keys it held, and they share the learned one). The first was sent as a shortcut,
+    ``/post/2-12``, which waited in the queue while the second delivered that very page:
+    the shortcut downloaded it again. It is dropped now; what was dropped against the link
+    rests on that delivery, and the link stays parked against a revocation."""
+    import scrapy
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_urlnorm import UrlNormDupeFilter
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.middlewares import LateDuplicate, NormalizeMiddleware
+
+    crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}})
+    dupefilter = UrlNormDupeFilter.from_crawler(crawler)
+    dupefilter.open()
+    middleware = NormalizeMiddleware.from_crawler(crawler)
+    dedup = middleware.dedup
+    link, page = scrapy.Request("http://s.test/post/"), scrapy.Request("http://s.test/post")
+    assert not dupefilter.request_seen(link) and not dupefilter.request_seen(page)
+    ledger = dedup.ledger
+    ledger.merge(ledger.claim_of(dedup.fingerprint(link).value), ledger.claim_of(dedup.fingerprint(page).value))
+    copy = scrapy.Request("http://s.test/post/?utm_source=feed")
+    assert dupefilter.request_seen(copy) and ledger.unsettled() == 1  # dropped against the link's claim
+    learner = dedup.learner
+    assert learner is not None
+    for name in ("a", "b"):
+        learner.observe_redirect(f"http://s.test/{name}/", f"http://s.test/{name}")
+    shortcut = middleware.process_request(link)
+    assert isinstance(shortcut, scrapy.Request) and shortcut.url == page.url
+    assert middleware.process_request(page) is None
+    audited: list[str] = []
+    dedup.reschedule_request = lambda request: audited.append(request.url)
+    dedup.settling.settle(page, delivered=True)  # the copy dropped against the claim: settled with it
+    with pytest.raises(LateDuplicate):
+        middleware.process_request(shortcut)
+    assert ledger.unsettled() == 0 and ledger.pending_claims() == 0
+    # The link as written is parked against a revocation, or already out as its rule's audit.
+    assert link.url in {drop.url for drop in ledger.parked_drops()} | set(audited), audited
+    assert M.SHORTCUT_OF in shortcut.meta
+
+
 def test_a_shortcut_whose_rule_was_revoked_while_it_waited_goes_as_written() -> None:
     """Differential seed 89071 (``--lenient --refresh``, ``fifo-c16-prio-jobdir``): ``/moved-1``
     (a page of its own) was sent as ``/moved-1/`` under ``trailing_slash``; the rule was revoked
