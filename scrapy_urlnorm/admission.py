@@ -293,6 +293,21 @@ class Admission:
         the rules now, and those its claim held before (``journaled``), keys under
         rules since revoked among them, which the seen set kept and the rules may
         come back to. At download time it is checked again under the learned rules."""
-        keys = self.fingerprint(request).keys
-        self.ledger.claim(keys + tuple(key for key in journaled if key not in keys), request.url)
+        fingerprint = self.fingerprint(request)
+        keys = fingerprint.keys
+        if journaled:
+            # A key the rules now give it that another recovered request holds is not
+            # taken: taken, it would merge the two claims into one, and neither would
+            # be checked against the other at download time (two spellings queued apart
+            # in the killed run, both fetched); left, the check drops the later one. A
+            # learned key it takes is recorded as a claim at check time records it, so
+            # that check finds it.
+            ledger = self.ledger
+            taken = tuple(key for key in keys if key not in journaled and not ledger.is_pending(key))
+            if fingerprint.learned is not None and fingerprint.learned in taken:
+                self._seen_add(fingerprint.learned, fingerprint.learned_rank)
+            keys = journaled + taken
+        else:
+            keys = keys + tuple(key for key in journaled if key not in keys)
+        self.ledger.claim(keys, request.url)
         request.meta[M.RULES_VERSION] = -2

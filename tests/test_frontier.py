@@ -522,3 +522,25 @@ def test_a_drop_that_settled_before_the_crash_is_not_checked_again(tmp_path: Pat
     scheduler, _ = scheduler_of(jobdir, WWW)
     assert scheduler.stats.get_value("urlnorm/frontier/recovered") == 1
     assert scheduler.stats.get_value("urlnorm/frontier/drops_rechecked") is None
+
+
+def test_two_spellings_queued_apart_before_a_rule_are_not_one_claim_after_a_crash(tmp_path: Path) -> None:
+    """Kill test: ``/Sec1/Page18.aspx`` and ``/sec1/page18.aspx`` were both queued before
+    ``case_insensitive_path`` was learned, and the crawl was killed before either was sent.
+    Recovered, each claimed the key the rules now give it: the same one, so their claims
+    merged into one, neither was a copy of the other at download time, and both were
+    fetched. One is dropped against the other now, as in an uninterrupted crawl."""
+    jobdir = tmp_path / "job"
+    scheduler, _ = scheduler_of(jobdir)
+    for url in ("http://www.h.test/item", "http://h.test/item"):  # no rule yet: two pages
+        assert scheduler.enqueue_request(scrapy.Request(url))
+    # killed: nothing is closed
+
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    first, second = scheduler.next_request(), scheduler.next_request()
+    assert first is not None and second is not None
+    ledger = dedup.ledger
+    assert ledger.claim_of(dedup.fingerprint(first).value) is not ledger.claim_of(dedup.fingerprint(second).value)
+    # Whichever is sent first is dropped against the other, still queued (released if it fails).
+    assert [dedup.late.recheck(first), dedup.late.recheck(second)] == ["learned:www_alias", None]
+    assert ledger.unsettled() == 1
