@@ -1,21 +1,29 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
-Caddy, and Python's ``http.server``, on loopback.
+Caddy, and Python's ``http.server``, and Django, Flask and Starlette applications under
+gunicorn and uvicorn, on loopback.
 
-All five serve the same Debian documentation trees (a Doxygen manual with its examples,
-the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``) with stock
-directory handling: Apache with ``mod_dir`` (``/dir`` -> 301 ``/dir/``), ``MultiViews``
-(``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly`` (case variants -> 301) and a
-``www.`` alias serving the same content; nginx with ``try_files $uri $uri.html $uri/
-=404`` and a bare host that 301-redirects to ``www.``; lighttpd as Debian ships it
-(``/dir`` -> 301 ``/dir/``, ``index.html``, no listings) with ``www.`` 301-redirecting
-to the bare host; Caddy's ``file_server`` (``/dir`` -> 308 ``/dir/``, gzip) with ``www.``
-302-redirecting to the bare host; ``http.server`` (``/dir`` -> 301 ``/dir/``, ``index.html`` or a
-generated listing,
-``Last-Modified`` and no ETag, HTTP/1.0) serving the same tree under
-both names. Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the
-hostnames (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test`` and their ``www.``
-twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so
-redirects name the real hostnames.
+All eight serve the same Debian documentation trees (a Doxygen manual with its examples,
+the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The five
+static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
+``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
+(case variants -> 301) and a ``www.`` alias serving the same content; nginx with
+``try_files $uri $uri.html $uri/ =404`` and a bare host that 301-redirects to ``www.``;
+lighttpd as Debian ships it (``/dir`` -> 301 ``/dir/``, ``index.html``, no listings) with
+``www.`` 301-redirecting to the bare host; Caddy's ``file_server`` (``/dir`` -> 308
+``/dir/``, gzip) with ``www.`` 302-redirecting to the bare host; ``http.server`` (``/dir``
+-> 301 ``/dir/``, ``index.html`` or a generated listing, ``Last-Modified`` and no ETag,
+HTTP/1.0) serving the same tree under both names. The three applications add pages of
+their own (a paginated list ``?page=N``, pages per article id, a page that ignores
+``?ref=``) and their frameworks' URL conventions, with defaults: Django's
+``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
+``PREPEND_WWW`` (bare host -> 301 ``www.``), each document also at ``/tree/page/``;
+Flask's Werkzeug routing (``/section`` -> 308 ``/section/``, ``/page/`` a 404, the host
+ignored, a styled real 404); Starlette's ``redirect_slashes`` (307 both ways),
+``StaticFiles(html=True)`` and ``TrustedHostMiddleware`` (bare host -> 307 ``www.``).
+Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
+(``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``dj.test``,
+``fl.test``, ``st.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
+web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
@@ -32,9 +40,10 @@ redundancy (1 - distinct documents / 200 HTML responses), requests per necessary
 (documents + distinct non-HTML files + unavoidable redirects, see ``necessary``) and the
 rules the add-on learned (its JSON report).
 
-    sudo benchmarks/real_servers/setup.sh      # once: apache2, nginx, lighttpd, caddy, the documentation packages
+    sudo PYTHON=.venv/bin/python benchmarks/real_servers/setup.sh  # once: servers, docs, frameworks
     nice python benchmarks/bench_real_servers.py
     nice python benchmarks/bench_real_servers.py --orders lifo-c16 --servers nginx --json out.json
+    nice python benchmarks/bench_real_servers.py --servers django flask starlette --keep-logs logs/
 
 Exit status 1 if any add-on crawl lost a document stock collected or did not finish.
 """

@@ -1,1 +1,1 @@
-"""Real-server benchmark set-up: private Apache and nginx instances (see servers.py)."""
+"""Real-server benchmark set-up: private web servers and framework applications (see servers.py)."""

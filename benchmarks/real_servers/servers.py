@@ -1,22 +1,37 @@
-"""Private Apache, nginx, lighttpd, Caddy and Python ``http.server`` instances serving
-Debian documentation trees on 127.0.0.1.
+"""Private Apache, nginx, lighttpd, Caddy and Python ``http.server`` instances, and Django,
+Flask and Starlette applications, serving Debian documentation trees on 127.0.0.1.
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
-templates next to this file (``http.server``: from ``pyserver.py``'s arguments) into a
-temporary state directory (pid, logs, temp files), listens on a free loopback port, and is
-stopped by its pid file when the ``with`` ends. ``FAMILIES`` says how to start each.
+templates next to this file (``http.server``: from ``pyserver.py``'s arguments; the
+applications: from their modules and the server's arguments) into a temporary state
+directory (pid, logs, temp files), listens on a free loopback port, and is stopped by its
+pid file when the ``with`` ends. ``FAMILIES`` says how to start each.
 
 All serve the same site root: a landing page linking to the documentation trees in
 ``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
 twin a different kind: Apache serves the same content under both names, nginx redirects
 the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
-302, ``http.server`` ignores the name. Run ``setup.sh`` (as root) once first.
+302, ``http.server`` ignores the name.
+
+The static servers only map paths to files; the framework applications are where URL
+conventions come from code, so they run as such sites run, each under a real server with
+its framework's defaults (``webapps.py`` and the modules it names): Django
+(``djangoapp.py`` under gunicorn: ``APPEND_SLASH``'s 301 to ``/x/`` where only ``/x/``
+is routed, ``PREPEND_WWW``'s 301 from the bare host, each page also under ``/tree/page/``),
+Flask (``flaskapp.py`` under gunicorn: Werkzeug's 308 to a rule's trailing slash, 404 for
+an added one, the host ignored, a styled real 404) and Starlette (``starletteapp.py``
+under uvicorn: ``redirect_slashes``' 307 both ways, ``StaticFiles(html=True)``,
+``TrustedHostMiddleware``'s 307 from the bare host). Each adds application pages whose
+query parameters matter (``?page=``, an article id) or not (``?ref=``), and links them
+from its landing page. Run ``setup.sh`` (as root) once first: it installs the Debian
+packages, and the frameworks' pip packages into the Python it is given (``PYTHON``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -68,6 +83,7 @@ class Family:
     template: bool = True
     foreground: bool = False  # serves as our child until SIGTERM (the others daemonize)
     owned: tuple[str, ...] = ()  # state entries the workers open after dropping to www-data ("dir/": a directory)
+    packages: tuple[str, ...] = ()  # pip packages the server needs in this Python (import name = pip name)
 
 
 def _nginx_command(directory: Path, port: int) -> list[str]:
@@ -104,6 +120,48 @@ def _python_command(directory: Path, port: int) -> list[str]:
     ]
 
 
+#: gunicorn's access log as Apache's ``bench`` format has it: the request line (absolute-form) and ``Host``.
+GUNICORN_ACCESS_FORMAT = '%(h)s "%(r)s" %(s)s %(b)s "%({host}i)s"'
+
+
+def _gunicorn_command(name: str, app: str) -> Callable[[Path, int], list[str]]:
+    """gunicorn (the same interpreter) serving the WSGI ``app`` (``module:callable`` next to
+    this file) in the foreground: one worker with threads (``gthread`` keeps connections
+    alive, as Scrapy's are), no control socket (gunicorn's default one is in ``$HOME``)."""
+
+    def command(directory: Path, port: int) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            f"--chdir={HERE}",
+            f"--bind=127.0.0.1:{port}",
+            "--worker-class=gthread",
+            "--workers=1",
+            "--threads=8",
+            "--keep-alive=30",
+            "--no-control-socket",
+            f"--pid={directory / f'{name}.pid'}",
+            f"--access-logfile={directory / f'{name}-access.log'}",
+            f"--access-logformat={GUNICORN_ACCESS_FORMAT}",
+            f"--error-logfile={directory / f'{name}-error.log'}",
+            app,
+        ]
+
+    return command
+
+
+def _starlette_command(directory: Path, port: int) -> list[str]:
+    """uvicorn through ``starletteapp.py``, which writes the pid file uvicorn has no option for."""
+    return [
+        sys.executable,
+        str(HERE / "starletteapp.py"),
+        f"--port={port}",
+        f"--pid-file={directory / 'starlette.pid'}",
+        f"--log-dir={directory}",
+    ]
+
+
 #: Server families by kind (``Server.kind``, the benchmark's ``--servers``).
 FAMILIES: dict[str, Family] = {
     "apache": Family(
@@ -137,15 +195,48 @@ FAMILIES: dict[str, Family] = {
         template=False,
         foreground=True,
     ),
+    "django": Family(
+        name="django",
+        label="Django",
+        host="dj.test",
+        binary=sys.executable,
+        command=_gunicorn_command("django", "djangoapp:application"),
+        template=False,
+        foreground=True,
+        packages=("django", "gunicorn"),
+    ),
+    "flask": Family(
+        name="flask",
+        label="Flask",
+        host="fl.test",
+        binary=sys.executable,
+        command=_gunicorn_command("flask", "flaskapp:app"),
+        template=False,
+        foreground=True,
+        packages=("flask", "gunicorn"),
+    ),
+    "starlette": Family(
+        name="starlette",
+        label="Starlette",
+        host="st.test",
+        binary=sys.executable,
+        command=_starlette_command,
+        template=False,
+        foreground=True,
+        packages=("starlette", "uvicorn", "httptools"),
+    ),
 }
 
 
 def missing(kinds: Iterable[str] | None = None) -> list[str]:
-    """What ``setup.sh`` still has to install for ``kinds`` (default: all): server binaries
-    and documentation trees."""
-    binaries = [FAMILIES[kind].binary for kind in (FAMILIES if kinds is None else kinds)]
-    needed = binaries + [f"{tree}/index.html" for tree in TREES.values()]
-    return [path for path in needed if not Path(path).exists()]
+    """What ``setup.sh`` still has to install for ``kinds`` (default: all): server binaries,
+    documentation trees, and the frameworks' pip packages (``pip:<name>``) this Python lacks."""
+    families = [FAMILIES[kind] for kind in (FAMILIES if kinds is None else kinds)]
+    needed = [family.binary for family in families] + [f"{tree}/index.html" for tree in TREES.values()]
+    packages = dict.fromkeys(package for family in families for package in family.packages)
+    return [path for path in needed if not Path(path).exists()] + [
+        f"pip:{package}" for package in packages if importlib.util.find_spec(package) is None
+    ]
 
 
 def free_port() -> int:
@@ -256,7 +347,12 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
                 USER_DIRECTIVES=user_directives(kind),
             )
         _own(directory, family.owned)
-        child = _start(family.command(directory, port), family.foreground)
+        site = {
+            "URLNORM_SITE_ROOT": str(directory / "www"),
+            "URLNORM_SITE_HOST": host,
+            "URLNORM_SITE_LABEL": family.label,
+        }
+        child = _start(family.command(directory, port), family.foreground, site)
         try:
             wait_for_port(port)
             yield Server(kind, host, port, directory)
@@ -264,11 +360,11 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
             _stop(directory / f"{family.name}.pid", child)
 
 
-def _start(command: list[str], foreground: bool) -> subprocess.Popen[bytes] | None:
+def _start(command: list[str], foreground: bool, site: dict[str, str]) -> subprocess.Popen[bytes] | None:
     """A daemonizing server has started when its command returns; a foreground one is our child."""
     if foreground:
-        return subprocess.Popen(command, env=_clean_env(), stdin=subprocess.DEVNULL)
-    subprocess.run(command, check=True, env=_clean_env())
+        return subprocess.Popen(command, env=_clean_env(site), stdin=subprocess.DEVNULL)
+    subprocess.run(command, check=True, env=_clean_env(site))
     return None
 
 
@@ -300,6 +396,7 @@ def _state(state: Path | None, kind: str) -> Iterator[Path]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _clean_env() -> dict[str, str]:
-    """The servers get a minimal environment (no proxy variables, a C locale)."""
-    return {"PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"), "LANG": "C"}
+def _clean_env(site: dict[str, str]) -> dict[str, str]:
+    """The servers get a minimal environment (no proxy variables, a C locale) and ``site``:
+    the site root, host and label, which the framework applications read (``webapps.py``)."""
+    return {"PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"), "LANG": "C", **site}

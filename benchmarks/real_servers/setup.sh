@@ -2,13 +2,17 @@
 # Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
 # Debian's Apache 2.4, nginx, lighttpd and Caddy and three documentation packages with HTML
 # trees (the fourth server, Python's http.server, needs nothing). Run as root;
-# idempotent (installs only what is missing).
+# idempotent (installs only what is missing). First, setup-frameworks.sh installs the
+# framework families' pip packages (Django, Flask, Starlette and their servers) into
+# $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv).
 #
 # It never starts, stops or reconfigures the system's services: the package scripts are
 # told not to start them (policy-rc.d answers 101 for the duration of the install, and
 # RUNLEVEL=1), and the benchmark runs its own instances from the templates next to this
 # file on free 127.0.0.1 ports, with pid and log files in a temporary directory.
 set -eu
+
+sh "$(dirname "$0")/setup-frameworks.sh"
 
 PACKAGES="apache2 nginx lighttpd caddy doxygen-doc debian-reference-en python-requests-doc"
 
