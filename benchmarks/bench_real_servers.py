@@ -300,6 +300,7 @@ async def crawl(server: servers.Server, order: str, mode: str, args: argparse.Na
         **MODES[mode],
     }
     if mode != "stock":
+        settings.update(item.split("=", 1) for item in args.addon_settings)
         settings["URLNORM_REPORT_FILE"] = str(report_file)
         if args.keep_logs:  # the add-on's crawl log: one JSON line per response
             settings["URLNORM_CRAWL_LOG"] = str(args.keep_logs / f"{server.kind}-{order}-{mode}.crawl.jsonl")
@@ -447,6 +448,14 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the servers' access and error logs, the add-on's reports and crawl logs here",
     )
     parser.add_argument("--verbose", action="store_true", help="Scrapy's INFO log")
+    parser.add_argument(
+        "--addon-settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for the add-on's crawls only (repeatable), e.g. URLNORM_DEBUG=True "
+        "LOG_LEVEL=DEBUG LOG_FILE=/tmp/x.log to see every decision",
+    )
     args = parser.parse_args(argv)
     if missing := servers.missing(args.servers):
         print(f"missing {missing}: run benchmarks/real_servers/setup.sh (as root) first", file=sys.stderr)

@@ -136,6 +136,9 @@ class Admission:
     ) -> str | None:
         """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
         claim = self.ledger._claims.get(key)
+        if claim is not None and claim is source and self._back_to_failed_form(request):
+            self._fail(source, "redirect", request)
+            return self.dropped(request, fingerprint, "exact", learned=False)
         if claim is not None and claim is source:
             # A redirect to its own chain's key (/pubs -> /pubs/): the server just
             # said the first form is not the page. It takes the claim over.
@@ -257,6 +260,14 @@ class Admission:
         """A redirect chain that comes back to a URL it passed: stock's filter stops it there too."""
         url = _defragment(request.url)
         return any(_defragment(previous) == url for previous in request.meta.get("redirect_urls", ()))
+
+    @staticmethod
+    def _back_to_failed_form(request: Request) -> bool:
+        """``request`` redirects a link that fell back from its taught form (which answered
+        an error) to that very form: the answer is known, the form was fetched once, as
+        stock Scrapy fetches it once (its filter drops the redirect)."""
+        fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
+        return fell_back is not None and fell_back[1] == request.url
 
     def _follow(self, source: Claim, claim: Claim | None, key: int, request: Request) -> None:
         """A redirect (``request``) to a duplicate: the source's drops follow its page."""

@@ -67,6 +67,11 @@ class LateChecks:
             return None
         claim = dedup.ledger.claim_of(key)
         if claim is None and (key in dedup.failed or key in dedup.abandoned):
+            if key in dedup.failed and dedup.settling.sent.before(key, request.replace(url=canonical)):
+                # The taught form itself was sent and answered no page. Stock sends the link
+                # as written, and its filter drops the redirect to that form; so does this
+                # one's (the filter drops a redirect to what a failed request sent).
+                request.meta[M.NO_SHORTCUT] = True
             return None  # its representative did not deliver: this one may
         fingerprint = dedup.fingerprint(request)
         own = dedup.ledger.claim_of(fingerprint.value)

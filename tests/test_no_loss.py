@@ -228,6 +228,38 @@ async def test_a_spelling_released_as_written_that_redirects_to_a_delivered_page
     assert addon.fetched().count("/d/p") == 1, addon.fetched()
 
 
+def prepend_www_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Django's ``PREPEND_WWW``: the bare host redirects every path to ``www.``."""
+    return Reply.redirect(f"http://www.pw.test{path}")
+
+
+def www_pages_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    links = {
+        "/": ["http://pw.test/a", "http://pw.test/b", "/next"],  # two redirects teach www_alias
+        "/next": ["/gone", "http://pw.test/gone", "http://pw.test/gone2", "/last"],
+        "/last": [],
+    }
+    if path in ("/a", "/b") or path in links:
+        return Reply.page(f"pw:{path}", links.get(path, []))
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_url_that_answered_an_error_is_not_fetched_again_through_its_spellings() -> None:
+    """Django crawl (``bench_real_servers.py``, ``PREPEND_WWW``): ``www.h/gone`` answered
+    404; ``h/gone``, dropped against it, was released, sent in its taught form
+    ``www.h/gone`` (404 again), fell back to the link as written, whose redirect led to
+    ``www.h/gone`` a third time. Stock fetches it once: its filter drops the redirect.
+    ``h/gone2``'s taught form answered 404 and its fallback's redirect fetched it again."""
+    sites = {"pw.test": FunctionSite(prepend_www_site), "www.pw.test": FunctionSite(www_pages_site)}
+    stock, addon = await stock_and_addon(sites, ["http://www.pw.test/"], ORDERED)
+    assert_no_loss(stock, addon)
+    assert stock.fetched("www.pw.test").count("/gone") == 1
+    assert addon.fetched("www.pw.test").count("/gone") == 1, addon.fetched()
+    assert addon.fetched("www.pw.test").count("/gone2") == 1, addon.fetched()
+    assert addon.requests <= stock.requests
+
+
 def mixed_web(seed: int) -> tuple[dict[str, Site], list[str]]:
     """The demo web plus six blogs like the one above, each linking its pages as
     ``www.`` and bare URLs in an order drawn from ``seed``."""
