@@ -20,6 +20,17 @@ responses with a document), lost documents; median, p90, max.
 
 All crawls of one process run one after the other on one reactor; ``--workers N``
 splits the seeds over N such processes (one per core is about right).
+
+``--web frameworks`` crawls the webs of the independent second generator instead
+(``demoweb.frameworkweb.generate_framework_web``: hosts that answer as Django,
+Rails, Express, WordPress, Netlify, Cloudflare Pages, GitHub Pages, S3, Tomcat,
+Laravel and Next.js do), and adds requests, documents and losses per family to
+the report. Every other option works with either web; ``--refresh`` and
+``--params`` then mean that generator's versions (moved pages as jekyll-redirect-from
+and Hugo aliases write them; sort orders and more pages on the listings), and
+``--offsite`` draws ``allowed_domains`` from its hosts.
+
+    python benchmarks/bench_differential.py --web frameworks --seeds 100 --start 500000
 """
 
 from __future__ import annotations
@@ -47,6 +58,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "example_project"))
 
+from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 
 #: How often a worker's reactor proves it is responsive (see ``run_workers``).
@@ -86,6 +98,8 @@ FLAGS: dict[str, str] = {
 }
 #: The conditions of ``FLAGS`` this run has on.
 ON: dict[str, bool] = {}
+#: ``--web``: which generator builds each seed's web ("random" or "frameworks").
+WEB = "random"
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -103,8 +117,9 @@ def parse_setting(item: str) -> tuple[str, Any]:
 
 
 def web_of(seed: int) -> RandomWeb:
-    """The web ``seed`` is crawled on, with this run's conditions."""
-    return generate(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    """The web ``seed`` is crawled on, with this run's generator and conditions."""
+    make = generate_framework_web if WEB == "frameworks" else generate
+    return make(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
 
 
 def summarize(crawl: CrawlSummary) -> dict[str, Any]:
@@ -131,6 +146,15 @@ def row(comparison: Comparison) -> dict[str, Any]:
         "problems": problems,
         "sanity": sanity,
         "describe": comparison.web.describe() if problems or sanity else "",
+        **(
+            {
+                "web": WEB,
+                "families": comparison.families,
+                "lost_families": sorted({family_of(comparison.web, doc.split("/", 1)[0]) for doc in comparison.lost}),
+            }
+            if hasattr(comparison, "families")
+            else {}
+        ),
     }
 
 
@@ -204,7 +228,8 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         depth_limit=depth,
                         **ON,
                     )
-                    result = row(await compare(seed, Path(workdir), seed_settings, order))
+                    run = compare_frameworks if WEB == "frameworks" else compare
+                    result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
             if KEEP_FAILED is not None and (KEEP_ALL or result.get("problems")):
@@ -258,6 +283,7 @@ class Worker:
         if DEPTH_LIMIT:
             command += ["--depth-limit", str(DEPTH_LIMIT)]
         command += [f"--{flag}" for flag, on in ON.items() if on]
+        command += ["--web", WEB]
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -423,6 +449,7 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             for side in ("stock", "addon"):
                 cells += [fmt.format(value) for value in percentiles([get(result, side) for result in done])]
             out.append(f"{name:26}{cells[0]:>14}{cells[1]:>8}{cells[2]:>8}   {cells[3]:>15}{cells[4]:>8}{cells[5]:>8}")
+        out += family_report(done)
         ratios = [r["addon"]["requests"] / max(r["stock"]["requests"], 1) for r in done]
         median, p90, high = percentiles(ratios)
         out.append(f"{'add-on / stock requests':26}{median:>14.2f}{p90:>8.2f}{high:>8.2f}")
@@ -436,6 +463,36 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             f"add-on lost {lost} of {collected:,} documents stock collected"
         )
     return "\n".join(out)
+
+
+def family_report(done: list[dict[str, Any]]) -> list[str]:
+    """``--web frameworks``: requests, documents, redundancy and losses per family, summed over
+    the seeds (add-on requests only where its crawl ran on one server: not with stops or kills)."""
+    totals: dict[str, Counter[str]] = {}
+    for result in done:
+        for family, counts in result.get("families", {}).items():
+            totals.setdefault(family, Counter()).update(counts)
+        for family in result.get("lost_families", []):
+            totals.setdefault(family, Counter())["seeds_lost"] += 1
+    if not totals:
+        return []
+    out = [
+        "",
+        "per family (summed over seeds): requests stock / add-on (share), redundancy stock / add-on, seeds with a loss",
+    ]
+    for family in sorted(totals):
+        t = totals[family]
+        counted = "addon_requests" in t  # (not counted where its crawl was stopped or killed)
+        share = f"{t['addon_requests'] / max(t['stock_requests'], 1):>4.0%}" if counted else " n/a"
+        redundancy = [
+            1 - t[f"{side}_docs"] / t[f"{side}_pages"] if t[f"{side}_pages"] else 0.0 for side in ("stock", "addon")
+        ]
+        out.append(
+            f"  {family:10} {t['stock_requests']:>7} / {t['addon_requests']:<7} ({share})"
+            f"   {redundancy[0]:.3f} / {redundancy[1]:.3f}   docs {t['stock_docs']:>5}"
+            f"   lost in {t['seeds_lost']} seed(s)"
+        )
+    return out
 
 
 def main() -> None:
@@ -514,12 +571,22 @@ def main() -> None:
     )
     for flag, text in FLAGS.items():
         parser.add_argument(f"--{flag}", action="store_true", help=text)
+    parser.add_argument(
+        "--web",
+        choices=("random", "frameworks"),
+        default="random",
+        help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
+        "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
+        "Pages, GitHub Pages, S3, Tomcat, Laravel, Next.js do; every option applies, --refresh and --params "
+        "as that generator's own versions, --offsite with allowed_domains drawn from its hosts)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT
+    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT, WEB
+    WEB = args.web
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
     KEEP_ALL = args.keep_all
     STOPS, KILLS, DEPTH_LIMIT = args.stops, args.kills, args.depth_limit
@@ -554,7 +621,7 @@ def main() -> None:
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), add-on settings {settings or 'default'},"
         f"{f' {STOPS} clean stop(s) per JOBDIR crawl,' if STOPS else ''}"
         f"{f' {KILLS} kill(s) per JOBDIR crawl,' if KILLS else ''}"
-        f" {args.workers} worker(s)",
+        f" {args.workers} worker(s), {WEB} webs",
         flush=True,
     )
     results: list[dict[str, Any]] = []
