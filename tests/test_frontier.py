@@ -25,6 +25,7 @@ from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm import frontier as frontier_module
+from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.completion import Completion
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.frontier import (
@@ -544,3 +545,32 @@ def test_two_spellings_queued_apart_before_a_rule_are_not_one_claim_after_a_cras
     # Whichever is sent first is dropped against the other, still queued (released if it fails).
     assert [dedup.late.recheck(first), dedup.late.recheck(second)] == ["learned:www_alias", None]
     assert ledger.unsettled() == 1
+
+
+def test_the_keys_a_recovered_request_claims_are_journaled_for_the_next_crash(tmp_path: Path) -> None:
+    """Seed 106093 again, after two kills: ``/guides``, queued before any rule, was
+    recovered under rules R and claimed its learned key under R; killed again before it was
+    sent, it was recovered under other rules, R came back, and ``/guides`` met its key under
+    R in the seen set, claimed by nobody, and was dropped against it as a delivered page.
+    What a recovered request claims is journaled, as any claim is."""
+    jobdir = tmp_path / "job"
+    scheduler, _ = scheduler_of(jobdir)
+    queued = scrapy.Request("http://h.test/item")
+    assert scheduler.enqueue_request(queued)  # no rule: its static key only
+    # killed
+
+    scheduler, dedup = scheduler_of(jobdir, WWW)  # recovered: it claims its key under WWW
+    assert dedup.fingerprint(queued).learned is not None
+    # killed again before it was sent
+
+    scheduler, dedup = scheduler_of(jobdir, WWW, SLASH)
+    assert dedup.learner is not None
+    for target in ("http://h.test/e", "http://h.test/f", "http://h.test/g"):  # the rules go back to WWW alone
+        dedup.learner.contradict("h.test", "trailing_slash", target, target + "/", via="redirect")
+    recovered = scheduler.next_request()
+    assert recovered is not None and recovered.url == queued.url
+    fingerprint = dedup.fingerprint(recovered)
+    own = dedup.ledger.claim_of(fingerprint.value)
+    assert own is not None and dedup.ledger.claim_of(fingerprint.learned) is own  # its key, not a page's
+    assert dedup.late.recheck(recovered) is None
+    assert M.NO_SHORTCUT not in recovered.meta  # (not even sent to verify a drop)
