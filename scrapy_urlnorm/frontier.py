@@ -530,13 +530,20 @@ class CrashSafeScheduler(Scheduler):
             logger.info("Scheduled again %d request(s) that were in flight at the last stop", len(recovery.requests))
         return result
 
-    def _schedule_recovered(self, recovered: RecoveredRequest, spider: Spider) -> None:
-        payload, keys = recovered
+    def _restore(self, payload: bytes, spider: Spider, what: str) -> Request | None:
+        """The journaled request ``payload`` serializes; ``None`` (counted, warned) if it
+        cannot be restored."""
         try:
-            request = request_from_dict(pickle.loads(payload), spider=spider)
+            return request_from_dict(pickle.loads(payload), spider=spider)
         except Exception as exc:  # a spider changed between runs: its callback is gone
             self.frontier.count("urlnorm/frontier/unrecoverable")  # type: ignore[union-attr]
-            logger.warning("Cannot restore a journaled request (%s); it is not crawled", exc)
+            logger.warning("Cannot restore a journaled %s (%s); it is not crawled", what, exc)
+            return None
+
+    def _schedule_recovered(self, recovered: RecoveredRequest, spider: Spider) -> None:
+        payload, keys = recovered
+        request = self._restore(payload, spider, "request")
+        if request is None:
             return
         # It holds its keys again, and is checked again under the learned rules at download time.
         claim = getattr(self.df, "claim_recovered", None)
@@ -551,11 +558,8 @@ class CrashSafeScheduler(Scheduler):
         """A request dropped against a representative still pending when the last run
         ended: the filter sees it again, as the link it was (after the recovered
         requests have claimed their keys again)."""
-        try:
-            request = request_from_dict(pickle.loads(payload), spider=spider)
-        except Exception as exc:  # a spider changed between runs: its callback is gone
-            self.frontier.count("urlnorm/frontier/unrecoverable")  # type: ignore[union-attr]
-            logger.warning("Cannot restore a journaled drop (%s); it is not crawled", exc)
+        request = self._restore(payload, spider, "drop")
+        if request is None:
             return
         self.frontier.count("urlnorm/frontier/drops_rechecked")  # type: ignore[union-attr]
         self.enqueue_request(request)

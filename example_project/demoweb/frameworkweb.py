@@ -112,6 +112,7 @@ from .randomweb import (
     CrawlSummary,
     Page,
     RandomWeb,
+    TwinHosts,
     _relative,
     allowed_domains,
     crawl_web,
@@ -187,7 +188,7 @@ def _case_variants(path: str) -> list[str]:
     return [path.upper(), path.lower(), "/".join(p[:1].upper() + p[1:] for p in parts)]
 
 
-class FrameworkSite:
+class FrameworkSite(TwinHosts):
     """One host (and its ``www.`` twin, if any) of one framework family.
 
     Subclasses draw their parameters (``configure``), build their documents
@@ -227,20 +228,6 @@ class FrameworkSite:
         self.configure(rng)
 
     # -- what RandomSite presents -----------------------------------------------------------
-
-    @property
-    def host(self) -> str:
-        return f"www.{self.name}" if self.twin == "to_www" else self.name
-
-    @property
-    def other_host(self) -> str | None:
-        if self.twin == "none":
-            return None
-        return self.name if self.twin == "to_www" else f"www.{self.name}"
-
-    @property
-    def hosts(self) -> list[str]:
-        return [self.host] + ([self.other_host] if self.other_host else [])
 
     def describe(self) -> str:
         flags = [self.family, f"twin={self.twin}" if self.twin != "none" else "", *self.knobs]

@@ -159,8 +159,32 @@ class Page:
         return f"http://{self.host}{self.key}"
 
 
+class TwinHosts:
+    """A site's host names from its ``name`` and ``twin`` mode (see :data:`TWIN_MODES`);
+    shared by :class:`RandomSite` and :mod:`demoweb.frameworkweb`'s sites."""
+
+    name: str
+    twin: str
+
+    @property
+    def host(self) -> str:
+        """The canonical host: ``www.`` + name when the bare host redirects to ``www.``."""
+        return f"www.{self.name}" if self.twin == "to_www" else self.name
+
+    @property
+    def other_host(self) -> str | None:
+        """The twin's name, if the site has one."""
+        if self.twin == "none":
+            return None
+        return self.name if self.twin == "to_www" else f"www.{self.name}"
+
+    @property
+    def hosts(self) -> list[str]:
+        return [self.host] + ([self.other_host] if self.other_host else [])
+
+
 @dataclass
-class RandomSite:
+class RandomSite(TwinHosts):
     """One host (and its ``www.`` twin, if any) of one server family, with its parameters."""
 
     name: str  # the bare host name
@@ -197,22 +221,6 @@ class RandomSite:
     loops: list[str] = field(default_factory=list)
     specials: dict[tuple[str, str], Reply] = field(default_factory=dict)
     _index: dict[tuple[str, str], Page] = field(default_factory=dict, repr=False)
-
-    @property
-    def host(self) -> str:
-        """The canonical host: ``www.`` + name when the bare host redirects to ``www.``."""
-        return f"www.{self.name}" if self.twin == "to_www" else self.name
-
-    @property
-    def other_host(self) -> str | None:
-        """The twin's name, if the site has one."""
-        if self.twin == "none":
-            return None
-        return self.name if self.twin == "to_www" else f"www.{self.name}"
-
-    @property
-    def hosts(self) -> list[str]:
-        return [self.host] + ([self.other_host] if self.other_host else [])
 
     def fold(self, key: str) -> str:
         if not self.case_insensitive:
