@@ -302,6 +302,8 @@ class NormalizeMiddleware:
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
         if isinstance(exception, LateDuplicate):
+            if self.dedup.debug:  # (URLNORM_DEBUG: every drop is logged, at download time too)
+                logger.debug("Dropped at download time: %s", exception)
             self.dedup.settling.probe_settled(request)
             return None
         if M.CANARY in request.meta:

@@ -1352,3 +1352,24 @@ async def test_a_site_that_renders_every_answer_anew_still_teaches_by_content() 
     assert result.stats["urlnorm/learned/www_alias"] == 1
     assert "urlnorm/revoked_rules" not in result.stats
     assert len(www) <= TOKEN_PAGES // 2, www
+
+
+def test_with_debug_a_drop_at_download_time_is_logged_with_its_reason(caplog: pytest.LogCaptureFixture) -> None:
+    """``URLNORM_DEBUG`` promises every dropped request logged with its reason: a drop at
+    download time (a late re-check, a taught form requested already) is one too."""
+    import logging
+
+    import scrapy
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_urlnorm.middlewares import LateDuplicate, NormalizeMiddleware
+
+    request = scrapy.Request("http://s.test/x")
+    for debug in (False, True):
+        crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_urlnorm.Addon": 0}, "URLNORM_DEBUG": debug})
+        middleware = NormalizeMiddleware.from_crawler(crawler)
+        with caplog.at_level(logging.DEBUG, logger="scrapy_urlnorm"):
+            caplog.clear()
+            assert middleware.process_exception(request, LateDuplicate("why it went: http://s.test/x")) is None
+        logged = [r.getMessage() for r in caplog.records if r.name == "scrapy_urlnorm.middlewares"]
+        assert logged == (["Dropped at download time: why it went: http://s.test/x"] if debug else [])
