@@ -136,10 +136,10 @@ class Admission:
     ) -> str | None:
         """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
         claim = self.ledger._claims.get(key)
-        if claim is not None and claim is source and self._back_to_failed_form(request):
-            self._fail(source, "redirect", request)
-            return self.dropped(request, fingerprint, "exact", learned=False)
         if claim is not None and claim is source:
+            if self._back_to_failed_form(request):
+                self._fail(source, "redirect", request)
+                return self.dropped(request, fingerprint, "exact", learned=False)
             # A redirect to its own chain's key (/pubs -> /pubs/): the server just
             # said the first form is not the page. It takes the claim over.
             if not learned or self.dedup.seen.get(fingerprint.value) is None:
@@ -318,8 +318,6 @@ class Admission:
             if fingerprint.learned is not None and fingerprint.learned in taken:
                 self._seen_add(fingerprint.learned, fingerprint.learned_rank)
             keys = journaled + taken
-        else:
-            keys = keys + tuple(key for key in journaled if key not in keys)
         claim = self.ledger.claim(keys, request.url)
         if self.dedup.on_claimed is not None and claim.keys != journaled:
             # Journaled too, as any claim is: killed again, the next run must know these
