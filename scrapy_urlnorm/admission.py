@@ -319,22 +319,12 @@ class Admission:
             # be checked against the other at download time (two spellings queued apart
             # in the killed run, both fetched); left, the check drops the later one. A
             # learned key it takes is recorded as a claim at check time records it, so
-            # that check finds it.
-            # Nor is a learned key a page delivered before the crash holds (seen, claimed
-            # by nobody, not failed or abandoned): a link met now would be dropped against
-            # that page, and so is this one at download time (taken, it was its own
-            # representative and fetched: ~15 pages again per resume on an IIS site whose
-            # case rule was learned after three spellings of a page were queued). Its own
-            # keys of the killed run are all journaled, so none is mistaken for one.
+            # that check finds it. A learned key seen and claimed by nobody is taken too:
+            # after a crash that is no proof its page was delivered (a claim a redirect
+            # merged into another is not journaled with it), and dropped against it, a
+            # recovered request was lost (differential seed 129146, one run in three).
             ledger = self.ledger
-            learned = fingerprint.learned if fingerprint.learned != fingerprint.value else None
-            taken = tuple(
-                key
-                for key in keys
-                if key not in journaled
-                and not ledger.is_pending(key)
-                and not (key == learned and self._seen_get(key) is not None and self.dedup.delivered_here(key))
-            )
+            taken = tuple(key for key in keys if key not in journaled and not ledger.is_pending(key))
             if fingerprint.learned is not None and fingerprint.learned in taken:
                 self._seen_add(fingerprint.learned, fingerprint.learned_rank)
             keys = journaled + taken

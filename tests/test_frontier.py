@@ -548,37 +548,6 @@ def test_two_spellings_queued_apart_before_a_rule_are_not_one_claim_after_a_cras
     assert ledger.unsettled() == 1
 
 
-def test_a_recovered_request_is_dropped_against_a_page_delivered_before_the_crash(tmp_path: Path) -> None:
-    """Kill test, IIS host: ``/SEC2/page14.aspx`` was queued before ``case_insensitive_path``
-    was learned; ``/Sec2/Page14.aspx`` delivered, and the rule keyed it. Recovered after the
-    kill, the queued spelling took the page's learned key (seen, claimed by nobody) for its
-    own claim, was its own representative at download time and was fetched: ~15 pages again
-    per resume. A link met now would be dropped against that page; so is it."""
-    jobdir = tmp_path / "job"
-    scheduler, dedup = scheduler_of(jobdir)
-    queued = scrapy.Request("http://www.h.test/item")
-    assert scheduler.enqueue_request(queued)  # no rule yet: its static key only
-    assert dedup.learner is not None
-    for digest, path in enumerate(("/a", "/b")):  # the same page under both names, twice
-        for host in ("www.h.test", "h.test"):
-            dedup.learner.observe_page(f"http://{host}{path}", digest)
-    assert dedup.learner.is_active("h.test", "www_alias")
-    page = scrapy.Request("http://h.test/item")
-    assert scheduler.enqueue_request(page)  # under www_alias: it claims the learned key
-    sent = scheduler.next_request()
-    assert sent is not None and sent.url == page.url
-    dedup.settling.settle(sent, delivered=True)
-    scheduler.frontier._write(frontier_module._record(_DONE, sent.meta[ID_META]))  # (its links handled)
-    # killed before the queued spelling was sent
-
-    scheduler, dedup = scheduler_of(jobdir)  # (the rule is resumed from the JOBDIR)
-    recovered = scheduler.next_request()
-    assert recovered is not None and recovered.url == queued.url
-    fingerprint = dedup.fingerprint(recovered)
-    assert dedup.ledger.claim_of(fingerprint.learned) is None  # the page's, not taken
-    assert dedup.late.recheck(recovered) == "learned:www_alias"
-
-
 def test_a_recovered_audit_claims_nothing(tmp_path: Path) -> None:
     """Kill test: an audit queued at the kill was recovered with a claim on its keys, its
     representative's learned key among them, which nobody settles (an audit is compared
