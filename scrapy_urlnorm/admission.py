@@ -179,7 +179,11 @@ class Admission:
             return _ADMIT
         # Only audits and learned drops (parked, revoked, by host) need the host.
         host = host_of(fingerprint.url or "") if learned or claim is None else ""
-        if learned and source is not None and self.dedup.audits.fetches_redirect_target(request, host, reason):
+        if (
+            learned
+            and source is not None
+            and self.dedup.audits.fetches_redirect_target(request, host, reason, fingerprint.value, key)
+        ):
             return _ADMIT
         if (
             claim is None

@@ -247,12 +247,18 @@ class AuditDesk:
             return False
         return learned.verifies_every(host, reason.removeprefix("learned:"))
 
-    def fetches_redirect_target(self, request: Request, host: str, reason: str) -> bool:
-        """Whether ``request``, a redirect target, is fetched rather than dropped for
-        ``reason``: a redirect target is never audited, so a rule every drop of which is
-        verified may not drop one unchecked (differential seed 76107: a refresh to
-        ``/report``, dropped under ``extension_alias`` against the delivered ``/report.html``)."""
+    def fetches_redirect_target(self, request: Request, host: str, reason: str, own: int, key: int) -> bool:
+        """Whether ``request`` (static key ``own``), a redirect target, is fetched rather
+        than dropped against ``key`` for ``reason``: a redirect target is never audited, so
+        a rule every drop of which is verified may not drop one unchecked (differential
+        seed 76107: a refresh to ``/report``, dropped under ``extension_alias`` against the
+        delivered ``/report.html``), unless its URL was fetched already and answered that
+        page (nginx: ``/dev/authors`` verified against ``/dev/authors.html``, then reached
+        again through the bare host's redirect: stock fetches it once)."""
         if "redirect_urls" not in request.meta or not self.verifies_every(host, reason):
+            return False
+        if self._answered(request, own, key, reason):
+            self._count_answered()
             return False
         self.dedup.count("urlnorm/redirect_targets_fetched")
         return True

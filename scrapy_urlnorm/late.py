@@ -136,7 +136,7 @@ class LateChecks:
             dedup.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
             return None
         host = host_of(fingerprint.url or "")
-        if dedup.audits.fetches_redirect_target(request, host, reason):
+        if dedup.audits.fetches_redirect_target(request, host, reason, fingerprint.value, key):
             return None
         if claim is None and dedup.audits.verify_late(request, fingerprint.value, key, reason, host):
             cheap = may_audit and not dedup.distributed and dedup.delivered_here(key)

@@ -640,6 +640,34 @@ async def test_a_redirect_target_is_not_dropped_unchecked_under_a_rule_verified_
     assert result.stats["urlnorm/redirect_targets_fetched"] == 1
 
 
+def verified_then_moved_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache MultiViews as ``moved_beside_site``, but ``/status`` is ``/status.html``
+    negotiated, linked (and verified) after it delivered and before ``/moved`` redirects to it."""
+    if path == "/moved":
+        return Reply.redirect("/status")
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": [link for p in pairs for link in (p + ".html", p)]}
+    pages["/"] += ["/status.html", "/more.html"]
+    pages |= {p + ".html": [] for p in pairs}
+    pages |= {"/more.html": ["/status", "/later.html"], "/later.html": ["/moved"], "/status.html": []}
+    return multiviews_reply("mv", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_target_verified_already_is_not_fetched_again() -> None:
+    """nginx, ``lifo-c1``: ``/dev/authors`` was fetched to verify its drop against
+    ``/dev/authors.html`` (same page), then reached again through a redirect, and a
+    redirect target under a rule verified on every drop was fetched: twice in all, where
+    stock fetches it once. What its URL answered settles it."""
+    with VirtualWeb({"mv.test": FunctionSite(verified_then_moved_site)}) as web:
+        result = await crawl(web, ["http://mv.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1})
+        fetched = web.fetched()
+    assert result.stats["urlnorm/learned/extension_alias"] == 1
+    assert fetched.count("/moved") == 1
+    assert fetched.count("/status") == 1
+    assert "mv:/status.html" in result.doc_ids
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
     """``extension_alias`` is learned from eight ``/pN`` = ``/pN.html`` pairs; ``/status``
