@@ -99,6 +99,29 @@ class LateChecks:
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))
 
+    def shortcut_queued(self, request: Request, original: str) -> str | None:
+        """``request``, the taught form of ``original``, waited in the queue while another
+        request for that very URL was admitted and is pending: the reason to drop it, else
+        ``None``. Sent, both would download the page (nginx: ``www.h/x`` given up at
+        download time against the bare link's claim, then linked again under rules changed
+        since, which that claim's keys did not follow). What rests on ``original`` joins
+        the other request's claim, as it would have joined this one's: one fate for both."""
+        dedup = self.dedup
+        key = dedup.keys.static(request.replace(url=original)).value
+        claim = dedup.ledger.claim_of(key)
+        if claim is None:
+            return None  # taken over already (this is a retry), or settled
+        other = dedup.ledger.claim_of(dedup.keys.static(request).value)
+        if other is None or other.held_by(original):
+            return None
+        dedup.ledger.detach(claim, key)
+        dedup.abandoned.add((key,))  # (not fetched as written: see took_over)
+        for drop in claim.drops or ():
+            drop.learned = True
+        dedup.ledger.merge(claim, other)
+        dedup.count("urlnorm/late_filtered")
+        return self._shortcut_reason(dedup.fingerprint(request))
+
     def _shortcut_reason(self, fingerprint: Fingerprint) -> str:
         learned = self.dedup.learned
         rules = learned.shortcut_rules(host_of(fingerprint.url or "")) if learned else ()

@@ -51,6 +51,9 @@ class TaughtForms:
                 reason = self.dedup.late.shortcut_delivered(request, original)
                 if reason is not None:
                     return None, f"taught form {request.url} delivered meanwhile ({reason}): {original}"
+                reason = self.dedup.late.shortcut_queued(request, original)
+                if reason is not None:
+                    return None, f"taught form {request.url} queued meanwhile ({reason}): {original}"
         self.dedup.late.took_over(request, original)
         return None, None
 

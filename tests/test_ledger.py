@@ -173,3 +173,38 @@ def test_a_link_sent_in_its_taught_form_takes_its_drops_along(older_key: bool) -
 
     dedup.settling.settle(shortcut, delivered=True)
     assert dedup.ledger.unsettled() == 0 and dedup.ledger.pending() == [] and released == []
+
+
+def test_a_taught_form_queued_meanwhile_for_another_link_is_not_fetched_twice() -> None:
+    """nginx, ``fifo-c1``: ``www.h/x`` was given up at download time against the claim of
+    ``h/x`` (queued); linked again under rules changed since, which that claim's keys did
+    not follow, it was admitted and queued. Then ``h/x`` was sent in its taught form,
+    ``www.h/x``: the page was downloaded twice. The form is dropped instead, and what
+    rests on ``h/x`` joins the queued request's claim: discharged when it delivers,
+    released if it fails."""
+    released: list[str] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=lambda request: released.append(request.url))
+    link, taught = "http://h.test/p", "http://www.h.test/p"
+    claim = dedup.ledger.claim((dedup.fingerprint(Request(link)).value, 4242), link)
+    variant = Request("http://h.test/p?utm_source=a")
+    assert dedup.ledger.drop(variant, "tracking_params", "h.test", learned=False, claim=claim)
+    queued = Request(taught)
+    assert dedup.check(queued) is None  # admitted: a claim of its own
+
+    form = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    assert dedup.late.shortcut_queued(form, link) is not None
+    held = dedup.ledger.claim_of(dedup.fingerprint(queued).value)
+    assert held is not None and held.held_by(taught)
+    assert [drop.url for drop in held.drops or ()] == [variant.url]
+    assert dedup.ledger.pending() == [held]
+    dedup.settling.settle(queued, delivered=True)
+    assert dedup.ledger.unsettled() == 0 and released == []
+
+
+def test_a_taught_form_that_took_over_is_not_dropped_as_queued_on_a_retry() -> None:
+    dedup = Deduplicator(Policy.preset("default"))
+    link, taught = "http://h.test/p", "http://www.h.test/p"
+    dedup.ledger.claim((dedup.fingerprint(Request(link)).value,), link)
+    form = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    dedup.late.took_over(form, link)
+    assert dedup.late.shortcut_queued(form, link) is None  # its own claim now
