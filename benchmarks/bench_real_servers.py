@@ -117,9 +117,11 @@ def _draw(seed: int, url: str, salt: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def variant(url: str, seed: int, rate: float) -> str | None:
+def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> str | None:
     """One spelling of ``url`` that real crawls meet, for a seeded share ``rate`` of URLs;
-    ``None`` for the others. Depends only on ``url`` and ``seed``."""
+    ``None`` for the others. Depends only on ``url`` and ``seed``. ``double_slashes``: the
+    last slash of a path may be doubled too (``/a//b.html``: a template joining
+    ``base + "/" + path``); off by default, so the figures of earlier runs stand."""
     if _draw(seed, url, "pick") / 2**64 >= rate:
         return None
     parts = urlsplit(url)
@@ -136,6 +138,8 @@ def variant(url: str, seed: int, rate: float) -> str | None:
     segments = [i for i, s in enumerate(path.split("/")) if any(c.isalpha() for c in s)]
     if segments:
         kinds.append("case")
+    if double_slashes and path.rstrip("/").count("/") >= 1 and path != "/":
+        kinds.append("double-slash")
     kind = kinds[_draw(seed, url, "kind") % len(kinds)]
     if kind == "www":
         host = host[4:] if host.startswith("www.") else f"www.{host}"
@@ -149,6 +153,9 @@ def variant(url: str, seed: int, rate: float) -> str | None:
         path = path.rstrip("/")
     elif kind == "drop-html":
         path = path[: -len(".html")]
+    elif kind == "double-slash":
+        slash = path.rstrip("/").rfind("/")
+        path = path[:slash] + "/" + path[slash:]
     else:  # case: capitalize (or lower) one path segment
         pieces = path.split("/")
         index = segments[_draw(seed, url, "segment") % len(segments)]
@@ -168,12 +175,15 @@ class RealServerSpider(scrapy.Spider):
 
     name = "real-servers"
 
-    def __init__(self, site: str = "", seed: int = 0, rate: float = 0.4, **kwargs: Any) -> None:
+    def __init__(
+        self, site: str = "", seed: int = 0, rate: float = 0.4, double_slashes: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.start_urls = [f"http://{site}/"]
         self.allowed_domains = [site]  # and its subdomains: the www twin
         self.seed = int(seed)
         self.rate = float(rate)
+        self.double_slashes = bool(double_slashes)
 
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
         content_type = (response.headers.get(b"Content-Type") or b"").decode("latin-1").lower()
@@ -193,7 +203,7 @@ class RealServerSpider(scrapy.Spider):
             if not url.startswith("http://"):
                 continue
             yield scrapy.Request(url, callback=self.parse)
-            other = variant(url, self.seed, self.rate)
+            other = variant(url, self.seed, self.rate, self.double_slashes)
             if other is not None:
                 yield scrapy.Request(other, callback=self.parse)
 
@@ -319,7 +329,7 @@ async def crawl(server: servers.Server, order: str, mode: str, args: argparse.Na
     crawler.signals.connect(on_item, signal=scrapy.signals.item_scraped)
     crawler.signals.connect(on_response, signal=scrapy.signals.response_received)
     started = time.perf_counter()
-    await runner.crawl(crawler, site=server.host, seed=args.seed, rate=args.rate)
+    await runner.crawl(crawler, site=server.host, seed=args.seed, rate=args.rate, double_slashes=args.double_slashes)
     seconds = time.perf_counter() - started
     report = json.loads(report_file.read_text()) if report_file.exists() else {}
     if args.keep_logs and report_file.exists():
@@ -427,6 +437,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "seed": args.seed,
         "variant_rate": args.rate,
+        "double_slashes": args.double_slashes,
         "trees": servers.TREES,
         "necessary": necessary_by,
         "rows": rows,
@@ -441,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=DEFAULT_MODES, help="stock always runs")
     parser.add_argument("--seed", type=int, default=0, help="which links get a variant, and which (default 0)")
     parser.add_argument("--rate", type=float, default=0.4, help="share of link URLs given a variant (default 0.4)")
+    parser.add_argument(
+        "--double-slashes", action="store_true", help="variants may double a path's last slash (/a//b.html)"
+    )
     parser.add_argument("--json", type=Path, help="write the summary as JSON here")
     parser.add_argument(
         "--keep-logs",

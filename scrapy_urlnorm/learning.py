@@ -63,6 +63,7 @@ class RuleKind(str, Enum):
     IGNORE_PARAM = "ignore_param"
     HTTPS_ALIAS = "https_alias"
     EXTENSION_ALIAS = "extension_alias"
+    DUPLICATE_SLASHES = "duplicate_slashes"
 
 
 #: Evidence that can activate a rule on its own; ``canonical`` (a page's
@@ -73,6 +74,8 @@ CONFIRMING_SOURCES = ("redirect", "content", "shortcut_ok", "content-location")
 #: Evidence of ``trailing_slash`` that holds on a site whose links are relative to
 #: their directory: the server sends one form to the other, so a page is read at one.
 _DIRECTORY_SAFE_SOURCES = frozenset({"redirect", "shortcut_ok"})
+#: Rules whose two URLs resolve a page's directory-relative links differently.
+_DIRECTORY_KINDS = frozenset({"trailing_slash"})
 #: Rule families whose every drop is verified, however they were taught: their
 #: traps are common where they hold (see ``audits``). A contradiction is then a
 #: URL of its own (``/status`` beside ``/status.html``), not a reason to stop
@@ -263,8 +266,7 @@ class Learner:
             self._relative_everywhere = True
         else:
             self._relative_sites.add(site)
-        kind = RuleKind.TRAILING_SLASH.value
-        for rule in [self.rules.get((name, kind)) for name in (site, f"www.{site}")]:
+        for rule in [self.rules.get((name, kind)) for name in (site, f"www.{site}") for kind in _DIRECTORY_KINDS]:
             if rule is not None and not rule.revoked and not rule.sources.get("redirect"):
                 rule.sources["relative_links"] = rule.sources.get("relative_links", 0) + 1
                 rule.negatives += 1
@@ -277,8 +279,10 @@ class Learner:
     def moves_links(self, host: str, kind: str) -> bool:
         """Whether the two URLs rule ``kind`` merges on ``host`` read one body with links
         that lead to different URLs: ``trailing_slash`` where the site links relatively
-        (see :meth:`_relative_links`). Nothing of such a pair may settle the other."""
-        return kind == RuleKind.TRAILING_SLASH.value and self.resolves_by_directory(host)
+        (see :meth:`_relative_links`). Nothing of such a pair may settle the other.
+        Not ``duplicate_slashes``: ``urljoin`` (Scrapy's) drops empty segments as it
+        resolves ``..``, so ``/x//y/z`` and ``/x/y/z`` send every link to one page."""
+        return kind in _DIRECTORY_KINDS and self.resolves_by_directory(host)
 
     def contradict(self, host: str, kind: str, source: str, target: str, *, via: str = "audit") -> None:
         """Negative evidence from outside (a failed audit)."""
@@ -480,5 +484,8 @@ def policy_overrides(rules: list[Rule]) -> dict[str, Any]:
         elif family is RuleKind.EXTENSION_ALIAS:
             overrides.setdefault("alias_extensions", set()).add(rule.argument)
             learned.add("extension_alias")
+        elif family is RuleKind.DUPLICATE_SLASHES:
+            overrides["collapse_slashes"] = True
+            learned.add("collapse_slashes")
     overrides["learned_steps"] = frozenset(learned)
     return overrides

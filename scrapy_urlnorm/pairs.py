@@ -12,6 +12,7 @@ pair means for a rule is :class:`~scrapy_urlnorm.learning.Learner`'s business.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -48,6 +49,10 @@ MAX_DIGESTS = 8_192
 # a valid one-step pair and which rule it is evidence for.
 
 Form = tuple[str, ...]
+#: The form of a URL registered under the one its doubled slashes collapse to (``/a//b``
+#: under ``/a/b``); three fields, so no parameter's form (two) or a bare URL's (one) is it.
+_DOUBLED: Form = ("", "", "//")
+_SLASHES = re.compile(r"/{2,}")
 
 
 def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
@@ -75,8 +80,11 @@ def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
     yield ("www", scheme, bare_host, port, path, query), ("www" if bare_host != host else "bare",), bare_host
     yield ("scheme", host, port, path, query), (scheme,), host
     # Parameters: register under the URL itself (bare) and, per parameter,
-    # under the URL without it.
+    # under the URL without it. A path with doubled slashes registers under the URL
+    # they collapse to as well: one bucket a page is in anyway, not one more per page.
     yield ("param", scheme, host, port, path, query), ("",), host
+    if "//" in path:
+        yield ("param", scheme, host, port, _SLASHES.sub("/", path), query), _DOUBLED, host
     if query:
         pairs = query.split("&")
         names = {pair.partition("=")[0].lower() for pair in pairs if pair}
@@ -104,6 +112,8 @@ def _pair_kind(family: str, a: Form, b: Form) -> str | None:
         if "" in (a[0], b[0]):
             return f"default_page:{a[0] or b[0]}"
         return None  # index.html vs default.htm: two steps apart
+    if _DOUBLED in (a, b):
+        return "duplicate_slashes" if ("",) in (a, b) else None
     if family == "param" and (a[0] == "" or b[0] == "" or a[0] == b[0]):
         return f"ignore_param:{a[0] or b[0]}"
     return None

@@ -560,6 +560,7 @@ LEARNED_KINDS: dict[str, str] = {
     "ignore_params": "ignore_param",
     "https_to_http": "https_alias",
     "extension_alias": "extension_alias",
+    "collapse_slashes": "duplicate_slashes",  # (appended: ranks are stored in JOBDIR seen sets)
 }
 #: Steps switched on by learning rank above every static step.
 LEARNED_RANKS: dict[str, int] = {step: 160 + index for index, step in enumerate(LEARNED_KINDS)}

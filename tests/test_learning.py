@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -1401,3 +1402,90 @@ def test_with_debug_a_drop_at_download_time_is_logged_with_its_reason(caplog: py
             assert middleware.process_exception(request, LateDuplicate("why it went: http://s.test/x")) is None
         logged = [r.getMessage() for r in caplog.records if r.name == "scrapy_urlnorm.middlewares"]
         assert logged == (["Dropped at download time: why it went: http://s.test/x"] if debug else [])
+
+
+# -- duplicate slashes ---------------------------------------------------------------------
+
+
+def test_doubled_slashes_teach_duplicate_slashes_and_key_alike() -> None:
+    """nginx (``merge_slashes``) and a file system behind Apache serve ``/a//b`` as ``/a/b``:
+    two content pairs teach ``duplicate_slashes``, and the spellings key alike."""
+    learner = Learner(min_evidence=2)
+    policies = LearnedPolicies(Policy(), learner)
+    learner.on_change = policies.rebuild
+    for digest, path in enumerate(("/docs/intro", "/blog/2024/post"), start=1):
+        learner.observe_page(f"http://ng.test{path}", digest, length=BODY)
+        learner.observe_page(f"http://ng.test{path.replace('/', '//', 1)}", digest, length=BODY)
+    assert active(learner) == {("ng.test", "duplicate_slashes", "")}
+    learned = policies.get("ng.test")
+    assert learned is not None
+    assert normalize_url("http://ng.test//x///y", learned[0]) == normalize_url("http://ng.test/x/y", learned[0])
+    # Another page under a doubled slash contradicts it.
+    learner.observe_page("http://ng.test/api/items", 7, length=BODY)
+    learner.observe_page("http://ng.test/api//items", 8, length=BODY)
+    assert active(learner) == set()
+
+
+def test_doubled_slashes_are_no_pair_with_a_parameter_or_another_doubling() -> None:
+    learner = Learner(min_evidence=1)
+    learner.observe_page("http://ng.test/a//b", 1, length=BODY)
+    learner.observe_page("http://ng.test/a///b", 1, length=BODY)
+    learner.observe_page("http://ng.test/a/b?x=1", 1, length=BODY)
+    assert active(learner) == set()
+
+
+def test_a_redirect_teaches_duplicate_slashes() -> None:
+    learner = Learner(min_evidence=2)
+    for path in ("/docs/a", "/docs/b"):
+        learner.observe_redirect(f"http://ng.test{path.replace('/', '//', 1)}", f"http://ng.test{path}")
+    assert active(learner) == {("ng.test", "duplicate_slashes", "")}
+
+
+def merged_slashes_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """nginx ``merge_slashes on``: ``/a//b`` is ``/a/b``. Links are root-relative, each
+    page also linked with a doubled slash (a template joining ``base + "/" + path``)."""
+    path = re.sub("/{2,}", "/", path)
+    pages = [f"/s{n}/p{n}" for n in range(1, 9)]
+    links = {"/": [link for p in pages for link in (p, p.replace("/p", "//p"))] + ["/more"]}
+    links |= {p: ["/"] for p in pages} | {"/more": ["/s9//p9", "/s9/p9"], "/s9/p9": []}
+    if path in links:
+        return Reply.page(f"ms:{path}", links[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_server_merging_slashes_is_crawled_once_per_page() -> None:
+    with VirtualWeb({"ms.test": FunctionSite(merged_slashes_site)}) as web:
+        result = await crawl(web, ["http://ms.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+        fetched = web.fetched()
+    assert sorted(set(result.doc_ids)) == sorted(
+        ["ms:/", "ms:/more", "ms:/s9/p9"] + [f"ms:/s{n}/p{n}" for n in range(1, 9)]
+    )
+    assert result.stats["urlnorm/learned/duplicate_slashes"] == 1
+    assert result.stats["urlnorm/filtered/learned:duplicate_slashes"] >= 4
+    assert len(fetched) < 2 * 9 + 2  # stock fetches every page under both spellings
+
+
+def merged_slashes_relative_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As ``merged_slashes_site``, but ``/a/b/c`` links ``../../top`` and ``x``. By RFC
+    3986, ``../../top`` read at ``/a//b/c`` is ``/a/top``; ``urljoin`` (Scrapy's) drops
+    the empty segment and makes it ``/top``, as read at ``/a/b/c``: no link moves."""
+    path = re.sub("/{2,}", "/", path)
+    pages = [f"/s{n}/p{n}" for n in range(1, 9)]
+    links = {"/": [link for p in pages for link in (p, p.replace("/p", "//p"))] + ["/a//b/c", "/a/b/c"]}
+    links |= {p: ["/"] for p in pages} | {"/a/b/c": ["../../top", "x"], "/top": [], "/a/top": [], "/a/b/x": []}
+    if path in links:
+        return Reply.page(f"mr:{path}", links[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_doubled_slashes_merge_where_links_are_relative_too() -> None:
+    pages = {"mr:/", "mr:/a/b/c", "mr:/top", "mr:/a/b/x"} | {f"mr:/s{n}/p{n}" for n in range(1, 9)}
+    with VirtualWeb({"mr.test": FunctionSite(merged_slashes_relative_site)}) as web:
+        stock = await crawl(web, ["http://mr.test/"], {**ORDERED, "CONCURRENT_REQUESTS": 1})
+    assert set(stock.doc_ids) == pages
+    with VirtualWeb({"mr.test": FunctionSite(merged_slashes_relative_site)}) as web:
+        result = await crawl(web, ["http://mr.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert set(result.doc_ids) == pages
+    assert result.stats["urlnorm/learned/duplicate_slashes"] == 1
