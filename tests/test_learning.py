@@ -23,6 +23,14 @@ from scrapy_urlnorm.policy import Policy
 BODY = 64  # long enough to count as evidence
 
 
+def learning_policies() -> tuple[Learner, LearnedPolicies]:
+    """A learner (two pairs make a rule) and the per-host policies it keeps up to date."""
+    learner = Learner(min_evidence=2)
+    policies = LearnedPolicies(Policy(), learner)
+    learner.on_change = policies.rebuild
+    return learner, policies
+
+
 def active(learner: Learner) -> set[tuple[str, str, str]]:
     return {(r.host, r.kind, r.direction) for r in learner.active_rules()}
 
@@ -61,9 +69,7 @@ class TestLearner:
         """Once ``www_alias`` holds, evidence from either twin adds up, and both twins get
         every rule of the site: the same learned policy and namespace, so a variant keys
         alike whichever twin a link names (rules used to stay per spelling of the host)."""
-        learner = Learner(min_evidence=2)
-        policies = LearnedPolicies(Policy(), learner)
-        learner.on_change = policies.rebuild
+        learner, policies = learning_policies()
         learner.observe_redirect("http://www.h.test/x", "http://h.test/x")
         learner.observe_redirect("http://www.h.test/y", "http://h.test/y")
         learner.observe_redirect("http://www.h.test/a", "http://www.h.test/a/")  # one pair on each twin
@@ -79,9 +85,7 @@ class TestLearner:
         """Differential seed 1280: ``/;jsessionid=X`` was sent as ``/;jsessionid=X/``, a
         URL no redirect makes; the server ignored the path parameter and served its home
         page there, whose relative links nested without end (914 requests against 281)."""
-        learner = Learner(min_evidence=2)
-        policies = LearnedPolicies(Policy(), learner)
-        learner.on_change = policies.rebuild
+        learner, policies = learning_policies()
         learner.observe_redirect("http://h.test/a", "http://h.test/a/")
         learner.observe_redirect("http://h.test/b", "http://h.test/b/")
         assert policies.canonical_url("http://h.test/docs") == "http://h.test/docs/"
@@ -504,9 +508,7 @@ def test_the_redirect_of_a_shortcut_goes_through_the_filter() -> None:
 def test_multiviews_teaches_an_extension_alias() -> None:
     """Issue 13: Apache MultiViews and nginx ``try_files $uri.html`` serve ``/x`` = ``/x.html``;
     two content pairs teach ``extension_alias:html`` and the two spellings key alike."""
-    learner = Learner(min_evidence=2)
-    policies = LearnedPolicies(Policy(), learner)
-    learner.on_change = policies.rebuild
+    learner, policies = learning_policies()
     for digest, name in enumerate(("intro", "setup"), start=1):
         learner.observe_page(f"http://mv.test/doc/{name}.html", digest, length=BODY)
         learner.observe_page(f"http://mv.test/doc/{name}", digest, length=BODY)
@@ -529,9 +531,7 @@ def test_a_page_and_a_directory_under_one_name_are_not_merged() -> None:
     ``/status`` (status.html) and ``/status/`` (a directory index), while other names
     redirect ``/x`` -> ``/x/``. Once ``extension_alias`` holds, extensionless URLs are pages
     there, so ``trailing_slash (add)`` is taken out of use: ``/status`` was lost."""
-    learner = Learner(min_evidence=2)
-    policies = LearnedPolicies(Policy(), learner)
-    learner.on_change = policies.rebuild
+    learner, policies = learning_policies()
     for name in ("docs", "shop"):
         learner.observe_redirect(f"http://mv.test/{name}", f"http://mv.test/{name}/")
     for digest, name in enumerate(("intro", "faq"), start=1):
@@ -1410,9 +1410,7 @@ def test_with_debug_a_drop_at_download_time_is_logged_with_its_reason(caplog: py
 def test_doubled_slashes_teach_duplicate_slashes_and_key_alike() -> None:
     """nginx (``merge_slashes``) and a file system behind Apache serve ``/a//b`` as ``/a/b``:
     two content pairs teach ``duplicate_slashes``, and the spellings key alike."""
-    learner = Learner(min_evidence=2)
-    policies = LearnedPolicies(Policy(), learner)
-    learner.on_change = policies.rebuild
+    learner, policies = learning_policies()
     for digest, path in enumerate(("/docs/intro", "/blog/2024/post"), start=1):
         learner.observe_page(f"http://ng.test{path}", digest, length=BODY)
         learner.observe_page(f"http://ng.test{path.replace('/', '//', 1)}", digest, length=BODY)
