@@ -311,7 +311,7 @@ class Admission:
         An audit claims nothing: it is compared with its representative's page, never
         one itself (see :meth:`record`). Claiming, it held its representative's key
         (a learned key is theirs) for nobody to settle: what was dropped against it
-        waited for ``spider_idle`` and was fetched then (~20 pages after a resume in
+        waited for ``spider_idle`` and was released then (~45 links per resume in
         ``tests/test_no_loss.py``'s kill test)."""
         if M.AUDIT in request.meta:
             return

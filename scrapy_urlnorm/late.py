@@ -114,10 +114,7 @@ class LateChecks:
         other = dedup.ledger.claim_of(dedup.keys.static(request).value)
         if other is None or other.held_by(original):
             return None
-        dedup.ledger.detach(claim, key)
-        dedup.abandoned.add((key,))  # (not fetched as written: see took_over)
-        for drop in claim.drops or ():
-            drop.learned = True
+        self._let_go(claim, key)
         dedup.ledger.merge(claim, other)
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))
@@ -204,12 +201,18 @@ class LateChecks:
         key = dedup.keys.static(request.replace(url=original)).value
         claim = dedup.ledger.claim_of(key)
         if claim is not None:
-            dedup.ledger.detach(claim, key)
-            dedup.abandoned.add((key,))
+            self._let_go(claim, key)
             claim.hand_over(request.url)
-            for drop in claim.drops or ():
-                drop.learned = True
         dedup.claim(request, dedup.fingerprint(request), claim)
+
+    def _let_go(self, claim: Claim, key: int) -> None:
+        """The link whose static key is ``key`` goes in another form: ``claim`` gives that
+        key up (no request fetches it as written), and what was dropped against the link
+        now rests on the learned rule that made the two forms one."""
+        self.dedup.ledger.detach(claim, key)
+        self.dedup.abandoned.add((key,))
+        for drop in claim.drops or ():
+            drop.learned = True
 
     def park_shortcut_original(self, request: Request, canonical: str) -> bool:
         """A link sent in its taught form is parked as written: a revoked rule fetches

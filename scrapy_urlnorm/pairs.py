@@ -12,7 +12,6 @@ pair means for a rule is :class:`~scrapy_urlnorm.learning.Learner`'s business.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 import xxhash
 
 from .params import DEFAULT_PAGES
+from .steps import collapsed
 from .urlparts import SplitURL
 
 #: Positive evidence from pages is only taken from bodies at least this long:
@@ -52,7 +52,6 @@ Form = tuple[str, ...]
 #: The form of a URL registered under the one its doubled slashes collapse to (``/a//b``
 #: under ``/a/b``); three fields, so no parameter's form (two) or a bare URL's (one) is it.
 _DOUBLED: Form = ("", "", "//")
-_SLASHES = re.compile(r"/{2,}")
 
 
 def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
@@ -84,7 +83,7 @@ def _registrations(u: SplitURL) -> Iterator[tuple[tuple[Any, ...], Form, str]]:
     # they collapse to as well: one bucket a page is in anyway, not one more per page.
     yield ("param", scheme, host, port, path, query), ("",), host
     if "//" in path:
-        yield ("param", scheme, host, port, _SLASHES.sub("/", path), query), _DOUBLED, host
+        yield ("param", scheme, host, port, collapsed(path), query), _DOUBLED, host
     if query:
         pairs = query.split("&")
         names = {pair.partition("=")[0].lower() for pair in pairs if pair}

@@ -333,10 +333,15 @@ def collapse_slashes(u: SplitURL, p: Policy) -> SplitURL:
     create ``//`` (``/.//b``) but never the other way round."""
     if "//" not in u.path:
         return u
-    return replace_field(u, PATH, _SLASHES.sub("/", u.path))
+    return replace_field(u, PATH, collapsed(u.path))
 
 
 _SLASHES = re.compile(r"/{2,}")
+
+
+def collapsed(path: str) -> str:
+    """``path`` with each run of slashes made one (``/a//b`` -> ``/a/b``)."""
+    return _SLASHES.sub("/", path)
 
 
 def lowercase_path(u: SplitURL, p: Policy) -> SplitURL:
