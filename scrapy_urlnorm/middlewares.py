@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy import Request as ScrapyRequest
@@ -121,10 +121,11 @@ class NormalizeMiddleware:
         robots_twins: RobotsTwins | None = None,
         forbidden_spellings: ForbiddenSpellings | None = None,
         meta_refresh: tuple[list[str], float] | None = None,
+        allowed_domains: Callable[[], object] = lambda: None,
     ) -> None:
         self.dedup = dedup
         self.refetch_start_urls = refetch_start_urls
-        self.forms = TaughtForms(dedup, shortcuts=shortcut_redirects, rewrite=rewrite)
+        self.forms = TaughtForms(dedup, shortcuts=shortcut_redirects, rewrite=rewrite, allowed_domains=allowed_domains)
         self.second_chances = second_chances
         self.robots_twins = robots_twins
         self.forbidden_spellings = forbidden_spellings
@@ -147,6 +148,7 @@ class NormalizeMiddleware:
             meta_refresh=(settings.getlist("METAREFRESH_IGNORE_TAGS"), settings.getfloat("METAREFRESH_MAXDELAY"))
             if settings.getbool("METAREFRESH_ENABLED")
             else None,
+            allowed_domains=lambda: getattr(getattr(crawler, "spider", None), "allowed_domains", None),
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:

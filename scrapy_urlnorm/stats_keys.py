@@ -165,6 +165,10 @@ STATS: tuple[StatKey, ...] = (
         "links sent straight to the form the host's redirects taught",
     ),
     StatKey(
+        "urlnorm/forms_offsite", "redirects", "live",
+        "links sent as written, not in a taught (or rewritten) form on a host allowed_domains leaves out",
+    ),
+    StatKey(
         "urlnorm/shortcut_fallbacks", "redirects", "live",
         "shortcut links whose taught form failed, fetched as written after all (a page there revokes the rule)",
     ),

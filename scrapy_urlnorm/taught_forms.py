@@ -8,6 +8,13 @@ way the form takes the link's place: it holds the link's claim, and the link
 as written is parked, to be fetched after all if the form turns out wrong
 (an error status, or a rule revoked while the form waited in the queue).
 
+Never to a host the spider's ``allowed_domains`` leaves out (``www.h`` allowed,
+``h`` not): the form is sent past Scrapy's offsite filter (``dont_filter``), and
+the page's relative links, resolved at ``h``, would be filtered as offsite,
+where stock reads the page at ``www.h`` and follows them (differential seed
+129754, ``--kills 2 --callbacks --offsite --dynamic``, lost a page linked only
+from such a page, one run in about seventy).
+
 :class:`TaughtForms` is that concern of
 :class:`~scrapy_urlnorm.middlewares.NormalizeMiddleware`: it decides, and the
 middleware raises or returns what it decided.
@@ -15,7 +22,9 @@ middleware raises or returns what it decided.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from . import meta as M
 
@@ -28,8 +37,17 @@ if TYPE_CHECKING:
 class TaughtForms:
     """Sends links in their taught (or normalized) form, and back as written when that fails."""
 
-    def __init__(self, dedup: Deduplicator, *, shortcuts: bool = True, rewrite: bool = False) -> None:
+    def __init__(
+        self,
+        dedup: Deduplicator,
+        *,
+        shortcuts: bool = True,
+        rewrite: bool = False,
+        allowed_domains: Callable[[], object] = lambda: None,
+    ) -> None:
         self.dedup = dedup
+        #: The spider's ``allowed_domains`` (read when a form changes host: a spider may set them late).
+        self.allowed_domains = allowed_domains
         #: ``URLNORM_SHORTCUT_REDIRECTS``.
         self.shortcuts = shortcuts
         #: ``URLNORM_REWRITE``.
@@ -72,7 +90,7 @@ class TaughtForms:
             return None, None
         dedup = self.dedup
         canonical = dedup.responses.canonical_url(request.url)
-        if canonical is None:
+        if canonical is None or self._offsite(canonical, request.url):
             return None, None
         reason = dedup.late.shortcut_duplicate(request, canonical)
         if reason is not None:
@@ -92,10 +110,27 @@ class TaughtForms:
         if not self.rewrite or request.meta.get("verbatim_url"):
             return None
         normalized = self.dedup.normalize(request.url)[0]
-        if normalized is None or normalized == request.url:
+        if normalized is None or normalized == request.url or self._offsite(normalized, request.url):
             return None
         self.dedup.count("urlnorm/rewritten")
         return request.replace(url=normalized, dont_filter=True, meta={**request.meta, M.REWRITTEN_FROM: request.url})
+
+    def _offsite(self, form: str, url: str) -> bool:
+        """Whether ``form``, sent in place of ``url``, is on another host, one the spider's
+        ``allowed_domains`` leaves out (as Scrapy's offsite filter reads them: a domain
+        and its subdomains, no port)."""
+        host, own = urlsplit(form).hostname or "", urlsplit(url).hostname or ""
+        if host == own:
+            return False
+        allowed = self.allowed_domains()
+        if not allowed or not isinstance(allowed, (list, tuple, set, frozenset)):
+            return False
+        for domain in allowed:
+            name = str(domain).lower().rpartition(":")[0] if ":" in str(domain) else str(domain).lower()
+            if host == name or host.endswith(f".{name}"):
+                return False
+        self.dedup.count("urlnorm/forms_offsite")
+        return True
 
     def after_error(self, request: Request) -> Request | None:
         """A shortcut answered an error status: the link as written, to fetch after all.

@@ -1487,3 +1487,41 @@ async def test_doubled_slashes_merge_where_links_are_relative_too() -> None:
         result = await crawl(web, ["http://mr.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
     assert set(result.doc_ids) == pages
     assert result.stats["urlnorm/learned/duplicate_slashes"] == 1
+
+
+def one_twin_allowed_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``www.tw.test`` and ``tw.test`` serve the same pages, but ``/r1`` and ``/r2`` move
+    from ``www`` to the bare name (``www_alias`` learned from redirects); ``/hub`` links
+    ``leaf`` relatively, and nothing else links ``/leaf``."""
+    www = headers.get("Host", "").startswith("www.")
+    if path in ("/r1", "/r2") and www:
+        return Reply.redirect(f"http://tw.test{path}")
+    pages = {"/": ["/r1", "/r2", "/more"], "/r1": [], "/r2": [], "/more": ["/hub"], "/hub": ["leaf"], "/leaf": []}
+    if path in pages:
+        return Reply.page(f"tw:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_no_shortcut_to_a_twin_allowed_domains_leaves_out() -> None:
+    """Differential seed 129754 (``--offsite``, ``allowed_domains`` naming ``www.h2.test``
+    only): ``www.h2.test/help/contact-9.html`` was sent in its taught form on the bare
+    host, past Scrapy's offsite filter, and its relative link, resolved there, was
+    filtered as offsite; stock reads the page at ``www`` and follows it. Here the
+    verification of the link as written found the page too; trusting redirect rules
+    (``URLNORM_VERIFY_REDIRECT_RULES = False``), only the shortcut reads it."""
+    settings = {"DEMOWEB_ALLOWED_DOMAINS": ["www.tw.test"], "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1}
+    sites = {"www.tw.test": FunctionSite(one_twin_allowed_site), "tw.test": FunctionSite(one_twin_allowed_site)}
+    with VirtualWeb(sites) as web:
+        stock = await crawl(web, ["http://www.tw.test/"], {**ORDERED, **settings})
+    assert "tw:/leaf" in stock.doc_ids
+    for trusting in (False, True):
+        with VirtualWeb(sites) as web:
+            result = await crawl(
+                web, ["http://www.tw.test/"], {**ADDON, **settings, "URLNORM_VERIFY_REDIRECT_RULES": not trusting}
+            )
+            offsite = [hit.target for hit in web.hits if hit.host == "tw.test" and hit.status == 200]
+        assert "tw:/leaf" in result.doc_ids
+        assert result.stats["urlnorm/learned/www_alias"] == 1
+        assert result.stats["urlnorm/forms_offsite"] >= 1
+        assert offsite == []  # no page fetched where stock's offsite filter sends nothing
