@@ -126,7 +126,7 @@ class TaughtForms:
         if not allowed or not isinstance(allowed, (list, tuple, set, frozenset)):
             return False
         for domain in allowed:
-            name = str(domain).lower().rpartition(":")[0] if ":" in str(domain) else str(domain).lower()
+            name = str(domain).lower().partition(":")[0]
             if host == name or host.endswith(f".{name}"):
                 return False
         self.dedup.count("urlnorm/forms_offsite")
