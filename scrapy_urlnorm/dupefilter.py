@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from scrapy.dupefilters import BaseDupeFilter
 from scrapy.utils.request import referer_str
 
+from . import meta as M
 from .dedup import Deduplicator
 
 if TYPE_CHECKING:
@@ -71,6 +72,16 @@ class UrlNormDupeFilter(BaseDupeFilter):
         """The crash-safe scheduler restored ``request`` from its journal, with the
         keys its claim held when the crawl stopped."""
         self.dedup.claim_recovered(request, keys)
+
+    def form_claim_keys(self, request: Request) -> tuple[int, ...]:
+        """The keys of the claim ``request``, a form sent in place of a link (a shortcut,
+        a rewrite), takes over when it is sent (see ``LateChecks.took_over``)."""
+        original = request.meta.get(M.SHORTCUT_OF) or request.meta.get(M.REWRITTEN_FROM)
+        if original is None:
+            return ()
+        dedup = self.dedup
+        claim = dedup.ledger.claim_of(dedup.keys.static(request.replace(url=original)).value)
+        return claim.keys if claim is not None else ()
 
     def hold_writes(self) -> Callable[[], None]:
         """Hold back the ``JOBDIR`` records of new fingerprints until the returned

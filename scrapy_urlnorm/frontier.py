@@ -571,6 +571,14 @@ class CrashSafeScheduler(Scheduler):
         if not super().enqueue_request(request):
             self.frontier.not_enqueued(request)
             return False
+        held = getattr(self.df, "form_claim_keys", None)
+        keys = held(request) if callable(held) else ()
+        if keys:
+            # A form sent in place of a link (no filter check: dont_filter) takes the
+            # link's claim over when it is sent; journaled with those keys, after a crash
+            # it holds them again. Without them, what was dropped against the link met
+            # its key seen and claimed by nobody, and was lost (frameworks seed 560025).
+            self.frontier.claimed(request, keys)
         self.frontier.enqueued(request, self.spider)
         return True
 

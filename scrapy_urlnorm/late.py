@@ -112,7 +112,7 @@ class LateChecks:
         if claim is None:
             return None  # taken over already (this is a retry), or settled
         other = dedup.ledger.claim_of(dedup.keys.static(request).value)
-        if other is None or other.held_by(original):
+        if other is None or other is claim or other.held_by(original):
             return None
         self._let_go(claim, key)
         dedup.ledger.merge(claim, other)

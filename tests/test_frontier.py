@@ -548,6 +548,34 @@ def test_two_spellings_queued_apart_before_a_rule_are_not_one_claim_after_a_cras
     assert ledger.unsettled() == 1
 
 
+def test_a_form_sent_in_place_of_a_link_holds_its_claim_after_a_crash(tmp_path: Path) -> None:
+    """Frameworks seed 560025, ``--kills 2``: ``/notes-launch/?utm_source=..`` (claiming the
+    key of ``/notes-launch/``) was sent in its taught form ``/notes-launch?utm_source=..``
+    (queued, ``dont_filter``) and the crawl was killed before the form was sent. Recovered,
+    the form claimed its own keys only; the link ``/notes-launch/``, dropped against the
+    first, met its key seen and claimed by nobody and was dropped as a delivered page:
+    lost. The form is journaled with the keys of the claim it takes over."""
+    jobdir = tmp_path / "job"
+    scheduler, dedup = scheduler_of(jobdir)
+    link = scrapy.Request("http://h.test/a/?utm_source=x")
+    assert scheduler.enqueue_request(link)
+    sent = scheduler.next_request()
+    assert sent is not None
+    dropped = scrapy.Request("http://h.test/a/", meta={ID_META: 999})
+    assert not scheduler.enqueue_request(dropped)  # against the link's pending claim
+    meta = {**sent.meta, M.SHORTCUT_OF: sent.url}
+    form = sent.replace(url="http://h.test/a?utm_source=x", dont_filter=True, meta=meta)
+    assert scheduler.enqueue_request(form)  # (the engine schedules the form in the link's place)
+    scheduler.frontier._write(frontier_module._record(_DONE, sent.meta[ID_META]))  # the link: done
+    key = dedup.fingerprint(link).value
+    # killed before the form was sent
+
+    scheduler, dedup = scheduler_of(jobdir)
+    assert scheduler.stats.get_value("urlnorm/frontier/drops_rechecked") == 1
+    assert dedup.ledger.claim_of(key) is not None  # held by the recovered form
+    assert dedup.ledger.unsettled() == 1  # the link dropped again, against it: released if it fails
+
+
 def test_a_recovered_audit_claims_nothing(tmp_path: Path) -> None:
     """Kill test: an audit queued at the kill was recovered with a claim on its keys, its
     representative's learned key among them, which nobody settles (an audit is compared
