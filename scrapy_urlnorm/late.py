@@ -99,20 +99,27 @@ class LateChecks:
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))
 
-    def shortcut_queued(self, request: Request, original: str) -> str | None:
+    def shortcut_queued(self, request: Request, original: str, *, made_here: bool = False) -> str | None:
         """``request``, the taught form of ``original``, waited in the queue while another
         request for that very URL was admitted and is pending: the reason to drop it, else
         ``None``. Sent, both would download the page (nginx: ``www.h/x`` given up at
         download time against the bare link's claim, then linked again under rules changed
         since, which that claim's keys did not follow). What rests on ``original`` joins
-        the other request's claim, as it would have joined this one's: one fate for both."""
+        the other request's claim, as it would have joined this one's: one fate for both.
+
+        The other request may hold ``original``'s claim already: a redirect to this URL,
+        admitted to verify a rule every drop of which is verified, joined the pending
+        link's claim through its learned key (differential seed 130027, ``fifo-c16``:
+        ``www.h/old/1`` redirected to ``www.h/x`` while ``h/x`` waited as ``www.h/x``).
+        Only a form made in this run (``made_here``) is known to have claimed nothing yet;
+        one the crash-safe frontier recovered holds that claim itself (seed 560025)."""
         dedup = self.dedup
         key = dedup.keys.static(request.replace(url=original)).value
         claim = dedup.ledger.claim_of(key)
         if claim is None:
             return None  # taken over already (this is a retry), or settled
         other = dedup.ledger.claim_of(dedup.keys.static(request).value)
-        if other is None or other is claim or other.held_by(original):
+        if other is None or other.held_by(original) or (other is claim and not made_here):
             return None
         self._let_go(claim, key)
         dedup.ledger.merge(claim, other)

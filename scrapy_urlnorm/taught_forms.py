@@ -69,7 +69,8 @@ class TaughtForms:
                 reason = self.dedup.late.shortcut_delivered(request, original)
                 if reason is not None:
                     return None, f"taught form {request.url} delivered meanwhile ({reason}): {original}"
-                reason = self.dedup.late.shortcut_queued(request, original)
+                made_here = not meta.get(M.RECOVERED)  # (a recovered form holds its claim itself)
+                reason = self.dedup.late.shortcut_queued(request, original, made_here=made_here)
                 if reason is not None:
                     return None, f"taught form {request.url} queued meanwhile ({reason}): {original}"
         self.dedup.late.took_over(request, original)

@@ -208,3 +208,31 @@ def test_a_taught_form_that_took_over_is_not_dropped_as_queued_on_a_retry() -> N
     form = Request(taught, meta={"_urlnorm_shortcut_of": link})
     dedup.late.took_over(form, link)
     assert dedup.late.shortcut_queued(form, link) is None  # its own claim now
+
+
+@pytest.mark.parametrize("delivered", [True, False])
+def test_a_taught_form_is_not_fetched_beside_a_redirect_to_it_that_joined_its_claim(delivered: bool) -> None:
+    """Differential seed 130027 (``fifo-c16``): ``h/x`` waited in the queue as its taught
+    form ``www.h/x`` while ``www.h/old/1`` redirected to ``www.h/x``. The redirect target,
+    fetched to verify a rule every drop of which is verified, joined the link's claim
+    through its learned key; then the form was sent too, and the page downloaded twice.
+    The form is dropped: the redirect target settles the claim, and what rests on the
+    link is released if it does not deliver. A form recovered after a crash holds that
+    claim itself, and is sent."""
+    released: list[str] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=lambda request: released.append(request.url))
+    link, taught = "http://h.test/x", "http://www.h.test/x"
+    claim = dedup.ledger.claim((dedup.fingerprint(Request(link)).value, 4242), link)
+    parked = Request(link, meta={"_urlnorm_no_shortcut": True})
+    assert dedup.ledger.drop(parked, "learned:www_alias", "h.test", learned=True, claim=claim)
+    target = Request(taught, meta={"redirect_urls": ["http://www.h.test/old/1"]})
+    joined = dedup.ledger.claim((dedup.fingerprint(target).value, 4242), taught)
+    assert dedup.ledger.claim_of(dedup.fingerprint(Request(link)).value) is joined
+
+    form = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    assert dedup.late.shortcut_queued(form, link, made_here=False) is None  # recovered: its own claim
+    assert dedup.late.shortcut_queued(form, link, made_here=True) is not None
+    assert dedup.ledger.pending() == [joined]
+    dedup.settling.settle(target, delivered=delivered)
+    assert dedup.ledger.unsettled() == 0
+    assert released == ([] if delivered else [link])
