@@ -254,12 +254,16 @@ class AuditDesk:
         seed 76107: a refresh to ``/report``, dropped under ``extension_alias`` against the
         delivered ``/report.html``), unless its URL was fetched already and answered that
         page (nginx: ``/dev/authors`` verified against ``/dev/authors.html``, then reached
-        again through the bare host's redirect: stock fetches it once)."""
+        again through the bare host's redirect: stock fetches it once). Fetched, it is sent
+        as written: in its taught form it would download its representative's page again
+        and check nothing (seed 130015: ``www.h/x/``, a redirect target, sent as ``www.h/x``,
+        delivered already)."""
         if "redirect_urls" not in request.meta or not self.verifies_every(host, reason):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
             return False
+        request.meta[M.NO_SHORTCUT] = True
         self.dedup.count("urlnorm/redirect_targets_fetched")
         return True
 

@@ -669,6 +669,34 @@ async def test_a_redirect_target_verified_already_is_not_fetched_again() -> None
     assert "mv:/status.html" in result.doc_ids
 
 
+def slash_removing_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """nginx removing trailing slashes; ``/go`` redirects to ``/x/``, after ``/x`` delivered."""
+    pages = {"/": ["/a/", "/b/", "/x", "/more"], "/more": ["/go"], "/a": [], "/b": [], "/x": []}
+    if path == "/go":
+        return Reply.redirect("/x/")
+    if path.endswith("/") and path != "/":
+        return Reply.redirect(path.rstrip("/"))
+    if path in pages:
+        return Reply.page(f"sl:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_target_fetched_to_verify_a_rule_is_sent_as_written() -> None:
+    """Differential seed 130015: ``www.h/x/``, a redirect target under ``trailing_slash``
+    (taught by redirects, every drop verified), was fetched to check its drop, but sent in
+    its taught form ``www.h/x``: the delivered page again, and nothing checked. Sent as
+    written, it redirects to ``/x`` and the filter drops that, as stock's does."""
+    with VirtualWeb({"sl.test": FunctionSite(slash_removing_site)}) as web:
+        result = await crawl(web, ["http://sl.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1})
+        fetched = web.fetched()
+    assert result.stats["urlnorm/learned/trailing_slash"] == 1
+    assert fetched.count("/x") == 1
+    assert fetched.count("/x/") == 1
+    assert result.stats["urlnorm/redirect_targets_fetched"] == 1
+    assert sorted(set(result.doc_ids)) == ["sl:/", "sl:/a", "sl:/b", "sl:/more", "sl:/x"]
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
     """``extension_alias`` is learned from eight ``/pN`` = ``/pN.html`` pairs; ``/status``
