@@ -130,6 +130,7 @@ def summarize(crawl: CrawlSummary) -> dict[str, Any]:
         "redundancy": round(crawl.redundancy, 4),
         "finish_reason": crawl.finish_reason,
         "seconds": round(crawl.seconds, 3),
+        "urls_twice": crawl.urls_twice,
     }
 
 
@@ -462,7 +463,21 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             f" ({total_addon / max(total_stock, 1):.0%}); "
             f"add-on lost {lost} of {collected:,} documents stock collected"
         )
+        out.append(twice_report(done))
     return "\n".join(out)
+
+
+def twice_report(done: list[dict[str, Any]]) -> str:
+    """Pages downloaded again at a URL that answered one already, in crawls of one run
+    (a killed or stopped crawl fetches again what was in flight: not counted)."""
+    counted = [r for r in done if r["addon"].get("urls_twice") is not None]
+    twice = {side: sum(r[side].get("urls_twice") or 0 for r in counted) for side in ("stock", "addon")}
+    seeds = [str(r["seed"]) for r in counted if r["addon"]["urls_twice"]]
+    where = f" (seeds {', '.join(seeds[:10])}{', ...' if len(seeds) > 10 else ''})" if seeds else ""
+    return (
+        f"URLs downloaded twice in {len(counted)} crawls of one run: "
+        f"stock {twice['stock']}, add-on {twice['addon']}{where}"
+    )
 
 
 def family_report(done: list[dict[str, Any]]) -> list[str]:

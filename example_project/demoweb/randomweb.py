@@ -68,7 +68,7 @@ import re
 import time
 import zlib
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -78,7 +78,7 @@ import scrapy
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, RulesSpider, crawl
-from .server import Dynamic, Flaky, Lenient, Reply, Site, VirtualWeb
+from .server import Dynamic, Flaky, Hit, Lenient, Reply, Site, VirtualWeb
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
@@ -1219,6 +1219,10 @@ class CrawlSummary:
     finish_reason: str | None
     seconds: float
     stats: dict[str, Any]
+    #: Pages downloaded again at a URL that answered one already (``None``: not counted,
+    #: a crawl in several runs). Stock does it for ``h:80/x`` beside ``h/x`` (its
+    #: fingerprint keeps the port); the add-on should never.
+    urls_twice: int | None = None
 
     @property
     def docs(self) -> set[str]:
@@ -1330,8 +1334,11 @@ async def crawl_web(
     if server is None:
         with serve(web, order) as fresh:
             result = await crawl(fresh, web.start_urls, settings, spider=order.spider)
+            hits = fresh.hits
     else:
+        first = len(server.hits)
         result = await crawl(server, web.start_urls, settings, spider=order.spider)
+        hits = server.hits[first:]
     stats = result.stats
     return CrawlSummary(
         result.doc_ids,
@@ -1339,7 +1346,21 @@ async def crawl_web(
         stats.get("finish_reason"),
         time.perf_counter() - started,
         stats,
+        urls_twice(hits),
     )
+
+
+def urls_twice(hits: Iterable[Hit]) -> int:
+    """Pages (``200`` to a ``GET``) downloaded at a URL that had answered one already."""
+    seen: set[tuple[str, str]] = set()
+    again = 0
+    for hit in hits:
+        if hit.status != 200 or hit.method != "GET":
+            continue
+        url = (hit.host.removesuffix(":80"), hit.target)
+        again += url in seen
+        seen.add(url)
+    return again
 
 
 async def crawl_with_stops(
