@@ -120,6 +120,8 @@ class Auditor:
         self._digests: OrderedDict[int, int] = OrderedDict()  # key -> digest of its delivered page
         # static key of a URL fetched as an audit -> its page's digest, or where it redirected
         self._answers: OrderedDict[int, int | str] = OrderedDict()
+        # static keys of the URLs an audit downloaded in full: their pages went to the spider
+        self._downloaded: OrderedDict[int, None] = OrderedDict()
         self.audits = self.mismatches = 0
 
     def remember(self, keys: tuple[int, ...], digest: int) -> None:
@@ -127,10 +129,17 @@ class Auditor:
         for key in keys:
             put_recent(self._digests, key, digest, DIGESTS_REMEMBERED)
 
-    def answered(self, own: int, answer: int | str) -> None:
+    def answered(self, own: int, answer: int | str, *, downloaded: bool = False) -> None:
         """The URL whose static key is ``own`` was fetched as an audit and answered a
-        page with this digest (``int``), or a redirect to this URL (``str``)."""
+        page with this digest (``int``; ``downloaded``: in full, the spider had it, not
+        a ``304`` or a ``HEAD``), or a redirect to this URL (``str``)."""
         put_recent(self._answers, own, answer, ANSWERS_REMEMBERED)
+        if downloaded:
+            put_recent(self._downloaded, own, None, ANSWERS_REMEMBERED)
+
+    def downloaded(self, own: int) -> bool:
+        """Whether an audit downloaded the URL whose static key is ``own`` in full."""
+        return own in self._downloaded
 
     def answer(self, own: int) -> int | str | None:
         """What the URL whose static key is ``own`` answered when it was fetched (as an
@@ -210,6 +219,7 @@ class Auditor:
         return {
             "page_digests_for_audits": len(self._digests),
             "audit_answers": len(self._answers),
+            "audit_downloads": len(self._downloaded),
             "audit_scopes": len(self._audited),
             "verified_urls": sum(len(urls) for urls in self._verified.values()),
         }
@@ -391,7 +401,7 @@ class AuditDesk:
     def settle(self, request: Request, digest: int) -> None:
         """An audit's page arrived: compare it with its representative's."""
         audit = request.meta[M.AUDIT]
-        self.auditor.answered(self.dedup.keys.static(request).value, digest)
+        self.auditor.answered(self.dedup.keys.static(request).value, digest, downloaded=True)
         same = self.auditor.settle(audit["key"], digest)
         if same is None:
             self.dedup.count("urlnorm/audits_inconclusive")

@@ -86,10 +86,14 @@ class LateChecks:
         would download that page again and show nothing more about ``original``, which a
         shortcut never fetches as written. What was dropped against ``original`` rests on
         that delivery now, as it would on this one's; ``original`` stays parked, to be
-        fetched if the rule is revoked."""
+        fetched if the rule is revoked. An audit that downloaded that very URL delivered
+        its page too, though it claimed no key (differential seed 130260, ``lifo-c1``:
+        ``h/index.php``, audited for ``default_page``, then sent as the taught form of
+        ``www.h/index.php``)."""
         dedup = self.dedup
         key = dedup.keys.static(request).value
-        if dedup.seen.get(key) is None or not dedup.delivered_here(key):
+        audited = dedup.audits.auditor.downloaded(key) and not dedup.ledger.is_pending(key)
+        if not audited and (dedup.seen.get(key) is None or not dedup.delivered_here(key)):
             return None
         claim = dedup.ledger.claim_of(dedup.keys.static(request.replace(url=original)).value)
         if claim is not None:

@@ -352,6 +352,10 @@ STATS: tuple[StatKey, ...] = (
         "what URLs fetched as audits answered, kept so none is fetched for an audit twice (cap 100,000, LRU)",
     ),
     StatKey(
+        "urlnorm/memory/audit_downloads", "memory", "close",
+        "URLs an audit downloaded in full, kept so a taught form is not sent to them again (cap 100,000, LRU)",
+    ),
+    StatKey(
         "urlnorm/memory/twin_pages", "memory", "close",
         "delivered pages kept by their variant-free form, for twin probes (cap 50,000, LRU)",
     ),

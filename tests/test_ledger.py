@@ -236,3 +236,25 @@ def test_a_taught_form_is_not_fetched_beside_a_redirect_to_it_that_joined_its_cl
     dedup.settling.settle(target, delivered=delivered)
     assert dedup.ledger.unsettled() == 0
     assert released == ([] if delivered else [link])
+
+
+def test_a_taught_form_whose_url_an_audit_downloaded_is_not_sent() -> None:
+    """Differential seed 130260 (``lifo-c1``): ``h/index.php`` was downloaded as an audit
+    (of a ``default_page`` drop), then sent again as the taught form of ``www.h/index.php``.
+    An audit claims no key, but its page went to the spider: the form is dropped, and
+    what rests on the link rests on that page. A ``304`` or a ``HEAD`` gave the spider
+    no page at that URL, so it does not count."""
+    released: list[str] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=lambda request: released.append(request.url))
+    link, taught = "http://www.h.test/index.php", "http://h.test/index.php"
+    claim = dedup.ledger.claim((dedup.fingerprint(Request(link)).value,), link)
+    variant = Request(link + "?utm_source=a")
+    assert dedup.ledger.drop(variant, "tracking_params", "h.test", learned=False, claim=claim)
+    form = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    own = dedup.keys.static(form).value
+
+    dedup.audits.auditor.answered(own, 1234)  # settled by a 304: no page at this URL
+    assert dedup.late.shortcut_delivered(form, link) is None
+    dedup.audits.auditor.answered(own, 1234, downloaded=True)
+    assert dedup.late.shortcut_delivered(form, link) is not None
+    assert dedup.ledger.pending() == [] and dedup.ledger.unsettled() == 0 and released == []
