@@ -219,6 +219,10 @@ STATS: tuple[StatKey, ...] = (
         "not fetched again",
     ),
     StatKey(
+        "urlnorm/audited_already", "audits", "live",
+        "requests dropped because an audit downloaded that very URL in full (the spider had its page)",
+    ),
+    StatKey(
         "urlnorm/audits_not_modified", "audits", "live",
         "audits sent with their representative's ETag (If-None-Match) and answered 304: verified without a download",
     ),

@@ -258,3 +258,24 @@ def test_a_taught_form_whose_url_an_audit_downloaded_is_not_sent() -> None:
     dedup.audits.auditor.answered(own, 1234, downloaded=True)
     assert dedup.late.shortcut_delivered(form, link) is not None
     assert dedup.ledger.pending() == [] and dedup.ledger.unsettled() == 0 and released == []
+
+
+def test_a_url_an_audit_downloaded_is_not_fetched_again() -> None:
+    """Frameworks seed 570224 (``lifo-c1``): ``?replytocom=29`` was downloaded as an audit
+    of an ``ignore_param`` drop; its page differed, the rule was revoked, and the drop of
+    that very URL it released was admitted and downloaded again. An audit claims no key,
+    but the spider had its page: a request for that URL is an exact copy (a redirect to it
+    too, whose chain then rests on that page). A ``304`` gave the spider no page there."""
+    dedup = Deduplicator(Policy.preset("default"))
+    audited, tagged = "http://h.test/tips/?replytocom=29", "http://h.test/tips/?replytocom=30"
+    dedup.audits.auditor.answered(dedup.keys.static(Request(audited)).value, 7, downloaded=True)
+    dedup.audits.auditor.answered(dedup.keys.static(Request(tagged)).value, 7)
+    assert dedup.check(Request(audited + "#respond")) == "exact"
+    assert dedup.check(Request(audited)) == "exact"
+    assert dedup.check(Request(tagged)) is None
+
+    old = "http://h.test/old"
+    assert dedup.check(Request(old)) is None
+    assert dedup.ledger.pending() != []
+    assert dedup.check(Request(audited, meta={"redirect_urls": [old]})) == "exact"
+    assert dedup.ledger.pending() == [dedup.ledger.claim_of(dedup.keys.static(Request(tagged)).value)]
