@@ -279,3 +279,27 @@ def test_a_url_an_audit_downloaded_is_not_fetched_again() -> None:
     assert dedup.ledger.pending() != []
     assert dedup.check(Request(audited, meta={"redirect_urls": [old]})) == "exact"
     assert dedup.ledger.pending() == [dedup.ledger.claim_of(dedup.keys.static(Request(tagged)).value)]
+
+
+def test_a_drop_released_as_written_does_not_refetch_its_queued_representative() -> None:
+    """Differential seed 130640 (``lifo-c1``): ``/DOWNLOAD/`` waited in the queue; a
+    session-id spelling of ``/DOWNLOAD`` redirected to it, so its claim took the key of
+    ``/DOWNLOAD`` too; ``/DOWNLOAD``, dropped against it under a rule revoked since, was
+    released as written and redirected to ``/DOWNLOAD/``. That redirect met its chain's
+    own key in a claim no request of the chain held, and took it over: ``/DOWNLOAD/`` was
+    downloaded twice. It is a duplicate of the queued request, as stock's filter has it.
+    A chain that holds its claim takes it over as before (``/pubs`` -> ``/pubs/``)."""
+    dedup = Deduplicator(Policy.preset("default"))
+    page, link = "http://h.test/DOWNLOAD/", "http://h.test/DOWNLOAD"
+    assert dedup.check(Request(page)) is None
+    assert dedup.check(Request(link + ";jsessionid=A1")) is None
+    assert dedup.check(Request(page, meta={"redirect_urls": [link + ";jsessionid=A1"]})) == "exact"
+    queued = dedup.ledger.claim_of(dedup.keys.static(Request(page)).value)
+    assert queued is dedup.ledger.claim_of(dedup.keys.static(Request(link)).value)
+
+    released = Request(page, meta={"redirect_urls": [link], "_urlnorm_as_written": True})
+    assert dedup.check(released) == "exact"
+
+    own = "http://h.test/pubs"
+    assert dedup.check(Request(own)) is None
+    assert dedup.check(Request(own + "/", meta={"redirect_urls": [own]})) is None
