@@ -219,6 +219,10 @@ STATS: tuple[StatKey, ...] = (
         "not fetched again",
     ),
     StatKey(
+        "urlnorm/audits_pending_as_written", "audits", "live",
+        "audits not sent because their very URL was pending as an ordinary request (kept as exact drops against it)",
+    ),
+    StatKey(
         "urlnorm/audited_already", "audits", "live",
         "requests dropped because an audit downloaded that very URL in full (the spider had its page)",
     ),

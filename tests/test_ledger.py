@@ -303,3 +303,24 @@ def test_a_drop_released_as_written_does_not_refetch_its_queued_representative()
     own = "http://h.test/pubs"
     assert dedup.check(Request(own)) is None
     assert dedup.check(Request(own + "/", meta={"redirect_urls": [own]})) is None
+
+
+@pytest.mark.parametrize("delivered", [True, False])
+def test_an_audit_of_a_url_pending_as_an_ordinary_request_is_not_sent(delivered: bool) -> None:
+    """Differential seeds 130658 and 570399 (concurrency 16): an audit was sent while its
+    very URL was pending as an ordinary request, and the page was downloaded twice. That
+    request downloads it for the spider and the learner: the audit is kept as an exact
+    drop against it instead. If that request fails, the URL answered no page: the drop
+    is not fetched again (stock sends a URL once), as for any exact copy."""
+    released: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=released.append)
+    url = "http://h.test/de/intro"
+    ordinary = Request(url)
+    assert dedup.check(ordinary) is None
+    audit = Request(url + "#top")
+    mark_audit(audit.meta, 4242, "learned:ignore_param", "h.test")
+    assert dedup.audits.pending_as_written(audit)
+    dedup.settling.settle(ordinary, delivered=delivered)
+    assert dedup.ledger.unsettled() == 0
+    assert released == []
+    assert not dedup.audits.pending_as_written(audit)  # nothing pending now: sent
