@@ -239,6 +239,15 @@ def unmarked(meta: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in meta.items() if key not in added}
 
 
+def as_dropped(request: Request) -> Request:
+    """An audit as the request it was dropped: without its marks, its condition, or
+    our ``dont_filter``."""
+    dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
+    if request.meta[M.AUDIT].get("tag"):
+        del dropped.headers[b"If-None-Match"]  # (condition's, not the spider's)
+    return dropped
+
+
 class AuditDesk:
     """Sends audits and settles them, for a :class:`~scrapy_urlnorm.dedup.Deduplicator`."""
 
@@ -396,9 +405,7 @@ class AuditDesk:
         if claim is None:
             return False
         audit = request.meta[M.AUDIT]
-        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
-        if audit.get("tag"):
-            del dropped.headers[b"If-None-Match"]  # (condition's, not the spider's)
+        dropped = as_dropped(request)
         hold = None
         if dedup.holds.active:  # (JOBDIR: the drop is journaled, so a kill -9 does not lose it)
             hold = dedup.holds.hold_for(dropped)
@@ -415,9 +422,7 @@ class AuditDesk:
         """Settle an audit without fetching it: the request, as it was dropped, is kept
         in the ledger against its delivered representative, so a revoked rule releases
         it (and released, it goes through the filter again). False: no room, fetch it."""
-        dropped = request.replace(dont_filter=False, meta=unmarked(request.meta))
-        if audit.get("tag"):
-            del dropped.headers[b"If-None-Match"]  # (condition's, not the spider's)
+        dropped = as_dropped(request)
         learned = audit["reason"].startswith("learned:")
         return self.dedup.ledger.drop(dropped, audit["reason"], audit["host"], learned=learned, claim=None)
 
