@@ -386,23 +386,32 @@ class RedirectLearningMiddleware:
     those whose target the dupe filter will drop. The add-on puts it at 650.
     """
 
-    def __init__(self, dedup: Deduplicator) -> None:
+    def __init__(self, dedup: Deduplicator, meta_refresh: tuple[list[str], float] | None = None) -> None:
         self.dedup = dedup
+        #: ``(METAREFRESH_IGNORE_TAGS, METAREFRESH_MAXDELAY)``, or ``None`` with that middleware off.
+        self.meta_refresh = meta_refresh
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(Deduplicator.for_crawler(crawler))
+        settings = crawler.settings
+        refresh = (settings.getlist("METAREFRESH_IGNORE_TAGS"), settings.getfloat("METAREFRESH_MAXDELAY"))
+        return cls(Deduplicator.for_crawler(crawler), refresh if settings.getbool("METAREFRESH_ENABLED") else None)
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if 300 <= response.status < 400 and b"Location" in response.headers and M.CANARY not in request.meta:
-            meta = request.meta
-            if request.dont_filter and (M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta or M.NO_SHORTCUT in meta):
-                # dont_filter was ours (a shortcut or rewrite sent in place of a filtered
-                # request, a link fetched as written after its shortcut failed, an audit
-                # followed as the request it was), not the user's: the redirect Scrapy
-                # builds from this request must go through the filter as the link's own
-                # redirect would (a self-redirect is followed 20 times otherwise).
-                request.dont_filter = False
+        meta = request.meta
+        if (
+            request.dont_filter
+            and (M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta or M.NO_SHORTCUT in meta)
+            and self._redirects(response)
+        ):
+            # dont_filter was ours (a shortcut or rewrite sent in place of a filtered
+            # request, a link fetched as written after its shortcut failed, an audit
+            # followed as the request it was), not the user's: the redirect Scrapy
+            # builds from this request must go through the filter as the link's own
+            # redirect would (a self-redirect is followed 20 times otherwise; so is a
+            # page refreshing to itself: seed 131029, ``/moved-1``, 21 downloads).
+            request.dont_filter = False
+        if 300 <= response.status < 400 and b"Location" in response.headers and M.CANARY not in meta:
             if M.TWIN in meta and self.dedup.twins is not None:
                 self.dedup.twins.unmark(request)  # (before RedirectMiddleware copies it)
             try:
@@ -411,3 +420,12 @@ class RedirectLearningMiddleware:
             except Exception:  # learning must never cost the response
                 logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
         return response
+
+    def _redirects(self, response: Response) -> bool:
+        """Whether Scrapy's redirect or meta-refresh middleware builds a request from ``response``."""
+        if 300 <= response.status < 400:
+            return b"Location" in response.headers
+        if self.meta_refresh is None or response.status != 200 or not isinstance(response, HtmlResponse):
+            return False
+        interval, url = get_meta_refresh(response, ignore_tags=self.meta_refresh[0])
+        return bool(url) and interval is not None and interval < self.meta_refresh[1]

@@ -697,6 +697,34 @@ async def test_a_redirect_target_fetched_to_verify_a_rule_is_sent_as_written() -
     assert sorted(set(result.doc_ids)) == ["sl:/", "sl:/a", "sl:/b", "sl:/more", "sl:/x"]
 
 
+def refreshing_to_itself_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Directories get their slash by redirect (``/a`` -> ``/a/``); ``/moved`` is no
+    directory (``/moved/`` is a 404) but a page refreshing to itself."""
+    pages = {"/": ["/a", "/b", "/c", "/more/"], "/more/": ["/moved"], "/a/": [], "/b/": [], "/c/": []}
+    if path == "/moved":
+        body = b'<html><head><meta http-equiv="refresh" content="5; URL=/moved"></head><body>moved</body></html>'
+        return Reply(200, body, {"Content-Type": "text/html"})
+    if path + "/" in pages:
+        return Reply.redirect(path + "/")
+    if path in pages:
+        return Reply.page(f"rf:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_link_fetched_after_its_shortcut_failed_does_not_follow_a_refresh_to_itself() -> None:
+    """Differential seed 131029 (``--refresh``): ``/moved`` was sent as ``/moved/`` (the
+    host's redirects taught ``trailing_slash``), a 404, and then as written, with our
+    ``dont_filter``: its refresh to itself skipped the filter and was followed 20 times
+    (Scrapy's ``REDIRECT_MAX_TIMES``), where stock's filter stops it at once."""
+    with VirtualWeb({"rf.test": FunctionSite(refreshing_to_itself_site)}) as web:
+        result = await crawl(web, ["http://rf.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1})
+        fetched = web.fetched()
+    assert result.stats["urlnorm/learned/trailing_slash"] == 1
+    assert fetched.count("/moved/") == 1
+    assert fetched.count("/moved") == 1
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
     """``extension_alias`` is learned from eight ``/pN`` = ``/pN.html`` pairs; ``/status``
