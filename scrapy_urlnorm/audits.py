@@ -391,33 +391,6 @@ class AuditDesk:
         self._count_answered()
         return True
 
-    def pending_as_written(self, request: Request) -> bool:
-        """At download time: whether this audit's very URL (and callback: its static key)
-        is pending as an ordinary request, which downloads the page the audit would, for
-        the spider and the learner. Then the audit is kept as an exact drop against that
-        request (released if it does not deliver) instead of being sent beside it
-        (differential seeds 130658, 570399, at concurrency 16: the page downloaded twice).
-        Not where depths or ``robots.txt`` copies keep books per key, nor distributed."""
-        dedup = self.dedup
-        if dedup.depths is not None or dedup.forbidden.active or dedup.distributed:
-            return False
-        claim = dedup.ledger.claim_of(dedup.keys.static(request).value)
-        if claim is None:
-            return False
-        audit = request.meta[M.AUDIT]
-        dropped = as_dropped(request)
-        hold = None
-        if dedup.holds.active:  # (JOBDIR: the drop is journaled, so a kill -9 does not lose it)
-            hold = dedup.holds.hold_for(dropped)
-            if hold is None:
-                return False
-        if not dedup.ledger.drop(dropped, "exact", audit["host"], learned=False, claim=claim, hold=hold):
-            return False  # no room to keep its promise: fetched
-        if hold is not None:
-            dedup.holds.take(request, hold)
-        dedup.count("urlnorm/audits_pending_as_written")
-        return True
-
     def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
         """Settle an audit without fetching it: the request, as it was dropped, is kept
         in the ledger against its delivered representative, so a revoked rule releases

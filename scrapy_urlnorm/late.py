@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .audits import mark_audit
+from .audits import as_dropped, mark_audit
 from .keys import host_of
 from .steps import REASONS
 
@@ -56,6 +56,33 @@ class LateChecks:
         if dropped is None and M.AUDIT not in request.meta:
             dedup.claim(request, fingerprint)
         return dropped
+
+    def pending_as_written(self, request: Request) -> bool:
+        """Whether ``request``, an audit about to be sent, is dropped because its very URL
+        (and callback: its static key) is pending as an ordinary request, which downloads
+        the page the audit would, for the spider and the learner. The audit is kept as an
+        exact drop against that request instead of being sent beside it (differential
+        seeds 130658, 570399, at concurrency 16: the page downloaded twice). Not where
+        depths or ``robots.txt`` copies keep books per key, nor distributed."""
+        dedup = self.dedup
+        if dedup.depths is not None or dedup.forbidden.active or dedup.distributed:
+            return False
+        claim = dedup.ledger.claim_of(dedup.keys.static(request).value)
+        if claim is None:
+            return False
+        audit = request.meta[M.AUDIT]
+        dropped = as_dropped(request)
+        hold = None
+        if dedup.holds.active:  # (JOBDIR: the drop is journaled, so a kill -9 does not lose it)
+            hold = dedup.holds.hold_for(dropped)
+            if hold is None:
+                return False
+        if not dedup.ledger.drop(dropped, "exact", audit["host"], learned=False, claim=claim, hold=hold):
+            return False  # no room to keep its promise: fetched
+        if hold is not None:
+            dedup.holds.take(request, hold)
+        dedup.count("urlnorm/audits_pending_as_written")
+        return True
 
     def shortcut_duplicate(self, request: Request, canonical: str) -> str | None:
         """``request`` is about to be sent as ``canonical`` (the form its host's redirects

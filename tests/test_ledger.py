@@ -319,8 +319,8 @@ def test_an_audit_of_a_url_pending_as_an_ordinary_request_is_not_sent(delivered:
     assert dedup.check(ordinary) is None
     audit = Request(url + "#top")
     mark_audit(audit.meta, 4242, "learned:ignore_param", "h.test")
-    assert dedup.audits.pending_as_written(audit)
+    assert dedup.late.pending_as_written(audit)
     dedup.settling.settle(ordinary, delivered=delivered)
     assert dedup.ledger.unsettled() == 0
     assert released == []
-    assert not dedup.audits.pending_as_written(audit)  # nothing pending now: sent
+    assert not dedup.late.pending_as_written(audit)  # nothing pending now: sent
