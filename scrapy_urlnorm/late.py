@@ -119,6 +119,8 @@ class LateChecks:
         ``www.h/index.php``)."""
         dedup = self.dedup
         key = dedup.keys.static(request).value
+        if dedup.depths is not None and dedup.depths.kept(request, key):
+            return None  # shallower: its page's links may reach below DEPTH_LIMIT (seed 131748)
         audited = dedup.audits.auditor.downloaded(key) and not dedup.ledger.is_pending(key)
         if not audited and (dedup.seen.get(key) is None or not dedup.delivered_here(key)):
             return None
@@ -149,9 +151,12 @@ class LateChecks:
         claim = dedup.ledger.claim_of(key)
         if claim is None:
             return None  # taken over already (this is a retry), or settled
-        other = dedup.ledger.claim_of(dedup.keys.static(request).value)
+        own = dedup.keys.static(request).value
+        other = dedup.ledger.claim_of(own)
         if other is None or other.held_by(original) or (other is claim and not made_here):
             return None
+        if dedup.depths is not None and dedup.depths.kept(request, own):
+            return None  # shallower: its page's links may reach below DEPTH_LIMIT
         self._let_go(claim, key)
         dedup.ledger.merge(claim, other)
         dedup.count("urlnorm/late_filtered")

@@ -11,6 +11,7 @@ from scrapy.utils.request import RequestFingerprinter
 from scrapy_urlnorm import Policy
 from scrapy_urlnorm.audits import mark_audit
 from scrapy_urlnorm.dedup import Deduplicator
+from scrapy_urlnorm.depths import ClaimDepths
 from scrapy_urlnorm.ledger import DropLedger
 
 
@@ -324,3 +325,23 @@ def test_an_audit_of_a_url_pending_as_an_ordinary_request_is_not_sent(delivered:
     assert dedup.ledger.unsettled() == 0
     assert released == []
     assert not dedup.late.pending_as_written(audit)  # nothing pending now: sent
+
+
+def test_a_shallower_taught_form_is_sent_though_its_page_was_delivered_deeper() -> None:
+    """Differential seed 131748 (``--robots --depth-limit 5 --callbacks``): a listing was
+    delivered at depth 5, so its links (depth 6) were cut; linked again at depth 4, it
+    was let through for being shallower, sent in its taught form, and that form dropped
+    at send time as delivered meanwhile: the one document only that listing links to
+    for the item callback was lost. A shallower request is fetched, whatever the form."""
+    dedup = Deduplicator(Policy.preset("default"))
+    dedup.depths = ClaimDepths()
+    link, taught = "http://www.h.test/help/pricing-11.htm", "http://h.test/help/pricing-11.htm"
+    deep = Request(taught, meta={"depth": 5})
+    assert dedup.check(deep) is None
+    dedup.settling.settle(deep, delivered=True)
+    assert dedup.check(Request(link, meta={"depth": 4})) is None
+    form = Request(taught, meta={"depth": 4, "_urlnorm_shortcut_of": link, "_urlnorm_shallower": True})
+    assert dedup.late.shortcut_delivered(form, link) is None
+    assert dedup.late.shortcut_queued(form, link, made_here=True) is None
+    as_deep = Request(taught, meta={"depth": 5, "_urlnorm_shortcut_of": link})
+    assert dedup.late.shortcut_delivered(as_deep, link) is not None
