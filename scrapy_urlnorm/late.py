@@ -119,8 +119,8 @@ class LateChecks:
         ``www.h/index.php``)."""
         dedup = self.dedup
         key = dedup.keys.static(request).value
-        if dedup.depths is not None and dedup.depths.kept(request, key):
-            return None  # shallower: its page's links may reach below DEPTH_LIMIT (seed 131748)
+        if self._shallower(request, key):
+            return None  # its page's links may reach below DEPTH_LIMIT (seed 131748)
         audited = dedup.audits.auditor.downloaded(key) and not dedup.ledger.is_pending(key)
         if not audited and (dedup.seen.get(key) is None or not dedup.delivered_here(key)):
             return None
@@ -155,12 +155,18 @@ class LateChecks:
         other = dedup.ledger.claim_of(own)
         if other is None or other.held_by(original) or (other is claim and not made_here):
             return None
-        if dedup.depths is not None and dedup.depths.kept(request, own):
-            return None  # shallower: its page's links may reach below DEPTH_LIMIT
+        if self._shallower(request, own):
+            return None
         self._let_go(claim, key)
         dedup.ledger.merge(claim, other)
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))
+
+    def _shallower(self, request: Request, key: int) -> bool:
+        """Whether ``request`` is kept though ``key``'s page was had: it comes shallower,
+        and its page's links may reach below ``DEPTH_LIMIT`` (see :mod:`scrapy_urlnorm.depths`)."""
+        depths = self.dedup.depths
+        return depths is not None and depths.kept(request, key)
 
     def _shortcut_reason(self, fingerprint: Fingerprint) -> str:
         learned = self.dedup.learned
@@ -183,8 +189,8 @@ class LateChecks:
         (the first drops of a rule are checked, as at check time; with ``may_audit``,
         as an audit where that needs no download), or when the ledger is full."""
         dedup = self.dedup
-        if dedup.depths is not None and dedup.depths.kept(request, key):
-            dedup.count("urlnorm/depth_refetched")  # (see :mod:`scrapy_urlnorm.depths`)
+        if self._shallower(request, key):
+            dedup.count("urlnorm/depth_refetched")
             return None
         if dedup.forbidden and dedup.forbidden.covers(key, request, host_of(fingerprint.url or "")):
             dedup.count("urlnorm/robots_parent_spellings")  # (see :mod:`scrapy_urlnorm.robots`)
