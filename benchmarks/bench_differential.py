@@ -100,6 +100,8 @@ FLAGS: dict[str, str] = {
 ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
+#: ``--settings``: Scrapy settings both crawls get (stock and add-on).
+SHARED_SETTINGS: dict[str, Any] = {}
 
 
 def parse_setting(item: str) -> tuple[str, Any]:
@@ -227,6 +229,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         stops=STOPS,
                         kills=KILLS,
                         depth_limit=depth,
+                        shared_settings=SHARED_SETTINGS,
                         **ON,
                     )
                     run = compare_frameworks if WEB == "frameworks" else compare
@@ -285,6 +288,8 @@ class Worker:
             command += ["--depth-limit", str(DEPTH_LIMIT)]
         command += [f"--{flag}" for flag, on in ON.items() if on]
         command += ["--web", WEB]
+        for key, value in SHARED_SETTINGS.items():
+            command += ["--settings", f"{key}={json.dumps(value)}"]
         for item in settings:
             command += ["--addon-settings", item]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
@@ -522,6 +527,13 @@ def main() -> None:
         help="an extra setting for the add-on crawl (repeatable), e.g. URLNORM_LEARN=False",
     )
     parser.add_argument(
+        "--settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an extra setting for both crawls, stock and add-on (repeatable), e.g. REDIRECT_ENABLED=False",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -600,7 +612,8 @@ def main() -> None:
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT, WEB
+    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT, WEB, SHARED_SETTINGS
+    SHARED_SETTINGS = dict(parse_setting(item) for item in args.settings)
     WEB = args.web
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
     KEEP_ALL = args.keep_all
@@ -634,6 +647,7 @@ def main() -> None:
         seeds = list(range(args.start, args.start + args.seeds))
     print(
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), add-on settings {settings or 'default'},"
+        f"{f' both crawls {SHARED_SETTINGS},' if SHARED_SETTINGS else ''}"
         f"{f' {STOPS} clean stop(s) per JOBDIR crawl,' if STOPS else ''}"
         f"{f' {KILLS} kill(s) per JOBDIR crawl,' if KILLS else ''}"
         f" {args.workers} worker(s), {WEB} webs",

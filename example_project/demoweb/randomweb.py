@@ -1136,6 +1136,9 @@ class CrawlOrder:
     #: The web has documents told apart by their query (``generate(query_pages=True)``):
     #: paged listings, items by id, sort orders, languages, posts at ``/?p=n``.
     params: bool = False
+    #: Scrapy settings both crawls get on top of the order's own (``CONCURRENT_REQUESTS_PER_DOMAIN``,
+    #: ``REDIRECT_ENABLED``...): a user's project differs from ours in more than the order.
+    shared_settings: dict[str, Any] = field(default_factory=dict, hash=False)
 
     @classmethod
     def from_seed(cls, seed: int) -> CrawlOrder:
@@ -1202,7 +1205,7 @@ class CrawlOrder:
             settings["DEMOWEB_CALLBACKS_SEED"] = str(self.seed)
         if self.rules:
             settings |= {"DEMOWEB_RULES_SEED": str(self.seed), "DEMOWEB_RULES_PRIORITIES": self.priorities}
-        return settings
+        return settings | self.shared_settings
 
 
 ADDON: dict[str, Any] = {"ADDONS": {"scrapy_urlnorm.Addon": 0}}
