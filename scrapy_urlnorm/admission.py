@@ -72,6 +72,9 @@ class Admission:
             seen.table.add if type(seen) is MemoryStore and seen.file is None else seen.add
         )
         self.first_urls: dict[int, str] = {}  # key -> first URL, only with debug
+        #: While a crash-safe resume claims again: the learned keys, under the rules now, of
+        #: pages the earlier runs delivered and handled completely (``restore_pages``).
+        self.delivered_before: set[int] = set()
         self.reroutes = Reroutes()
 
     # -- decisions ----------------------------------------------------------------------
@@ -352,8 +355,13 @@ class Admission:
             # after a crash that is no proof its page was delivered (a claim a redirect
             # merged into another is not journaled with it), and dropped against it, a
             # recovered request was lost (differential seed 129146, one run in three).
-            ledger = self.ledger
-            taken = tuple(key for key in keys if key not in journaled and not ledger.is_pending(key))
+            # Unless a page the journal says was delivered and handled completely has that
+            # key: then the check at download time drops it against that page, as in one
+            # run (without this, both runs of the kill test downloaded ~25 pages again).
+            ledger, delivered = self.ledger, self.delivered_before
+            taken = tuple(
+                key for key in keys if key not in journaled and not ledger.is_pending(key) and key not in delivered
+            )
             if fingerprint.learned is not None and fingerprint.learned in taken:
                 self._seen_add(fingerprint.learned, fingerprint.learned_rank)
             keys = journaled + taken

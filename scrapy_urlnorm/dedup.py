@@ -60,7 +60,7 @@ from .steps import learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
     from scrapy import Request
@@ -85,6 +85,9 @@ class Deduplicator:
     #: Told each request that claimed keys, with every key its claim holds (the
     #: crash-safe frontier journals them: recovered after a crash, it claims them again).
     on_claimed: Callable[[Request, tuple[int, ...]], None] | None = None
+    #: Told each page a callback reads (a ``200`` to a ``GET``, not an audit), with its
+    #: callback's salt (the crash-safe frontier journals it once its request is done).
+    on_page: Callable[[Request, int], None] | None = None
 
     def __init__(
         self,
@@ -254,6 +257,16 @@ class Deduplicator:
         self.reschedule_request(request)
 
     # -- learning (see observer.py) -----------------------------------------------------
+
+    def restore_pages(self, pages: Iterable[tuple[str, int]]) -> None:
+        """Pages the earlier runs of a ``JOBDIR`` crawl delivered and handled completely
+        (URL, callback salt), before the requests it recovers claim their keys again."""
+        if self.learner is not None:
+            self.admission.delivered_before = self.rule_keeper.restore_pages(pages)
+
+    def recovered(self) -> None:
+        """The recovered requests have claimed their keys again."""
+        self.admission.delivered_before = set()
 
     def _share_evidence(self, rule: Any, pair: int | None) -> int:
         """Learner hook for distributed crawls (see ``Learner.share``)."""

@@ -73,6 +73,15 @@ class UrlNormDupeFilter(BaseDupeFilter):
         keys its claim held when the crawl stopped."""
         self.dedup.claim_recovered(request, keys)
 
+    def restore_pages(self, pages: list[tuple[str, int]]) -> None:
+        """Before the recovered requests: the pages earlier runs delivered and handled
+        completely (URL, callback salt), as the journal keeps the latest."""
+        self.dedup.restore_pages(pages)
+
+    def recovered(self) -> None:
+        """The crash-safe scheduler restored every request its journal held."""
+        self.dedup.recovered()
+
     def form_claim_keys(self, request: Request) -> tuple[int, ...]:
         """The keys of the claim ``request``, a form sent in place of a link (a shortcut,
         a rewrite), takes over when it is sent (see ``LateChecks.took_over``)."""
@@ -99,9 +108,10 @@ class UrlNormDupeFilter(BaseDupeFilter):
     def hold_journal(self, frontier: Frontier) -> None:
         """Drops against pending requests hold a crash-safe frontier journal
         entry until they settle (see :mod:`scrapy_urlnorm.holds`), and the
-        journal keeps the keys each request claimed."""
+        journal keeps the keys each request claimed and the pages delivered."""
         self.dedup.holds.use_journal(frontier)
         self.dedup.on_claimed = frontier.claimed
+        self.dedup.on_page = frontier.page_delivered
 
     def close(self, reason: str) -> None:
         if self.dedup.pending_file.save(self.dedup.ledger, self._spider()) is not None:

@@ -23,7 +23,14 @@ keeps a journal, ``JOBDIR/urlnorm.frontier``, beside Scrapy's queue:
   id once the drop settled (the representative delivered, or the request was
   released and queued again under an ``ENQ`` of its own);
 - ``CLEAN``: the crawl stopped cleanly, with the ids of the requests still in
-  flight (which Scrapy's saved queue does not hold).
+  flight (which Scrapy's saved queue does not hold);
+- ``PAGE``: the URL (and callback salt) of a page a request delivered, written
+  after that request's ``DONE``; compaction keeps the latest
+  :data:`~scrapy_urlnorm.pages.PAGES_IN_ALL`. A resumed crawl remembers them for
+  re-keying under rules it learns, and a recovered request checked again at
+  download time is dropped against one of them its learned key names, as in one
+  run; a page whose request was not done is not one of them (its links may not
+  all be out).
 
 On resume after a crash, Scrapy's saved queue is discarded and every request
 enqueued but not done is scheduled again, claiming again every key it held,
@@ -46,6 +53,7 @@ import struct
 import time
 import weakref
 import zlib
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +66,7 @@ from scrapy.utils.request import request_from_dict
 
 from .completion import ID_META, Completion
 from .meta import RECOVERED
+from .pages import PAGES_IN_ALL
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -78,10 +87,14 @@ JOURNAL_FILE = "urlnorm.frontier"
 COMPACT_MIN_BYTES = 64 << 20
 COMPACT_GROWTH = 4
 
-_MAGIC = b"URLNORM-FRONTIER-1\n"
+_MAGIC = b"URLNORM-FRONTIER-2\n"
+#: Journals of version 1 (no ``PAGE`` records) are read too; an older release
+#: refuses a version 2 journal instead of misreading it.
+_MAGICS = (_MAGIC, b"URLNORM-FRONTIER-1\n")
 _HEAD = struct.Struct("<BQI")  # kind, request id, payload length
 _CHECK = struct.Struct("<I")
-_ENQ, _DONE, _CLEAN, _KEYS, _DROP = 1, 2, 3, 4, 5
+_ENQ, _DONE, _CLEAN, _KEYS, _DROP, _PAGE = 1, 2, 3, 4, 5, 6
+_KINDS = frozenset((_ENQ, _DONE, _CLEAN, _KEYS, _DROP, _PAGE))
 _MAX_PAYLOAD = 1 << 30
 
 
@@ -97,6 +110,21 @@ RecoveredRequest = tuple[bytes, tuple[int, ...]]
 
 def _keys_payload(keys: tuple[int, ...]) -> bytes:
     return pickle.dumps(keys, protocol=4)
+
+
+def _page_payload(url: str, salt: int) -> bytes:
+    return pickle.dumps((url, salt), protocol=4)
+
+
+def _page_of(payload: bytes) -> tuple[str, int] | None:
+    """The (URL, callback salt) of a ``PAGE`` record, or ``None`` when it cannot be read."""
+    try:
+        page = pickle.loads(payload)
+    except Exception:  # a record that passed its checksum but not pickle: not ours to crash on
+        return None
+    if type(page) is not tuple or len(page) != 2 or type(page[0]) is not str or type(page[1]) is not int:
+        return None
+    return page
 
 
 def _keys_of(payload: bytes) -> tuple[int, ...]:
@@ -127,6 +155,8 @@ class Recovery:
     #: Serialized requests dropped against a pending representative whose drop had not
     #: settled: each goes through the filter again.
     rechecks: list[bytes] = field(default_factory=list)
+    #: (URL, callback salt) of the latest pages delivered by requests that were done.
+    pages: list[tuple[str, int]] = field(default_factory=list)
 
 
 class FrontierJournal:
@@ -143,7 +173,7 @@ class FrontierJournal:
         the first torn or corrupt one (``self.intact_bytes`` then says where the good part ends)."""
         self.intact_bytes = 0
         with self.path.open("rb") as handle:
-            if handle.read(len(_MAGIC)) != _MAGIC:
+            if handle.read(len(_MAGIC)) not in _MAGICS:
                 raise ValueError(f"{self.path} is not a scrapy-urlnorm frontier journal")
             self.intact_bytes = len(_MAGIC)
             while True:
@@ -151,7 +181,7 @@ class FrontierJournal:
                 if len(head) < _HEAD.size:
                     return
                 kind, request_id, length = _HEAD.unpack(head)
-                if kind not in (_ENQ, _DONE, _CLEAN, _KEYS, _DROP) or length > _MAX_PAYLOAD:
+                if kind not in _KINDS or length > _MAX_PAYLOAD:
                     return
                 payload = handle.read(length)
                 check = handle.read(_CHECK.size)
@@ -172,7 +202,7 @@ class FrontierJournal:
             recovery.dropped = 1 if self.path.stat().st_size > self.intact_bytes else 0
             recovery.crashed = clean_in_flight is None
             recover = None if recovery.crashed else clean_in_flight
-            recovery.pending = self._rewrite(done, recovery.requests, recover, recovery.rechecks)
+            recovery.pending = self._rewrite(done, recovery.requests, recover, recovery.rechecks, recovery.pages)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_bytes(_MAGIC)
@@ -211,13 +241,16 @@ class FrontierJournal:
         recovered: list[RecoveredRequest] | None = None,
         recover: set[int] | None = None,
         rechecks: list[bytes] | None = None,
+        pages: list[tuple[str, int]] | None = None,
     ) -> int:
-        """Keep only the ENQ and DROP records not done, and the ENQs' KEYS (atomically:
-        a crash meanwhile leaves the old journal); put in ``recovered`` the requests of
-        those in ``recover`` (all of them when ``recover`` is ``None``), and in ``rechecks``
-        every drop not settled. Returns how many requests are kept."""
+        """Keep only the ENQ and DROP records not done, the ENQs' KEYS and the latest
+        PAGEs (atomically: a crash meanwhile leaves the old journal); put in ``recovered``
+        the requests of those in ``recover`` (all of them when ``recover`` is ``None``),
+        in ``rechecks`` every drop not settled, in ``pages`` the pages kept. Returns how
+        many requests are kept."""
         kept: dict[int, int] = {}  # id -> its place in ``recovered``, or -1
         drops: set[int] = set()
+        latest_pages: deque[tuple[tuple[str, int], bytes]] = deque(maxlen=PAGES_IN_ALL)  # (page, record)
         temporary = self.path.with_suffix(".compacting")
         with temporary.open("wb") as out:
             out.write(_MAGIC)
@@ -238,6 +271,10 @@ class FrontierJournal:
                         recovered.append((payload, ()))
                     else:
                         kept[request_id] = -1
+                elif kind == _PAGE:
+                    page = _page_of(payload)
+                    if page is not None:
+                        latest_pages.append((page, record))
                 elif kind == _KEYS and request_id in kept:
                     out.write(record)
                     place = kept[request_id]
@@ -247,6 +284,10 @@ class FrontierJournal:
                         if held:
                             keys = held + tuple(key for key in keys if key not in held)
                         recovered[place] = (request, keys)  # type: ignore[index]
+            for page, record in latest_pages:
+                out.write(record)
+                if pages is not None:
+                    pages.append(page)
         os.replace(temporary, self.path)
         return len(kept)
 
@@ -318,10 +359,10 @@ class Frontier:
         #: they go with its ENQ record.
         self._enqueuing: int | None = None
         self._enqueuing_keys: tuple[int, ...] | None = None
+        #: Request id -> the ``PAGE`` record of the page it delivered, written after its ``DONE``.
+        self._pages_due: dict[int, bytes] = {}
         # What a done request's response made seen is durable before its DONE.
-        self.completion = Completion(
-            lambda request_id: self._write(_record(_DONE, request_id)), lambda: self.flush_seen()
-        )
+        self.completion = Completion(self._done, lambda: self.flush_seen())
         self._logged: set[str] = set()  # stats whose first occurrence was logged
         self._journal_bytes = self._compacted_bytes = 0
         self.dicts = RequestDicts()
@@ -369,6 +410,17 @@ class Frontier:
         if recovery.dropped:
             self.count("urlnorm/frontier/torn_records", recovery.dropped)
         return recovery
+
+    def page_delivered(self, request: Request, salt: int) -> None:
+        """``request`` delivered a page a callback reads (``salt``: its callback's, see
+        :mod:`scrapy_urlnorm.callbacks`): journaled once the request is done."""
+        request_id = request.meta.get(ID_META)
+        if request_id is not None:
+            self._pages_due[request_id] = _record(_PAGE, 0, _page_payload(request.url, salt))
+
+    def _done(self, request_id: int) -> None:
+        page = self._pages_due.pop(request_id, None)
+        self._write(_record(_DONE, request_id) + (page or b""))
 
     def assign_id(self, request: Request) -> int:
         request_id = self._next_id
@@ -514,8 +566,13 @@ class CrashSafeScheduler(Scheduler):
             Path(self.dqdir).mkdir(parents=True, exist_ok=True)
         self.frontier.spider = spider
         result = super().open(spider)
+        restore_pages = getattr(self.df, "restore_pages", None)
+        if callable(restore_pages):
+            restore_pages(recovery.pages)
         for recovered in recovery.requests:
             self._schedule_recovered(recovered, spider)
+        if callable(restore_pages):
+            self.df.recovered()  # type: ignore[attr-defined]
         for payload in recovery.rechecks:
             self._recheck_dropped(payload, spider)
         if recovery.crashed:

@@ -27,6 +27,8 @@ from .learning import VERIFIED_FAMILIES, Rule
 from .stores import aggregate_counters
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy import Request
 
     from .dedup import Deduplicator
@@ -67,7 +69,10 @@ class RuleKeeper:
         if observed is None:
             return
         if request.method == "GET" and M.AUDIT not in request.meta:
-            self.dedup.pages.remember(host_of(observed), request.url, callback_salt(request))
+            salt = callback_salt(request)
+            self.dedup.pages.remember(host_of(observed), request.url, salt)
+            if self.dedup.on_page is not None:
+                self.dedup.on_page(request, salt)
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
         self.learner.observe_page(observed, digest, length=length, server=server, relative_links=relative_links)
@@ -157,22 +162,44 @@ class RuleKeeper:
     def _rekey(self, host: str) -> None:
         """Store the learned keys, under the host's new rules, of the pages
         already delivered from it, so their variants are found."""
+        self._store_learned_keys(self.dedup.pages.of(host))
+
+    def restore_pages(self, pages: Iterable[tuple[str, int]]) -> set[int]:
+        """Pages earlier runs of a ``JOBDIR`` crawl delivered, each handled completely
+        (URL, callback salt): remembered again, their learned keys under the rules now
+        stored; returns those keys. A recovered request does not take one for its own:
+        its check at download time drops it against that page, as in one run."""
+        restored = []
+        for url, salt in pages:
+            normalized = self.dedup.normalize(url)[0]
+            if normalized is not None:
+                self.dedup.pages.remember(host_of(normalized), url, salt)
+                restored.append((url, salt))
+        return set(self._store_learned_keys(restored))
+
+    def _store_learned_keys(self, pages: Iterable[tuple[str, int]]) -> list[int]:
+        """Store the learned key of each page (URL, callback salt) under its host's rules
+        now; returns them."""
         from scrapy import Request
 
-        for url, salt in list(self.dedup.pages.of(host)):
+        dedup = self.dedup
+        stored = []
+        for url, salt in list(pages):
             request = Request(url)  # (its callback's keys are its salt away: see callbacks.py)
-            fingerprint = self.dedup.fingerprint(request)
+            fingerprint = dedup.fingerprint(request)
             if salt:
                 learned = None if fingerprint.learned is None else fingerprint.learned ^ salt
                 fingerprint = fingerprint._replace(value=fingerprint.value ^ salt, learned=learned)
-            if self.dedup.narrow is not None and fingerprint.url is not None:
-                self.dedup.narrow.delivered(request, fingerprint.url, salt)
+            if dedup.narrow is not None and fingerprint.url is not None:
+                dedup.narrow.delivered(request, fingerprint.url, salt)
             if fingerprint.learned is not None:
-                self.dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
+                dedup.seen.add(fingerprint.learned, fingerprint.learned_rank)
                 # Drops matched under the new key can be checked against the page.
-                self.dedup.audits.alias(fingerprint.value, fingerprint.learned)
-                if self.dedup.depths is not None:
-                    self.dedup.depths.alias(fingerprint.value, fingerprint.learned)
+                dedup.audits.alias(fingerprint.value, fingerprint.learned)
+                if dedup.depths is not None:
+                    dedup.depths.alias(fingerprint.value, fingerprint.learned)
+                stored.append(fingerprint.learned)
+        return stored
 
     def _count_rule(self, rule: Rule) -> None:
         """Count a rule that just became active (or stopped being), by kind."""

@@ -35,6 +35,7 @@ from scrapy_urlnorm.frontier import (
     _DROP,
     _ENQ,
     _KEYS,
+    _PAGE,
     ID_META,
     JOURNAL_FILE,
     CrashSafeScheduler,
@@ -42,6 +43,7 @@ from scrapy_urlnorm.frontier import (
     FrontierJournal,
     FrontierMiddleware,
     Recovery,
+    _record,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -166,7 +168,54 @@ def test_a_file_that_is_not_a_journal_is_replaced_with_an_error_logged(
     recovery = Frontier(path).open()
     assert (recovery.crashed, payloads(recovery)) == (False, [])
     assert "Cannot read the frontier journal" in caplog.text
-    assert path.read_bytes().startswith(b"URLNORM-FRONTIER-1\n")
+    assert path.read_bytes().startswith(b"URLNORM-FRONTIER-2\n")
+
+
+def test_a_journal_of_version_1_is_read(tmp_path: Path) -> None:
+    path = tmp_path / JOURNAL_FILE
+    path.write_bytes(b"URLNORM-FRONTIER-1\n" + _record(_ENQ, 1, b"request 1") + _record(_ENQ, 2, b"request 2"))
+    recovery, next_id = FrontierJournal(path).open()
+    assert (recovery.crashed, payloads(recovery), next_id) == (True, [b"request 1", b"request 2"], 3)
+
+
+def test_pages_are_kept_through_compaction_the_latest_first_to_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PAGE`` records outlive their requests' ``DONE``: a resume after several runs
+    knows the pages of all of them, as many as ``PAGES_IN_ALL``, the latest."""
+    monkeypatch.setattr(frontier_module, "PAGES_IN_ALL", 3)
+    path = tmp_path / JOURNAL_FILE
+    journal = FrontierJournal(path)
+    journal.open()
+    for n in range(5):
+        journal.append(_ENQ, n + 1, b"request %d" % n)
+        journal.append(_DONE, n + 1)
+        journal.append(_PAGE, 0, pickle.dumps((f"http://h.test/{n}", n), protocol=4))
+    journal.append(_PAGE, 0, b"not a pickle")
+    journal.close()
+    recovery, _ = FrontierJournal(path).open()
+    assert recovery.pages == [("http://h.test/2", 2), ("http://h.test/3", 3), ("http://h.test/4", 4)]
+    assert payloads(recovery) == []
+    again, _ = FrontierJournal(path).open()  # compacted to them, and nothing else
+    assert again.pages == recovery.pages
+
+
+def test_a_page_is_journaled_after_its_request_is_done_never_before(tmp_path: Path) -> None:
+    """Its links may not all be out before: a resume must not take it for a page it has."""
+    frontier = Frontier(tmp_path / JOURNAL_FILE)
+    frontier.open()
+    for url, links in (("http://h.test/a", ["http://h.test/b"]), ("http://h.test/c", [])):
+        request = scrapy.Request(url)
+        frontier.assign_id(request)
+        frontier.enqueued(request, None)
+        frontier.page_delivered(request, 7)
+        request_id = frontier.completion.output_started(HtmlResponse(url, body=b"", request=request))
+        assert request_id is not None
+        for link in links:
+            frontier.completion.adopt(request_id, scrapy.Request(link))
+        frontier.completion.output_ended(request_id)
+    frontier.close()  # /a's link was never scheduled: /a is not done
+    assert FrontierJournal(tmp_path / JOURNAL_FILE).open()[0].pages == [("http://h.test/c", 7)]
 
 
 # -- real crawls, killed -------------------------------------------------------------
