@@ -1205,6 +1205,8 @@ class CrawlOrder:
             settings["DEMOWEB_CALLBACKS_SEED"] = str(self.seed)
         if self.rules:
             settings |= {"DEMOWEB_RULES_SEED": str(self.seed), "DEMOWEB_RULES_PRIORITIES": self.priorities}
+        if self.shared_settings.get("HTTPCACHE_ENABLED") and jobdir is not None:
+            settings["HTTPCACHE_DIR"] = f"{jobdir}.httpcache"  # each crawl its own (the web's hosts recur)
         return settings | self.shared_settings
 
 
