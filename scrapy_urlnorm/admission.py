@@ -106,6 +106,14 @@ class Admission:
             verdict = self._against(request, fingerprint, value, rank if rank > stored else stored, source)
             if verdict is not _ADMIT or M.AUDIT in meta:
                 return verdict
+        # Before any learned match: audited again for another rule, the URL was
+        # downloaded twice (seed 132140).
+        if M.AUDIT not in meta and self._audited_already(value):
+            self._seen_add(value, 0)
+            if source is not None:
+                self._follow(source, None, value, request)
+            self.count("urlnorm/audited_already")
+            return self.dropped(request, fingerprint, "exact", learned=False)
         if fingerprint.learned is not None:
             key, stored = self.dedup.learned_match(request, fingerprint)
             if stored is not None:
@@ -113,12 +121,6 @@ class Admission:
                 verdict = self._against(request, fingerprint, key, rank, source, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
-        if M.AUDIT not in meta and self._audited_already(value):
-            self._seen_add(value, 0)
-            if source is not None:
-                self._follow(source, None, value, request)
-            self.count("urlnorm/audited_already")
-            return self.dropped(request, fingerprint, "exact", learned=False)
         # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
         if self.dedup.holdback is not None and source is None and self._hold_back(request, fingerprint):
             return HELD_BACK

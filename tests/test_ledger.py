@@ -9,6 +9,7 @@ from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter
 
 from scrapy_urlnorm import Policy
+from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.audits import mark_audit
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.depths import ClaimDepths
@@ -345,3 +346,22 @@ def test_a_shallower_taught_form_is_sent_though_its_page_was_delivered_deeper() 
     assert dedup.late.shortcut_queued(form, link, made_here=True) is None
     as_deep = Request(taught, meta={"depth": 5, "_urlnorm_shortcut_of": link})
     assert dedup.late.shortcut_delivered(as_deep, link) is not None
+
+
+def test_a_url_an_audit_downloaded_is_not_audited_again_for_another_rule() -> None:
+    """Differential seed 132140 (``lifo-c1``, ``URLNORM_LEARN_MIN_EVIDENCE=1``):
+    ``www.h/api`` was dropped under ``www_alias`` and ``extension_alias`` together, audited,
+    found a page of its own; ``www_alias`` was revoked, and the drop it released, matched
+    under ``extension_alias`` alone, was audited again: downloaded twice. The spider had its
+    page from the first audit (same URL, same callback): an exact copy, whatever rule
+    would merge it now."""
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
+    dedup.responses.observe_redirect("http://h/a", "http://h/a/")
+    dedup.responses.observe_redirect("http://h/b", "http://h/b/")  # trailing_slash (add) on h
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None
+    dedup.settling.settle(page, delivered=True)
+    link = Request("http://h/c")
+    dedup.audits.auditor.answered(dedup.keys.static(link).value, 99, downloaded=True)
+    assert dedup.check(link) == "exact"
+    assert M.AUDIT not in link.meta
