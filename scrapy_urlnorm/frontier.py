@@ -65,6 +65,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
 from .completion import ID_META, Completion
+from .httpcache import TornCacheEntries
 from .meta import RECOVERED
 from .pages import PAGES_IN_ALL
 
@@ -658,17 +659,19 @@ class FrontierMiddleware:
     output of every callback) and the outermost downloader middleware (it
     sees errors no other middleware handled)."""
 
-    def __init__(self, frontier: Frontier | None) -> None:
+    def __init__(self, frontier: Frontier | None, torn_cache: TornCacheEntries | None = None) -> None:
         self.completion = frontier.completion if frontier is not None else None
+        self.torn_cache = torn_cache
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         frontier = Frontier.for_crawler(crawler)
-        if frontier is not None:
-            from .dedup import Deduplicator
+        if frontier is None:
+            return cls(None)
+        from .dedup import Deduplicator
 
-            Deduplicator.for_crawler(crawler).request_ended.append(frontier.completion.request_failed)
-        return cls(frontier)
+        Deduplicator.for_crawler(crawler).request_ended.append(frontier.completion.request_failed)
+        return cls(frontier, TornCacheEntries.for_crawler(crawler))
 
     # spider middleware
 
@@ -705,6 +708,11 @@ class FrontierMiddleware:
                 self.completion.output_ended(request_id)
 
     # downloader middleware
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        # A recovered request may have been in flight at a crash, its cache entry half written.
+        if self.torn_cache is not None and request.meta.get(RECOVERED):
+            self.torn_cache.check(request)
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         if self.completion is not None:

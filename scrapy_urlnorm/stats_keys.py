@@ -285,6 +285,10 @@ STATS: tuple[StatKey, ...] = (
         "torn records cut from the end of the journal on resume",
     ),
     StatKey(
+        "urlnorm/frontier/torn_cache_entries", "frontier", "live",
+        "HTTP cache entries a crash cut short, removed before their recovered request was sent",
+    ),
+    StatKey(
         "urlnorm/frontier/compactions", "frontier", "live",
         "times the running crawl's journal was rewritten to its pending requests",
     ),

@@ -9,6 +9,7 @@ and must be released if that representative fails, as in one run.
 from __future__ import annotations
 
 import json
+import pickle
 import signal
 import subprocess
 import threading
@@ -22,7 +23,7 @@ from crawl_process import spawn
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from scrapy import Request
 
-from scrapy_urlnorm.frontier import _CLEAN, JOURNAL_FILE, FrontierJournal
+from scrapy_urlnorm.frontier import _CLEAN, _DONE, _ENQ, _PAGE, JOURNAL_FILE, FrontierJournal
 from scrapy_urlnorm.ledger import DropLedger
 from scrapy_urlnorm.resume import PENDING_FILE, PendingFile
 
@@ -262,14 +263,21 @@ def case_insensitive(path: str, query: str, headers: Mapping[str, str]) -> Reply
     return Reply.page(page, links.get(page, []))
 
 
-def as_if_killed(jobdir: Path) -> None:
-    """Make a clean stop look like a ``kill -9``: the journal loses its ``CLEAN`` record,
-    and the pending file, which a crash never writes, goes."""
+def as_if_killed(jobdir: Path, before_done_of: str | None = None) -> None:
+    """Make a clean stop look like a ``kill -9``: the journal loses its ``CLEAN`` record
+    (and the ``DONE`` of the request for ``before_done_of``, with its ``PAGE``), and
+    the pending file, which a crash never writes, goes."""
     path = jobdir / JOURNAL_FILE
     magic = path.read_bytes().split(b"\n", 1)[0] + b"\n"
-    records = [(kind, record) for kind, _, _, record in FrontierJournal(path)._records()]
+    records = list(FrontierJournal(path)._records())
     assert records[-1][0] == _CLEAN
-    path.write_bytes(magic + b"".join(record for _, record in records[:-1]))
+    records.pop()
+    if before_done_of is not None:
+        enqueued = {rid: pickle.loads(payload)["url"] for kind, rid, payload, _ in records if kind == _ENQ}
+        (undone,) = [rid for rid, url in enqueued.items() if url == before_done_of]
+        at = next(n for n, record in enumerate(records) if record[:2] == (_DONE, undone))
+        del records[at : at + (2 if records[at + 1][0] == _PAGE else 1)]  # (its PAGE follows its DONE)
+    path.write_bytes(magic + b"".join(record for *_, record in records))
     (jobdir / PENDING_FILE).unlink(missing_ok=True)
 
 
@@ -295,3 +303,32 @@ def test_after_a_crash_a_variant_queued_before_its_rule_is_dropped_against_the_p
     assert "did not stop cleanly" in second.stderr
     assert collected(items) == {"/", "/v", "/x", "/p1", "/p2"}, fetched
     assert "/V" not in fetched, fetched
+
+
+def two_pages(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    return Reply.page(path, ["/a", "/b"] if path == "/" else []) if path in ("/", "/a", "/b") else Reply.not_found()
+
+
+def test_a_cache_entry_a_crash_cut_short_is_not_served_to_the_recovered_request(tmp_path: Path) -> None:
+    """Differential seeds 133113 and 133133 (``--kills 2``, ``HTTPCACHE_ENABLED``): a page
+    was lost, served on resume with an empty body. Scrapy's filesystem cache writes an
+    entry's ``pickled_meta`` (what makes it cached) before its body and ``request_body``
+    last; killed in between, the entry was served as the page, and the request was done.
+    Here ``/a`` was cached and the crawl is made to look killed before its ``DONE``."""
+    jobdir, items, cache = tmp_path / "job", tmp_path / "items.jl", tmp_path / "cache"
+    cached = {"HTTPCACHE_ENABLED": True, "HTTPCACHE_DIR": str(cache), "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 1}
+    with VirtualWeb({HOST: FunctionSite(two_pages)}) as web:
+        run(web, jobdir, items, CLOSESPIDER_PAGECOUNT=2, **cached)
+        assert web.fetched(HOST)[:2] == ["/", "/b"], web.fetched(HOST)
+        as_if_killed(jobdir, before_done_of=f"http://{HOST}/b")
+        (entry,) = [
+            meta.parent for meta in cache.rglob("pickled_meta") if b"/b'" in (meta.parent / "meta").read_bytes()
+        ]
+        (entry / "request_body").unlink()
+        (entry / "response_body").write_bytes(b"")
+        items.unlink()
+        second = run(web, jobdir, items, **cached)
+        fetched = web.fetched(HOST)
+    assert fetched.count("/b") == 2, fetched
+    assert collected(items) >= {"/b"}, second.stderr[-3000:]
+    assert "'urlnorm/frontier/torn_cache_entries': 1" in second.stderr
