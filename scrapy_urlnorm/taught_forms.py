@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from .dedup import Deduplicator
 
 
+#: Meta keys of requests that are to be fetched as written.
+_AS_WRITTEN = frozenset((M.AUDIT, M.AS_WRITTEN, M.NO_SHORTCUT))
+
+
 class TaughtForms:
     """Sends links in their taught (or normalized) form, and back as written when that fails."""
 
@@ -107,8 +111,11 @@ class TaughtForms:
 
     def rewritten(self, request: Request) -> Request | None:
         """``request`` sent normalized (``URLNORM_REWRITE``), if that differs; never a
-        ``verbatim_url`` request."""
-        if not self.rewrite or request.meta.get("verbatim_url"):
+        ``verbatim_url`` request, nor one whose point is its URL as written: an audit
+        (rewritten, it fetched its representative's own URL again and compared the page
+        with itself: differential seed 132200), a drop released or sent as written."""
+        meta = request.meta
+        if not self.rewrite or meta.get("verbatim_url") or _AS_WRITTEN.intersection(meta):
             return None
         normalized = self.dedup.normalize(request.url)[0]
         if normalized is None or normalized == request.url or self._offsite(normalized, request.url):

@@ -14,6 +14,7 @@ from scrapy_urlnorm.audits import mark_audit
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.depths import ClaimDepths
 from scrapy_urlnorm.ledger import DropLedger
+from scrapy_urlnorm.taught_forms import TaughtForms
 
 
 def test_a_revoked_drop_dropped_again_by_another_rule_is_released_once() -> None:
@@ -365,3 +366,17 @@ def test_a_url_an_audit_downloaded_is_not_audited_again_for_another_rule() -> No
     dedup.audits.auditor.answered(dedup.keys.static(link).value, 99, downloaded=True)
     assert dedup.check(link) == "exact"
     assert M.AUDIT not in link.meta
+
+
+def test_a_rewrite_sends_the_normalized_url_but_never_an_audit_or_a_request_as_written() -> None:
+    """Differential seed 132200 (``URLNORM_REWRITE = True``): an audit of
+    ``/x.html?fbclid=...`` dropped against ``/x.html?utm_campaign=launch`` (sent as
+    ``/x.html``) was itself rewritten to ``/x.html``: the representative's page downloaded
+    again, compared with itself. An audit, and a drop released or sent as written, go as
+    written."""
+    forms = TaughtForms(Deduplicator(Policy.preset("default")), rewrite=True)
+    url = "http://h.test/x.html?fbclid=IwAR2xYz"
+    rewritten = forms.rewritten(Request(url))
+    assert rewritten is not None and rewritten.url == "http://h.test/x.html"
+    for key in (M.AUDIT, M.AS_WRITTEN, M.NO_SHORTCUT):
+        assert forms.rewritten(Request(url, meta={key: True})) is None, key
