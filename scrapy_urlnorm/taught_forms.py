@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 #: Meta keys of requests that are to be fetched as written.
-_AS_WRITTEN = frozenset((M.AUDIT, M.AS_WRITTEN, M.NO_SHORTCUT))
+_AS_WRITTEN = (M.AUDIT, M.AS_WRITTEN, M.NO_SHORTCUT)
 
 
 class TaughtForms:
@@ -115,7 +115,7 @@ class TaughtForms:
         (rewritten, it fetched its representative's own URL again and compared the page
         with itself: differential seed 132200), a drop released or sent as written."""
         meta = request.meta
-        if not self.rewrite or meta.get("verbatim_url") or _AS_WRITTEN.intersection(meta):
+        if not self.rewrite or meta.get("verbatim_url") or any(meta.get(key) for key in _AS_WRITTEN):
             return None
         normalized = self.dedup.normalize(request.url)[0]
         if normalized is None or normalized == request.url or self._offsite(normalized, request.url):
