@@ -117,12 +117,17 @@ def _page_payload(url: str, salt: int) -> bytes:
     return pickle.dumps((url, salt), protocol=4)
 
 
-def _page_of(payload: bytes) -> tuple[str, int] | None:
-    """The (URL, callback salt) of a ``PAGE`` record, or ``None`` when it cannot be read."""
+def _unpickled(payload: bytes) -> object:
+    """What a ``KEYS`` or ``PAGE`` record holds, or ``None`` when it does not unpickle."""
     try:
-        page = pickle.loads(payload)
+        return pickle.loads(payload)
     except Exception:  # a record that passed its checksum but not pickle: not ours to crash on
         return None
+
+
+def _page_of(payload: bytes) -> tuple[str, int] | None:
+    """The (URL, callback salt) of a ``PAGE`` record, or ``None`` when it cannot be read."""
+    page = _unpickled(payload)
     if type(page) is not tuple or len(page) != 2 or type(page[0]) is not str or type(page[1]) is not int:
         return None
     return page
@@ -131,10 +136,7 @@ def _page_of(payload: bytes) -> tuple[str, int] | None:
 def _keys_of(payload: bytes) -> tuple[int, ...]:
     """The keys of a ``KEYS`` record; none when it cannot be read (the request is
     still recovered: it claims the keys the rules of the new run give it)."""
-    try:
-        keys = pickle.loads(payload)
-    except Exception:  # a record that passed its checksum but not pickle: not ours to crash on
-        return ()
+    keys = _unpickled(payload)
     if type(keys) is not tuple or not all(type(key) is int for key in keys):
         return ()
     return keys
