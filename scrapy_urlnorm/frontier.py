@@ -574,8 +574,9 @@ class CrashSafeScheduler(Scheduler):
             restore_pages(recovery.pages)
         for recovered in recovery.requests:
             self._schedule_recovered(recovered, spider)
-        if callable(restore_pages):
-            self.df.recovered()  # type: ignore[attr-defined]
+        all_recovered = getattr(self.df, "recovered", None)
+        if callable(all_recovered):
+            all_recovered()
         for payload in recovery.rechecks:
             self._recheck_dropped(payload, spider)
         if recovery.crashed:
