@@ -1,5 +1,6 @@
-"""Private Apache, nginx, lighttpd, Caddy and Python ``http.server`` instances, and Django,
-Flask and Starlette applications, serving Debian documentation trees on 127.0.0.1.
+"""Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, ``serve`` and ``http-server``
+instances, and Django, Flask and Starlette applications, serving Debian documentation trees
+on 127.0.0.1.
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -12,7 +13,7 @@ All serve the same site root: a landing page linking to the documentation trees 
 ``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
 twin a different kind: Apache serves the same content under both names, nginx redirects
 the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
-302, ``http.server`` ignores the name.
+302, ``http.server``, ``serve`` and ``http-server`` ignore the name.
 
 The static servers only map paths to files; the framework applications are where URL
 conventions come from code, so they run as such sites run, each under a real server with
@@ -58,6 +59,10 @@ APACHE = "/usr/sbin/apache2"
 NGINX = "/usr/sbin/nginx"
 LIGHTTPD = "/usr/sbin/lighttpd"
 CADDY = "/usr/bin/caddy"
+#: Node.js servers, installed by ``setup-node.sh`` into ``node/`` next to this file.
+NODE_BIN = HERE / "node" / "node_modules" / ".bin"
+SERVE = str(NODE_BIN / "serve")
+HTTP_SERVER = str(NODE_BIN / "http-server")
 
 LANDING = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Documentation</title></head>
@@ -118,6 +123,26 @@ def _python_command(directory: Path, port: int) -> list[str]:
         f"--pid-file={directory / 'pyserver.pid'}",
         f"--log={directory / 'pyserver-access.log'}",
     ]
+
+
+def _node_command(
+    name: str, binary: str, arguments: Callable[[Path, int], list[str]]
+) -> Callable[[Path, int], list[str]]:
+    """A Node.js server in the foreground. Neither writes a pid file: a shell writes its
+    own pid, then becomes the server (``exec``). Their request logs go nowhere (``serve``
+    logs to the terminal, ``http-server`` is silenced)."""
+
+    def command(directory: Path, port: int) -> list[str]:
+        return [
+            "/bin/sh",
+            "-c",
+            'echo $$ > "$0"; exec "$@"',
+            str(directory / f"{name}.pid"),
+            binary,
+            *arguments(directory, port),
+        ]
+
+    return command
 
 
 #: gunicorn's access log as Apache's ``bench`` format has it: the request line (absolute-form) and ``Host``.
@@ -192,6 +217,44 @@ FAMILIES: dict[str, Family] = {
         host="py.test",
         binary=sys.executable,
         command=_python_command,
+        template=False,
+        foreground=True,
+    ),
+    # Vercel's serve with its defaults: cleanUrls (``/x.html`` -> 301 ``/x``, ``/d/index.html``
+    # -> 301 ``/d/index`` -> 301 ``/d``), ``/d`` and ``/d/`` both the index (relative links
+    # resolve differently), ``/x/`` serves ``/x``, a styled 404, content ETags, no vhosts.
+    "serve": Family(
+        name="serve",
+        label="serve",
+        host="sv.test",
+        binary=SERVE,
+        command=_node_command(
+            "serve",
+            SERVE,
+            lambda directory, port: [
+                f"--listen=tcp://127.0.0.1:{port}",
+                "--no-clipboard",
+                "--no-port-switching",
+                "--no-request-logging",
+                "--symlinks",
+                str(directory / "www"),
+            ],
+        ),
+        template=False,
+        foreground=True,
+    ),
+    # http-server with its defaults: ``/x`` serves ``/x.html`` (``-e html``), ``/d`` -> 302
+    # ``/d/``, listings, weak ``ino-size-mtime`` ETags, no vhosts.
+    "httpserver": Family(
+        name="http-server",
+        label="http-server",
+        host="hs.test",
+        binary=HTTP_SERVER,
+        command=_node_command(
+            "http-server",
+            HTTP_SERVER,
+            lambda directory, port: [str(directory / "www"), "-a", "127.0.0.1", "-p", str(port), "--silent"],
+        ),
         template=False,
         foreground=True,
     ),

@@ -4,7 +4,8 @@
 # trees (the fourth server, Python's http.server, needs nothing). Run as root;
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
 # framework families' pip packages (Django, Flask, Starlette and their servers) into
-# $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv).
+# $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv), and
+# setup-node.sh the Node.js servers (serve, http-server) with npm, where npm is.
 #
 # It never starts, stops or reconfigures the system's services: the package scripts are
 # told not to start them (policy-rc.d answers 101 for the duration of the install, and
@@ -13,6 +14,7 @@
 set -eu
 
 sh "$(dirname "$0")/setup-frameworks.sh"
+sh "$(dirname "$0")/setup-node.sh"
 
 PACKAGES="apache2 nginx lighttpd caddy doxygen-doc debian-reference-en python-requests-doc"
 
