@@ -141,6 +141,12 @@ class Auditor:
         """Whether an audit downloaded the URL whose static key is ``own`` in full."""
         return own in self._downloaded
 
+    def had(self, own: int) -> bool:
+        """Whether the page at the URL whose static key is ``own`` went to the spider:
+        delivered to a request for that URL (its digest remembered), or downloaded in
+        full by an audit."""
+        return own in self._downloaded or own in self._digests
+
     def answer(self, own: int) -> int | str | None:
         """What the URL whose static key is ``own`` answered when it was fetched (as an
         audit, or as written and delivered), if remembered: see :meth:`answered`."""

@@ -60,17 +60,21 @@ class LateChecks:
     def pending_as_written(self, request: Request) -> bool:
         """Whether ``request``, an audit about to be sent, is dropped because its very URL
         (and callback: its static key) is pending as an ordinary request, which downloads
-        the page the audit would, for the spider and the learner. The audit is kept as an
-        exact drop against that request instead of being sent beside it (differential
-        seeds 130658, 570399, at concurrency 16: the page downloaded twice). Not where
-        depths or ``robots.txt`` copies keep books per key, nor distributed."""
+        the page the audit would, for the spider and the learner, or was delivered as one
+        while the audit waited in the queue: the spider has that page, and stock fetches a
+        URL once. The audit is kept as an exact drop against that request instead of being
+        sent beside it or after it (differential seeds 130658, 570399, at concurrency 16;
+        134108: a MultiViews ``/report`` beside ``/report.html``, delivered as itself while
+        its audit waited, then downloaded again by the audit). Not where depths or
+        ``robots.txt`` copies keep books per key, nor distributed."""
         dedup = self.dedup
         if dedup.depths is not None or dedup.forbidden.active or dedup.distributed:
             return False
-        claim = dedup.ledger.claim_of(dedup.keys.static(request).value)
-        if claim is None:
-            return False
+        own = dedup.keys.static(request).value
+        claim = dedup.ledger.claim_of(own)
         audit = request.meta[M.AUDIT]
+        if claim is None:
+            return self._delivered_as_written(request, own, audit["host"])
         dropped = as_dropped(request)
         hold = None
         if dedup.holds.active:  # (JOBDIR: the drop is journaled, so a kill -9 does not lose it)
@@ -82,6 +86,20 @@ class LateChecks:
         if hold is not None:
             dedup.holds.take(request, hold)
         dedup.count("urlnorm/audits_pending_as_written")
+        return True
+
+    def _delivered_as_written(self, request: Request, own: int, host: str) -> bool:
+        """Whether the audit ``request`` is dropped because the page at its very URL
+        (static key ``own``) went to the spider already: delivered to an ordinary request,
+        or downloaded by another audit. Whatever that page says of the drop, the learner
+        had it then; fetching it again only downloads it twice. Not a static step's drop,
+        whose representative's own page is keyed under ``own``."""
+        dedup = self.dedup
+        if own == request.meta[M.AUDIT]["key"] or not dedup.audits.auditor.had(own):
+            return False
+        if not dedup.ledger.drop(as_dropped(request), "exact", host, learned=False, claim=None):
+            return False  # no room to keep its promise: fetched
+        dedup.count("urlnorm/audits_delivered_as_written")
         return True
 
     def shortcut_duplicate(self, request: Request, canonical: str) -> str | None:

@@ -159,7 +159,7 @@ class NormalizeMiddleware:
             if self.dedup.audits.answered_since(request):
                 raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
             if self.dedup.late.pending_as_written(request):
-                raise LateDuplicate(f"audit of a URL pending as an ordinary request: {request.url}")
+                raise LateDuplicate(f"audit of a URL pending or delivered as an ordinary request: {request.url}")
             self.dedup.audits.cheap.condition(request)
         if TaughtForms.sent_in_place(request):
             written, reason = self.forms.in_place(request)

@@ -223,6 +223,11 @@ STATS: tuple[StatKey, ...] = (
         "audits not sent because their very URL was pending as an ordinary request (kept as exact drops against it)",
     ),
     StatKey(
+        "urlnorm/audits_delivered_as_written", "audits", "live",
+        "audits not sent because the page at their very URL went to the spider while they were queued "
+        "(delivered to an ordinary request, or downloaded by another audit; kept as exact drops)",
+    ),
+    StatKey(
         "urlnorm/audited_already", "audits", "live",
         "requests dropped because an audit downloaded that very URL in full (the spider had its page)",
     ),

@@ -314,7 +314,10 @@ def test_an_audit_of_a_url_pending_as_an_ordinary_request_is_not_sent(delivered:
     very URL was pending as an ordinary request, and the page was downloaded twice. That
     request downloads it for the spider and the learner: the audit is kept as an exact
     drop against it instead. If that request fails, the URL answered no page: the drop
-    is not fetched again (stock sends a URL once), as for any exact copy."""
+    is not fetched again (stock sends a URL once), as for any exact copy. An audit still
+    queued when the request has delivered is not sent either (differential seed 134108:
+    the URL admitted again after a rule change re-keyed its host, downloaded beside its
+    queued audit): the spider has the page. After a failure it is sent."""
     released: list[Request] = []
     dedup = Deduplicator(Policy.preset("default"), reschedule=released.append)
     url = "http://h.test/de/intro"
@@ -323,10 +326,30 @@ def test_an_audit_of_a_url_pending_as_an_ordinary_request_is_not_sent(delivered:
     audit = Request(url + "#top")
     mark_audit(audit.meta, 4242, "learned:ignore_param", "h.test")
     assert dedup.late.pending_as_written(audit)
+    if delivered:  # (what the response observer does with a 200 page)
+        dedup.audits.auditor.remember(dedup.fingerprint(ordinary).keys, 7)
     dedup.settling.settle(ordinary, delivered=delivered)
     assert dedup.ledger.unsettled() == 0
     assert released == []
-    assert not dedup.late.pending_as_written(audit)  # nothing pending now: sent
+    assert dedup.late.pending_as_written(audit) is delivered  # delivered: had; failed: sent
+
+
+def test_an_audit_of_a_url_an_audit_downloaded_is_not_sent_again() -> None:
+    """An audit queued for a URL another audit downloaded in full since (one URL, two
+    rules asking; the first found a page of its own): the spider has that page, so the
+    second is kept as an exact drop, not a second download. Not a static step's drop,
+    whose own key is its representative's."""
+    dedup = Deduplicator(Policy.preset("default"))
+    url = "http://h.test/report"
+    own = dedup.keys.static(Request(url)).value
+    audit = Request(url + "#top")
+    mark_audit(audit.meta, 4242, "learned:extension_alias", "h.test")
+    assert not dedup.late.pending_as_written(audit)
+    dedup.audits.auditor.answered(own, 7, downloaded=True)
+    assert dedup.late.pending_as_written(audit)
+    static = Request(url)
+    mark_audit(static.meta, own, "lowercase_path", "h.test")
+    assert not dedup.late.pending_as_written(static)
 
 
 def test_a_shallower_taught_form_is_sent_though_its_page_was_delivered_deeper() -> None:
