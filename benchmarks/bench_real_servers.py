@@ -1,8 +1,9 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
-Caddy, Python's ``http.server``, the Node.js static servers ``serve`` and ``http-server``,
-and Django, Flask and Starlette applications under gunicorn and uvicorn, on loopback.
+Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
+``serve`` and ``http-server``, and Django, Flask and Starlette applications under gunicorn
+and uvicorn, on loopback.
 
-All ten serve the same Debian documentation trees (a Doxygen manual with its examples,
+All eleven serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The five
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -13,8 +14,9 @@ lighttpd as Debian ships it (``/dir`` -> 301 ``/dir/``, ``index.html``, no listi
 ``/dir/``, gzip) with ``www.`` 302-redirecting to the bare host; ``http.server`` (``/dir``
 -> 301 ``/dir/``, ``index.html`` or a generated listing, ``Last-Modified`` and no ETag,
 HTTP/1.0) serving the same tree under both names; Vercel's ``serve`` (clean URLs: ``/x.html``
--> 301 ``/x``; ``/d`` and ``/d/`` both the index) and ``http-server`` (``/x`` serves
-``/x.html``, ``/d`` -> 302 ``/d/``), each the same tree under both names. The three applications add pages of
+-> 301 ``/x``; ``/d`` and ``/d/`` both the index), ``http-server`` (``/x`` serves
+``/x.html``, ``/d`` -> 302 ``/d/``) and Twisted (``/d`` -> 302 ``/d/``, no ETag), each the
+same tree under both names. The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -23,7 +25,7 @@ Flask's Werkzeug routing (``/section`` -> 308 ``/section/``, ``/page/`` a 404, t
 ignored, a styled real 404); Starlette's ``redirect_slashes`` (307 both ways),
 ``StaticFiles(html=True)`` and ``TrustedHostMiddleware`` (bare host -> 307 ``www.``).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
-(``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``sv.test``, ``hs.test``, ``dj.test``,
+(``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``dj.test``,
 ``fl.test``, ``st.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
 web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
 

@@ -2,7 +2,7 @@
 
 Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurrent
 requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Python's
-``http.server``, the Node.js ``serve`` and ``http-server``: seven ways of serving a
+``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``: eight ways of serving a
 ``www.`` twin and a directory; Django, Flask and
 Starlette applications: their frameworks' own slash, host and parameter conventions)
 crawled with stock Scrapy, the add-on and the add-on with ``URLNORM_LEARN=False``.

@@ -1,6 +1,6 @@
-"""Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, ``serve`` and ``http-server``
-instances, and Django, Flask and Starlette applications, serving Debian documentation trees
-on 127.0.0.1.
+"""Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``
+and ``http-server`` instances, and Django, Flask and Starlette applications, serving Debian
+documentation trees on 127.0.0.1.
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -13,7 +13,7 @@ All serve the same site root: a landing page linking to the documentation trees 
 ``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
 twin a different kind: Apache serves the same content under both names, nginx redirects
 the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
-302, ``http.server``, ``serve`` and ``http-server`` ignore the name.
+302, ``http.server``, Twisted Web, ``serve`` and ``http-server`` ignore the name.
 
 The static servers only map paths to files; the framework applications are where URL
 conventions come from code, so they run as such sites run, each under a real server with
@@ -176,6 +176,19 @@ def _gunicorn_command(name: str, app: str) -> Callable[[Path, int], list[str]]:
     return command
 
 
+def _twisted_command(directory: Path, port: int) -> list[str]:
+    """``twistedserver.py`` (the same interpreter: Twisted comes with Scrapy), which writes
+    its pid file and Twisted's access log."""
+    return [
+        sys.executable,
+        str(HERE / "twistedserver.py"),
+        f"--root={directory / 'www'}",
+        f"--port={port}",
+        f"--pid-file={directory / 'twisted.pid'}",
+        f"--log={directory / 'twisted-access.log'}",
+    ]
+
+
 def _starlette_command(directory: Path, port: int) -> list[str]:
     """uvicorn through ``starletteapp.py``, which writes the pid file uvicorn has no option for."""
     return [
@@ -217,6 +230,16 @@ FAMILIES: dict[str, Family] = {
         host="py.test",
         binary=sys.executable,
         command=_python_command,
+        template=False,
+        foreground=True,
+    ),
+    # Twisted's static.File: /dir -> 302 /dir/, no ETag, no vhosts (twistedserver.py).
+    "twisted": Family(
+        name="twisted",
+        label="Twisted Web",
+        host="tw.test",
+        binary=sys.executable,
+        command=_twisted_command,
         template=False,
         foreground=True,
     ),
