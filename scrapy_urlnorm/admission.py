@@ -158,7 +158,7 @@ class Admission:
         """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
         claim = self.ledger._claims.get(key)
         if claim is not None and claim is source and (learned or self._chain_holds(source, request)):
-            if self._back_to_failed_form(request):
+            if self._back_to_failed_form(request) or self._sent_before(key, request):
                 self._fail(source, "redirect", request)
                 return self.dropped(request, fingerprint, "exact", learned=False)
             # A redirect to its own chain's key (/pubs -> /pubs/): the server just
@@ -293,6 +293,14 @@ class Admission:
         stock Scrapy fetches it once (its filter drops the redirect)."""
         fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
         return fell_back is not None and fell_back[1] == request.url
+
+    def _sent_before(self, key: int, request: Request) -> bool:
+        """``request``, a redirect to its own chain's key, is what a representative of that
+        key sent already and got no page from (a page refreshing to itself, a loop): stock's
+        filter drops it, and ends the chain there (differential seed 134400, ``--refresh``:
+        ``/moved-0?utm_source=moved`` refreshed to ``/moved-0``, which had refreshed to
+        itself, and ``/moved-0`` was downloaded again)."""
+        return bool(self.sent) and key in self.dedup.failed and self.sent.before(key, request)
 
     @staticmethod
     def _chain_holds(source: Claim, request: Request) -> bool:

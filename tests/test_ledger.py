@@ -308,6 +308,25 @@ def test_a_drop_released_as_written_does_not_refetch_its_queued_representative()
     assert dedup.check(Request(own + "/", meta={"redirect_urls": [own]})) is None
 
 
+def test_a_redirect_to_its_own_key_is_not_sent_again_where_a_failed_representative_sent_it() -> None:
+    """Differential seed 134400 (``--refresh``): ``/moved-0`` refreshed to itself (a loop,
+    so its claim failed); ``/moved-0?utm_source=moved``, a URL of its own to stock, was
+    fetched and refreshed to ``/moved-0``, which has its key: the chain took the claim
+    over and ``/moved-0`` was downloaded a second time. Stock's filter drops it: it was
+    sent already. A redirect to its own key that was not sent before still passes."""
+    dedup = Deduplicator(Policy.preset("default"))
+    page, tagged = "http://h.test/moved-0", "http://h.test/moved-0?utm_source=moved"
+    assert dedup.check(Request(page)) is None
+    assert dedup.check(Request(page, meta={"redirect_urls": [page]})) == "redirect_loop"
+    assert dedup.check(Request(tagged)) is None
+    assert dedup.check(Request(page, meta={"redirect_urls": [tagged]})) == "exact"
+    assert dedup.ledger.unsettled() == 0
+
+    own = "http://h.test/pubs"
+    assert dedup.check(Request(own + "?utm_source=x")) is None
+    assert dedup.check(Request(own, meta={"redirect_urls": [own + "?utm_source=x"]})) is None
+
+
 @pytest.mark.parametrize("delivered", [True, False])
 def test_an_audit_of_a_url_pending_as_an_ordinary_request_is_not_sent(delivered: bool) -> None:
     """Differential seeds 130658 and 570399 (concurrency 16): an audit was sent while its
