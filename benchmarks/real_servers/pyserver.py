@@ -62,13 +62,18 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)  # out of serve_forever: the socket closes, the pid file goes
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def server_arguments(description: str | None, argv: list[str] | None) -> argparse.Namespace:
+    """The options every server script here takes: ``--root``, ``--port``, ``--pid-file``, ``--log``."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--pid-file", type=Path, required=True)
     parser.add_argument("--log", type=Path, required=True)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = server_arguments(__doc__, argv)
     sys.stderr = open(args.log, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 (for the process's life)
     signal.signal(signal.SIGTERM, _terminate)
     with ThreadingHTTPServer(("127.0.0.1", args.port), partial(Handler, directory=str(args.root))) as server:

@@ -112,17 +112,22 @@ def _caddy_command(directory: Path, port: int) -> list[str]:
     ]
 
 
-def _python_command(directory: Path, port: int) -> list[str]:
-    """The same interpreter runs ``pyserver.py``; its request log is ``pyserver-access.log``
-    (``http.server`` has no separate error log)."""
-    return [
-        sys.executable,
-        str(HERE / "pyserver.py"),
-        f"--root={directory / 'www'}",
-        f"--port={port}",
-        f"--pid-file={directory / 'pyserver.pid'}",
-        f"--log={directory / 'pyserver-access.log'}",
-    ]
+def _script_command(script: str, name: str) -> Callable[[Path, int], list[str]]:
+    """A server script next to this file run by the same interpreter (``pyserver.py``:
+    ``http.server``; ``twistedserver.py``: Twisted Web, which comes with Scrapy). It
+    writes its pid file and its request log, ``<name>-access.log``."""
+
+    def command(directory: Path, port: int) -> list[str]:
+        return [
+            sys.executable,
+            str(HERE / script),
+            f"--root={directory / 'www'}",
+            f"--port={port}",
+            f"--pid-file={directory / f'{name}.pid'}",
+            f"--log={directory / f'{name}-access.log'}",
+        ]
+
+    return command
 
 
 def _node_command(
@@ -133,14 +138,8 @@ def _node_command(
     logs to the terminal, ``http-server`` is silenced)."""
 
     def command(directory: Path, port: int) -> list[str]:
-        return [
-            "/bin/sh",
-            "-c",
-            'echo $$ > "$0"; exec "$@"',
-            str(directory / f"{name}.pid"),
-            binary,
-            *arguments(directory, port),
-        ]
+        pid_file = str(directory / f"{name}.pid")
+        return ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', pid_file, binary, *arguments(directory, port)]
 
     return command
 
@@ -174,19 +173,6 @@ def _gunicorn_command(name: str, app: str) -> Callable[[Path, int], list[str]]:
         ]
 
     return command
-
-
-def _twisted_command(directory: Path, port: int) -> list[str]:
-    """``twistedserver.py`` (the same interpreter: Twisted comes with Scrapy), which writes
-    its pid file and Twisted's access log."""
-    return [
-        sys.executable,
-        str(HERE / "twistedserver.py"),
-        f"--root={directory / 'www'}",
-        f"--port={port}",
-        f"--pid-file={directory / 'twisted.pid'}",
-        f"--log={directory / 'twisted-access.log'}",
-    ]
 
 
 def _starlette_command(directory: Path, port: int) -> list[str]:
@@ -229,7 +215,7 @@ FAMILIES: dict[str, Family] = {
         label="Python http.server",
         host="py.test",
         binary=sys.executable,
-        command=_python_command,
+        command=_script_command("pyserver.py", "pyserver"),
         template=False,
         foreground=True,
     ),
@@ -239,7 +225,7 @@ FAMILIES: dict[str, Family] = {
         label="Twisted Web",
         host="tw.test",
         binary=sys.executable,
-        command=_twisted_command,
+        command=_script_command("twistedserver.py", "twisted"),
         template=False,
         foreground=True,
     ),

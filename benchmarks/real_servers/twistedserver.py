@@ -19,12 +19,11 @@ Writes its pid to ``--pid-file``, Twisted's access log to ``--log``, and serves 
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
-from pathlib import Path
 
+from pyserver import server_arguments  # (next to this file: the script's directory is on sys.path)
 from twisted.internet import reactor
 from twisted.web import server, static
 
@@ -45,12 +44,7 @@ class OriginFormRequest(server.Request):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--pid-file", type=Path, required=True)
-    parser.add_argument("--log", type=Path, required=True)
-    args = parser.parse_args(argv)
+    args = server_arguments(__doc__, argv)
     site = server.Site(static.File(str(args.root)), logPath=str(args.log))
     site.requestFactory = OriginFormRequest
     reactor.listenTCP(args.port, site, interface="127.0.0.1")  # type: ignore[attr-defined]
