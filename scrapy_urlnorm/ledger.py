@@ -48,12 +48,12 @@ from . import meta as M
 from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
-MAX_DROPS = 100_000
+MAX_DROPS = 200_000
 #: Learned drops parked per host for revocation (a rule's first drops on a host
 #: are audited; a host that keeps more than this many is fetched beyond it).
-MAX_PARKED_PER_HOST = 1_000
+MAX_PARKED_PER_HOST = 20_000
 #: Learned drops parked in all (part of ``MAX_DROPS``).
-MAX_PARKED = 20_000
+MAX_PARKED = 100_000
 
 #: The attributes of a plain ``Request`` (Scrapy 2.15+ declares them in ``__slots__``;
 #: before, they are in its ``__dict__``); one with any other is parked whole.

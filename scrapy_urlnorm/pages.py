@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 #: Fetched page URLs remembered per host, and in all (the hosts first remembered go
 #: first). A page forgotten costs at most a duplicate fetched under a rule learned
 #: later (``urlnorm/pages_for_rekeying_forgotten``).
-PAGES_PER_HOST = 1000
+PAGES_PER_HOST = 20_000
 PAGE_HOSTS = 1000
-PAGES_IN_ALL = 20_000
+PAGES_IN_ALL = 100_000
 
 
 class DeliveredPages:

@@ -148,8 +148,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/pages_for_rekeying_forgotten", "ledger", "live",
-        "fetched URLs no longer kept for re-keying under new rules (caps: 1,000 per host, 1,000 hosts, "
-        "20,000 in all): a rule learned later fetches their variants once",
+        "fetched URLs no longer kept for re-keying under new rules (caps: 20,000 per host, 1,000 hosts, "
+        "100,000 in all): a rule learned later fetches their variants once",
     ),
     # -- redirects
     StatKey(
@@ -316,8 +316,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/memory/parked_requests", "memory", "close",
-        "learned drops whose representative delivered, kept for revocation, light (1,000 per host, "
-        "20,000 in all)",
+        "learned drops whose representative delivered, kept for revocation, light (20,000 per host, "
+        "100,000 in all)",
     ),
     StatKey(
         "urlnorm/memory/ledger_drops", "memory", "close",
@@ -353,8 +353,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/memory/hosts_with_pages_for_rekeying", "memory", "close",
-        "hosts whose fetched URLs are kept for re-keying under new rules (cap 1,000 hosts, 1,000 URLs "
-        "each, 20,000 in all)",
+        "hosts whose fetched URLs are kept for re-keying under new rules (cap 1,000 hosts, 20,000 URLs "
+        "each, 100,000 in all)",
     ),
     StatKey(
         "urlnorm/memory/invalid_hosts_logged", "memory", "close",
