@@ -329,15 +329,23 @@ class Admission:
 
     def record(self, request: Request) -> None:
         """A request Scrapy never shows the filter (``dont_filter``) is about to be
-        fetched: it represents its keys unless they are delivered already."""
+        fetched: it represents its keys unless they are delivered already. A key
+        given up to a taught form (*abandoned*: that link was not to be fetched as
+        written) is taken back by the link fetched as written after all: a spelling
+        of it released meanwhile is dropped against this fetch, not sent beside it
+        (differential seed 135615: ``/feed?sid=1`` fell back from ``/feed/?sid=1``,
+        revoked ``trailing_slash``, and ``/feed?sid=1#main`` was downloaded too)."""
         if M.AUDIT in request.meta:
             return  # compared with its representative's page, never one itself
         fingerprint = self.fingerprint(request)
         source = self._redirect_source(request)
-        stored = self.dedup.seen.get(fingerprint.value)
+        value = fingerprint.value
+        stored = self.dedup.seen.get(value)
         if stored is None:
             self.count("urlnorm/recorded_unfiltered")
-        elif not (self.ledger.is_pending(fingerprint.value) or fingerprint.value in self.dedup.failed or source):
+        elif not (
+            self.ledger.is_pending(value) or value in self.dedup.failed or value in self.dedup.abandoned or source
+        ):
             return
         self.claim(request, fingerprint, source)
 

@@ -374,6 +374,45 @@ async def test_redirects_are_shortcut_and_a_missing_taught_form_falls_back() -> 
     assert stats["urlnorm/duplicate_downloads"] == 0
 
 
+def fragment_fallback_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache-like directories; ``/gone`` (a file, no ``/gone/``) is linked from ``/b/``, and
+    with a fragment from ``/x.html``, which a FIFO queue reads while ``/gone`` falls back."""
+    pages = {
+        "/": ["/a", "/b"],
+        "/a/": ["/c"],
+        "/b/": ["/gone", "/x.html"],
+        "/c/": [],
+        "/x.html": ["/gone#main"],
+        "/gone": [],
+    }
+    return directories_reply("fragment", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_link_fetched_as_written_after_its_shortcut_failed_holds_what_was_dropped_against_it() -> None:
+    """Differential seed 135615: ``/gone#main``, dropped against the pending ``/gone``,
+    was released when ``/gone``'s taught form ``/gone/`` failed and ``/gone`` as
+    written revoked the rule; the link's own key had been given up to the taught form,
+    so the released spelling was admitted and ``/gone`` downloaded twice. The link
+    fetched as written takes its key back: the released spelling is dropped against it."""
+    with VirtualWeb({"fragment.test": FunctionSite(fragment_fallback_site)}) as web:
+        settings = {
+            **ADDON,
+            "CONCURRENT_REQUESTS": 1,
+            "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+            "URLNORM_VERIFY_REDIRECT_RULES": False,
+        }
+        result = await crawl(web, ["http://fragment.test/"], settings)
+        fetched = web.fetched()
+    documents = ("/", "/a/", "/b/", "/c/", "/x.html", "/gone")
+    assert sorted(set(result.doc_ids)) == sorted(f"fragment:{p}" for p in documents)
+    assert fetched.count("/gone/") == fetched.count("/gone") == 1
+    stats = result.stats
+    assert stats["urlnorm/shortcut_fallbacks"] == 1 and stats["urlnorm/revoked_rules"] == 1
+    assert stats["urlnorm/duplicate_downloads"] == 0
+    assert stats["urlnorm/unsettled_at_close"] == 0
+
+
 def self_redirect_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Apache-like directories, and ``/loop``, which redirects to itself."""
     pages = {"/": ["/a", "/b"], "/a/": ["/c"], "/b/": ["/d", "/loop"], "/c/": [], "/d/": []}
