@@ -57,6 +57,30 @@ class LateChecks:
             dedup.claim(request, fingerprint)
         return dropped
 
+    def audited_meanwhile(self, request: Request) -> bool:
+        """Whether ``request``, an ordinary request about to be sent, is dropped because
+        an audit downloaded the page at its very URL (its static key: same callback) in
+        full while it waited in the queue: the spider had that page, and stock fetches a
+        URL once. The filter drops such a request when the audit answered first
+        (``urlnorm/audited_already``); this is the same check where the request was
+        admitted while the audit was in flight (differential seed 135834: a link admitted
+        on a key its first link had given up to a taught form, while another spelling of
+        that URL was audited). What was dropped against it rests on that page. Not where
+        depths or ``robots.txt`` copies keep books per key, nor for a redirect's target."""
+        dedup = self.dedup
+        if dedup.depths is not None or dedup.forbidden.active or "redirect_urls" in request.meta:
+            return False
+        own = dedup.keys.static(request).value
+        if not dedup.audits.auditor.downloaded(own):
+            return False
+        claim = dedup.ledger.claim_of(own)
+        if claim is not None:
+            if not claim.held_by(request.url):
+                return False
+            dedup.ledger.delivered(claim)
+        dedup.count("urlnorm/audited_already")
+        return True
+
     def pending_as_written(self, request: Request) -> bool:
         """Whether ``request``, an audit about to be sent, is dropped because its very URL
         (and callback: its static key) is pending as an ordinary request, which downloads

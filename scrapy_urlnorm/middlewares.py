@@ -190,6 +190,8 @@ class NormalizeMiddleware:
             reason = self.dedup.late.recheck(request)
             if reason is not None:
                 raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
+            if M.AUDIT not in meta and self.dedup.late.audited_meanwhile(request):
+                raise LateDuplicate(f"downloaded by an audit while it was queued: {request.url}")
             if M.AUDIT in meta:  # its drop is to be verified, and can be cheaply
                 self.dedup.audits.cheap.condition(request)
             form, reason = self.forms.shortcut(request)

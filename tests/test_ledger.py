@@ -386,6 +386,26 @@ def test_an_audit_of_a_url_an_audit_downloaded_is_not_sent_again() -> None:
     assert not dedup.late.pending_as_written(static)
 
 
+def test_a_queued_request_for_a_url_an_audit_downloaded_meanwhile_is_not_sent() -> None:
+    """Differential seed 135834 (concurrency 16): a link was admitted while an audit of
+    its very URL was in flight (its key had been given up to a taught form), and the page
+    was downloaded by both. The audit's page went to the spider: at send time the request
+    is dropped as an exact copy, and what was dropped against it rests on that page."""
+    released: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=released.append)
+    url = "http://h.test/api?session=1"
+    ordinary = Request(url + "#top")
+    assert dedup.check(ordinary) is None
+    assert dedup.check(Request(url)) == "exact"
+    assert not dedup.late.audited_meanwhile(ordinary)
+    dedup.audits.auditor.answered(dedup.keys.static(ordinary).value, 7, downloaded=True)
+    assert dedup.late.audited_meanwhile(ordinary)
+    assert dedup.ledger.pending_claims() == dedup.ledger.unsettled() == 0
+    assert released == []
+    redirected = Request(url, meta={"redirect_urls": ["http://h.test/old"]})
+    assert not dedup.late.audited_meanwhile(redirected)
+
+
 def test_a_shallower_taught_form_is_sent_though_its_page_was_delivered_deeper() -> None:
     """Differential seed 131748 (``--robots --depth-limit 5 --callbacks``): a listing was
     delivered at depth 5, so its links (depth 6) were cut; linked again at depth 4, it
