@@ -343,6 +343,12 @@ class Admission:
         stored = self.dedup.seen.get(value)
         if stored is None:
             self.count("urlnorm/recorded_unfiltered")
+        elif M.AS_WRITTEN in request.meta and self.ledger.is_pending(value):
+            # Released to be fetched beside its pending representative, which keeps the
+            # claim: taken over here, the redirect of this spelling to that page passed
+            # as the claim's own, and the queued representative downloaded it again
+            # (differential seed 138092: /help;jsessionid=X, released rerouted, -> /help/).
+            return
         elif not (
             self.ledger.is_pending(value) or value in self.dedup.failed or value in self.dedup.abandoned or source
         ):

@@ -323,6 +323,28 @@ def test_a_drop_released_as_written_does_not_refetch_its_queued_representative()
     assert dedup.check(Request(own + "/", meta={"redirect_urls": [own]})) is None
 
 
+def test_a_drop_released_as_written_leaves_the_claim_to_its_queued_representative() -> None:
+    """Differential seed 138092 (``lifo-c16``): ``/help;jsessionid=X`` was dropped against
+    ``/help``, which redirected to ``/help/``, a duplicate of the queued ``:80/help/``; the
+    session spelling was released as written (the server might answer it where it is).
+    Sent past the filter, it took the queued request's claim over, so its own redirect to
+    ``/help/`` passed as the claim's, and ``:80/help/`` downloaded the page again."""
+    released: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=released.append)
+    queued, link = "http://h.test:80/help/", "http://h.test/help"
+    assert dedup.check(Request(queued)) is None
+    assert dedup.check(Request(link)) is None
+    assert dedup.check(Request(link + ";jsessionid=X")) == "session_ids"
+    assert dedup.check(Request(link + "/", meta={"redirect_urls": [link]})) == "default_port"
+    [spelling] = released
+    assert spelling.meta.get(M.AS_WRITTEN) and spelling.dont_filter
+    dedup.record(spelling)
+    claim = dedup.ledger.claim_of(dedup.keys.static(Request(queued)).value)
+    assert claim is not None and claim.held_by(queued)
+    redirect = spelling.replace(url=link + "/", meta={**spelling.meta, "redirect_urls": [spelling.url]})
+    assert dedup.check(redirect) == "default_port"
+
+
 def test_a_redirect_to_its_own_key_is_not_sent_again_where_a_failed_representative_sent_it() -> None:
     """Differential seed 134400 (``--refresh``): ``/moved-0`` refreshed to itself (a loop,
     so its claim failed); ``/moved-0?utm_source=moved``, a URL of its own to stock, was
