@@ -252,6 +252,8 @@ class Deduplicator:
 
     def _reschedule(self, request: Request, why: str) -> None:
         assert self.reschedule_request is not None
+        if self.debug:  # (URLNORM_DEBUG: every drop is logged, so is every release)
+            logger.debug("Released %s (%s): it goes through the filter again", request, why)
         request.meta.pop(M.RULES_VERSION, None)
         request.meta.pop("_urlnorm_frontier_parent", None)
         self.reschedule_request(request)
