@@ -370,6 +370,10 @@ class AuditDesk:
             if drop.learned and dedup.narrow is not None:
                 reason = dedup.narrow.reason(request, drop.host, reason)  # (this page delivered since)
             own = dedup.keys.static(request).value
+            if own == fingerprint.value:
+                # The URL that delivered is this drop's own up to static steps (a link's
+                # rewritten or taught form, spelled as the drop normalizes): nothing to verify.
+                continue
             if self._should_audit(request, own, key, reason, drop.host, learned=drop.learned):
                 if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles

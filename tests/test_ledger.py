@@ -428,6 +428,25 @@ def test_a_queued_request_for_a_url_an_audit_downloaded_meanwhile_is_not_sent() 
     assert not dedup.late.audited_meanwhile(redirected)
 
 
+def test_a_drop_spelled_as_the_form_that_delivered_is_not_audited() -> None:
+    """Differential seed 139008 (``URLNORM_REWRITE``): ``/x?utm_source=a`` was sent as
+    ``/x``; ``:80/x#top``, dropped against the link, was made to rest on the form (as
+    every drop against a link sent in another form is) and audited when ``/x`` delivered:
+    the server was asked for ``/x`` twice. Its own URL is the form's up to static steps:
+    there is nothing to verify."""
+    released: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=released.append, audit_rate=1.0)
+    link, form = "http://h.test/x?utm_source=a", "http://h.test/x"
+    assert dedup.check(Request(link)) is None
+    assert dedup.check(Request("http://h.test:80/x#top")) == "tracking_params"
+    sent = Request(form, meta={M.REWRITTEN_FROM: link})
+    dedup.late.took_over(sent, link)
+    dedup.audits.auditor.remember(dedup.fingerprint(sent).keys, 7)  # (what the response observer does)
+    dedup.settling.settle(sent, delivered=True)
+    assert released == []
+    assert dedup.ledger.unsettled() == 0
+
+
 def test_a_shallower_taught_form_is_sent_though_its_page_was_delivered_deeper() -> None:
     """Differential seed 131748 (``--robots --depth-limit 5 --callbacks``): a listing was
     delivered at depth 5, so its links (depth 6) were cut; linked again at depth 4, it
