@@ -1,10 +1,10 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
-``serve`` and ``http-server``, and Django, Flask and Starlette applications under gunicorn
-and uvicorn, on loopback.
+``serve`` and ``http-server``, PHP's built-in server, and Django, Flask and Starlette
+applications under gunicorn and uvicorn, on loopback.
 
-All eleven serve the same Debian documentation trees (a Doxygen manual with its examples,
-the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The five
+All twelve serve the same Debian documentation trees (a Doxygen manual with its examples,
+the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
 (case variants -> 301) and a ``www.`` alias serving the same content; nginx with
@@ -15,8 +15,9 @@ lighttpd as Debian ships it (``/dir`` -> 301 ``/dir/``, ``index.html``, no listi
 -> 301 ``/dir/``, ``index.html`` or a generated listing, ``Last-Modified`` and no ETag,
 HTTP/1.0) serving the same tree under both names; Vercel's ``serve`` (clean URLs: ``/x.html``
 -> 301 ``/x``; ``/d`` and ``/d/`` both the index), ``http-server`` (``/x`` serves
-``/x.html``, ``/d`` -> 302 ``/d/``) and Twisted (``/d`` -> 302 ``/d/``, no ETag), each the
-same tree under both names. The three applications add pages of
+``/x.html``, ``/d`` -> 302 ``/d/``), Twisted (``/d`` -> 302 ``/d/``, no ETag) and PHP's
+``php -S`` (``/d`` serves ``/d/``'s index, a path with no file the nearest index above it),
+each the same tree under both names. The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -25,16 +26,17 @@ Flask's Werkzeug routing (``/section`` -> 308 ``/section/``, ``/page/`` a 404, t
 ignored, a styled real 404); Starlette's ``redirect_slashes`` (307 both ways),
 ``StaticFiles(html=True)`` and ``TrustedHostMiddleware`` (bare host -> 307 ``www.``).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
-(``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``dj.test``,
-``fl.test``, ``st.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
+(``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
+``dj.test``, ``fl.test``, ``st.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
 web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
 real crawls meet (``/index.html`` added or removed, trailing slash removed, ``.html``
 removed, ``www.`` toggled, a path segment's case changed, ``?utm_source=`` added). The
-variant of a URL depends only on the URL and ``--seed``, so every crawl meets the same
-variants. It yields an item per 200 response: a document identity (SHA-1 of the body)
+variant of a URL depends only on the URL (up to a ``www.``: a page served under both
+names links the same variants, as its HTML is the same) and ``--seed``, so every crawl
+meets the same variants. It yields an item per 200 response: a document identity (SHA-1 of the body)
 for HTML pages, the same for other files.
 
 Each server is crawled in each order (``--orders``) three ways: stock Scrapy, the add-on
@@ -117,13 +119,20 @@ TIMEOUT_GUARD = 240
 
 
 def _draw(seed: int, url: str, salt: str) -> int:
+    # The same draw for a URL on either twin: a page served under both names is the same
+    # HTML, so it links the same variants (drawn per host, the www copy of a page linked a
+    # variant its bare copy did not, and PHP's built-in server answered that variant with
+    # a page nothing else links: a document only the twin a crawl merged could reach).
+    parts = urlsplit(url)
+    if parts.hostname and parts.hostname.startswith("www."):
+        url = urlunsplit(parts._replace(netloc=parts.netloc[4:]))
     digest = hashlib.sha256(f"{seed}\0{salt}\0{url}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
 def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> str | None:
     """One spelling of ``url`` that real crawls meet, for a seeded share ``rate`` of URLs;
-    ``None`` for the others. Depends only on ``url`` and ``seed``. ``double_slashes``: the
+    ``None`` for the others. Depends only on ``url`` (up to a ``www.``) and ``seed``. ``double_slashes``: the
     last slash of a path may be doubled too (``/a//b.html``: a template joining
     ``base + "/" + path``); off by default, so the figures of earlier runs stand."""
     if _draw(seed, url, "pick") / 2**64 >= rate:

@@ -2,8 +2,8 @@
 
 Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurrent
 requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Python's
-``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``: eight ways of serving a
-``www.`` twin and a directory; Django, Flask and
+``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``, PHP's built-in
+server: nine ways of serving a ``www.`` twin and a directory; Django, Flask and
 Starlette applications: their frameworks' own slash, host and parameter conventions)
 crawled with stock Scrapy, the add-on and the add-on with ``URLNORM_LEARN=False``.
 Skipped unless ``URLNORM_REAL_SERVERS=1`` and ``benchmarks/real_servers/setup.sh`` has

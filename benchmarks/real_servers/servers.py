@@ -1,5 +1,5 @@
-"""Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``
-and ``http-server`` instances, and Django, Flask and Starlette applications, serving Debian
+"""Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``,
+``http-server`` and PHP built-in server instances, and Django, Flask and Starlette applications, serving Debian
 documentation trees on 127.0.0.1.
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
@@ -13,7 +13,7 @@ All serve the same site root: a landing page linking to the documentation trees 
 ``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
 twin a different kind: Apache serves the same content under both names, nginx redirects
 the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
-302, ``http.server``, Twisted Web, ``serve`` and ``http-server`` ignore the name.
+302, ``http.server``, Twisted Web, ``serve``, ``http-server`` and PHP ignore the name.
 
 The static servers only map paths to files; the framework applications are where URL
 conventions come from code, so they run as such sites run, each under a real server with
@@ -59,6 +59,7 @@ APACHE = "/usr/sbin/apache2"
 NGINX = "/usr/sbin/nginx"
 LIGHTTPD = "/usr/sbin/lighttpd"
 CADDY = "/usr/bin/caddy"
+PHP = "/usr/bin/php"
 #: Node.js servers, installed by ``setup-node.sh`` into ``node/`` next to this file.
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
@@ -142,6 +143,16 @@ def _node_command(
         return ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', pid_file, binary, *arguments(directory, port)]
 
     return command
+
+
+def _php_command(directory: Path, port: int) -> list[str]:
+    """PHP's built-in server (``php -S``) in the foreground. It writes no pid file (a shell
+    writes its own pid, then becomes the server) and logs each request to stderr, which
+    goes to ``php-access.log``."""
+    pid_file, log = directory / "php.pid", directory / "php-access.log"
+    script = 'echo $$ > "$0"; log="$1"; shift; exec "$@" 2>>"$log"'
+    server = [PHP, "-S", f"127.0.0.1:{port}", "-t", str(directory / "www")]
+    return ["/bin/sh", "-c", script, str(pid_file), str(log), *server]
 
 
 #: gunicorn's access log as Apache's ``bench`` format has it: the request line (absolute-form) and ``Host``.
@@ -264,6 +275,19 @@ FAMILIES: dict[str, Family] = {
             HTTP_SERVER,
             lambda directory, port: [str(directory / "www"), "-a", "127.0.0.1", "-p", str(port), "--silent"],
         ),
+        template=False,
+        foreground=True,
+    ),
+    # PHP's built-in server, as ``php -S`` is used to serve a directory: ``/d`` serves the
+    # index of ``/d/`` (no redirect: relative links resolve differently), a path with no
+    # file serves the nearest index above it (``/d/nothere`` and ``/D/`` answer 200),
+    # ``/x.html/anything`` serves ``/x.html``; no ETag, no vhosts, ``Connection: close``.
+    "php": Family(
+        name="php",
+        label="PHP built-in server",
+        host="ph.test",
+        binary=PHP,
+        command=_php_command,
         template=False,
         foreground=True,
     ),
