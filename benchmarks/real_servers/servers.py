@@ -250,8 +250,10 @@ FAMILIES: dict[str, Family] = {
         binary=SERVE,
         command=_node_command(
             "serve",
-            SERVE,
+            "/usr/bin/env",  # NO_UPDATE_CHECK: serve asks npm's registry for a newer version at start
             lambda directory, port: [
+                "NO_UPDATE_CHECK=1",
+                SERVE,
                 f"--listen=tcp://127.0.0.1:{port}",
                 "--no-clipboard",
                 "--no-port-switching",
