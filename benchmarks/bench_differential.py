@@ -146,6 +146,7 @@ def row(comparison: Comparison) -> dict[str, Any]:
         "addon": summarize(comparison.addon),
         "stock_lost": sorted(comparison.web.documents - comparison.stock.docs),
         "lost": sorted(comparison.lost),
+        "robots_luck": sorted(comparison.robots_luck),
         "problems": problems,
         "sanity": sanity,
         "describe": comparison.web.describe() if problems or sanity else "",
@@ -168,6 +169,8 @@ def line(result: dict[str, Any]) -> str:
         return f"seed {result['seed']:>5} {CrawlOrder.from_seed(result['seed']).name:<20} HUNG: {result['hung']}"
     stock, addon = result["stock"], result["addon"]
     verdict = "; ".join(result["sanity"] + result["problems"]) or "ok"
+    if result.get("robots_luck"):
+        verdict += f" (robots.txt luck, not lost: {result['robots_luck']})"
     return (
         f"seed {result['seed']:>5} {result['order']:<20} stock {stock['requests']:>4} req {stock['docs']:>3} docs"
         f" {stock['seconds']:>5.1f}s | add-on {addon['requests']:>4} req {addon['docs']:>3} docs"
@@ -469,6 +472,14 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             f"add-on lost {lost} of {collected:,} documents stock collected"
         )
         out.append(twice_report(done))
+        luck = [r for r in done if r.get("robots_luck")]
+        if luck:
+            out.append(
+                f"not counted as lost: {sum(len(r['robots_luck']) for r in luck)} document(s) in"
+                f" {len(luck)} crawl(s) stock collected only because a robots.txt it asked for failed"
+                f" (robots.txt forbids every URL stock had them at; seeds"
+                f" {', '.join(str(r['seed']) for r in luck[:10])}{', ...' if len(luck) > 10 else ''})"
+            )
     return "\n".join(out)
 
 

@@ -36,8 +36,8 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from demoweb.randomweb import FAMILIES, CrawlOrder, compare, doc_id_of, generate
-from demoweb.server import Dynamic, Lenient
+from demoweb.randomweb import FAMILIES, CrawlOrder, compare, doc_id_of, generate, robots_answered, robots_rules
+from demoweb.server import Dynamic, Hit, Lenient
 
 SEEDS = range(30)
 
@@ -164,6 +164,7 @@ async def test_crawls_under_harder_conditions_collect_every_document_stock_colle
     assert not comparison.sanity_problems()
     problems = comparison.problems()
     assert not problems, f"seed {order.seed}, order {order.name}: {'; '.join(problems)}\n{comparison.report()}"
+    assert not comparison.robots_luck  # (none of these once lost a page to a robots.txt failure)
     if order.kills:
         assert "did not stop cleanly" in (tmp_path / "killed.run1.log").read_text()  # it was killed
     elif order.stops:
@@ -308,3 +309,28 @@ def test_lenient_hosts_serve_a_page_where_they_would_redirect_by_one_step() -> N
                     assert answer == plain
                 served[lenient] += 1
     assert served[True] and served[False]
+
+
+def test_robots_txt_luck_is_told_apart_only_where_the_addon_was_given_that_robots_txt() -> None:
+    """``bench_differential.py --robots --flaky``: a document stock collected only because a
+    ``robots.txt`` it asked for failed is reported apart, not as lost, and only where the
+    add-on's own crawl was given that host's ``robots.txt`` (differential seeds 138415,
+    138490, 138511: a resumed crawl asks the flaky server again and is answered). A host
+    and port it never asked for, or that failed it too, is no luck: ``h:80``, merged into
+    ``h``, whose failure let stock read ``h:80/x``'s links (seed 135108), counts as lost."""
+    hits = [
+        Hit("h.test", "/robots.txt", 503, netloc="h.test"),
+        Hit("h.test", "/robots.txt", 200, netloc="h.test"),
+        Hit("www.h.test", "/robots.txt", 301, netloc="www.h.test:80"),
+        Hit("g.test", "/robots.txt", 503, netloc="g.test:80"),
+        Hit("g.test", "/robots.txt", 404, netloc="g.test"),
+        Hit("h.test", "/x", 200, netloc="h.test"),
+    ]
+    asked, answered = robots_answered(hits)
+    assert asked == {"h.test", "www.h.test:80", "g.test:80", "g.test"}
+    assert answered == {"h.test", "www.h.test:80", "g.test"}
+
+    web = generate(138415)
+    allows = robots_rules(web)
+    assert not allows("http://h2.test/Blog/Contact-8.htm") and not allows("http://h2.test:80/Blog/Contact-8.htm")
+    assert allows("http://h2.test/Press/Faq-3.htm") and allows("http://nowhere.test/Blog/")

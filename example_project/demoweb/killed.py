@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .crawling import crawl_settings
-from .randomweb import TIMEOUT_GUARD, CrawlOrder, CrawlSummary, RandomWeb, serve
+from .randomweb import TIMEOUT_GUARD, CrawlOrder, CrawlSummary, RandomWeb, robots_answered, serve
 
 #: Polls of the server's request count while a run is to be killed, 20 ms apart; a run
 #: that ends before its kill point ended by itself.
@@ -84,10 +84,19 @@ async def crawl_with_kills(
             elif last:
                 finish_reason = "no stats (crashed or hung)"
         requests = len(server.hits)
+        asked, answered = robots_answered(server.hits)
     doc_ids = []
     if items.exists():
         doc_ids = [json.loads(line)["doc_id"] for line in items.read_text(encoding="utf-8").splitlines() if line]
-    return CrawlSummary(doc_ids, requests, finish_reason, time.perf_counter() - started, stats)
+    return CrawlSummary(
+        doc_ids,
+        requests,
+        finish_reason,
+        time.perf_counter() - started,
+        stats,
+        robots_asked=asked,
+        robots_answered=answered,
+    )
 
 
 def spawn(job: Mapping[str, Any], log: Path) -> subprocess.Popen[bytes]:

@@ -68,8 +68,9 @@ import re
 import time
 import zlib
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -397,11 +398,12 @@ class RandomWeb:
             return doc_id_of(reply)
         return None
 
-    def simulate_stock(self, limit: int = 20_000) -> tuple[int, set[str]]:
+    def simulate_stock(self, limit: int = 20_000, allowed: Callable[[str], bool] | None = None) -> tuple[int, set[str]]:
         """(requests, documents) of a stock-Scrapy-like crawl without HTTP: every distinct
         canonicalized URL is fetched once, redirects are followed, every ``<a href>`` too.
         Stock Scrapy's set of fetched URLs does not depend on crawl order, so this predicts
-        its request count (up to the 20-redirect limit). Stops after ``limit`` requests."""
+        its request count (up to the 20-redirect limit). Stops after ``limit`` requests.
+        ``allowed``: only URLs it allows are fetched (``robots.txt`` obeyed everywhere)."""
         seen: set[str] = set()
         queue: deque[str] = deque()
 
@@ -417,6 +419,8 @@ class RandomWeb:
         requests, docs = 0, set()
         while queue and requests < limit:
             url = queue.popleft()
+            if allowed is not None and not allowed(url):
+                continue
             requests += 1
             reply = self.fetch(url)
             if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
@@ -964,6 +968,24 @@ class Robots:
         return self.site.handle(path, query, headers)
 
 
+def robots_rules(web: RandomWeb) -> Callable[[str], bool]:
+    """Whether the ``robots.txt`` :func:`serve` gives each site (``--robots``) lets Scrapy
+    fetch a URL (a site without one allows everything)."""
+    from protego import Protego  # (Scrapy's default robots.txt parser)
+
+    parsers = {}
+    for site in web.hosts:
+        text = Robots(site, f"{web.seed}:robots").text
+        parsers[id(site)] = None if text is None else Protego.parse(text)
+
+    def allows(url: str) -> bool:
+        site = web.sites.get((urlsplit(url).hostname or "").lower())
+        parser = None if site is None else parsers[id(site)]
+        return parser is None or parser.can_fetch(url, "Scrapy")
+
+    return allows
+
+
 class _LinkWriter:
     """Spells links to pages the way pages do, checking each spelling against the servers."""
 
@@ -1228,6 +1250,12 @@ class CrawlSummary:
     #: a crawl in several runs). Stock does it for ``h:80/x`` beside ``h/x`` (its
     #: fingerprint keeps the port); the add-on should never.
     urls_twice: int | None = None
+    #: The URLs each document was collected at (a single crawl; empty for one in several runs).
+    urls_of: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: Hosts (and ports, as requests spelled them) whose ``robots.txt`` this crawl asked
+    #: for, and those that answered it (see :func:`robots_answered`).
+    robots_asked: frozenset[str] = frozenset()
+    robots_answered: frozenset[str] = frozenset()
 
     @property
     def docs(self) -> set[str]:
@@ -1256,7 +1284,41 @@ class Comparison:
 
     @property
     def lost(self) -> set[str]:
-        return self.stock.docs - self.addon.docs
+        return self.stock.docs - self.addon.docs - self.robots_luck
+
+    @cached_property
+    def robots_luck(self) -> set[str]:
+        """Documents the add-on did not collect that stock collected only because a
+        ``robots.txt`` it asked for failed, where the add-on's own crawl was given that
+        ``robots.txt`` (``--robots --flaky``). Scrapy crawls a host (and port) whose
+        ``robots.txt`` fails as if it had none; a flaky server fails a file its first few
+        times, so which crawl meets the failure depends on how often and in which order
+        it asks (a resumed crawl asks again), not on what it dropped. Such a document:
+        the site's ``robots.txt`` forbids every URL stock collected it at, or no crawl
+        that obeys every ``robots.txt`` reaches it (linked only from forbidden pages; not
+        judged where ``--refresh`` or ``--lenient`` change what links lead where); and the
+        add-on was given the ``robots.txt`` of every host stock reached it on. Where the
+        add-on never asked (it merged ``h:80`` into ``h``) or was not answered either,
+        it is counted lost. Not counted as lost, reported apart."""
+        if not (self.order.robots and self.order.flaky):
+            return set()
+        missing = self.stock.docs - self.addon.docs
+        if not missing:
+            return set()
+        allows, told = robots_rules(self.web), self.addon.robots_answered
+
+        def forbidden_but_told(url: str) -> bool:
+            return not allows(url) and urlsplit(url).netloc.lower() in told
+
+        urls_of = self.stock.urls_of
+        luck = {doc for doc in missing if urls_of.get(doc) and all(map(forbidden_but_told, urls_of[doc]))}
+        # Linked only from forbidden pages: which host's failure let stock read them is not
+        # known, so only where the add-on was told every robots.txt stock was not.
+        untold = self.stock.robots_asked - self.stock.robots_answered - told
+        if missing - luck and not untold and not (self.order.refresh or self.order.lenient):
+            reachable = self.web.simulate_stock(allowed=allows)[1]
+            luck |= {doc for doc in missing - luck if doc not in reachable}
+        return luck
 
     def sanity_problems(self) -> list[str]:
         """Stock Scrapy collects every document, by construction of the web."""
@@ -1345,6 +1407,9 @@ async def crawl_web(
         result = await crawl(server, web.start_urls, settings, spider=order.spider)
         hits = server.hits[first:]
     stats = result.stats
+    urls_of: dict[str, set[str]] = {}
+    for item in result.items:
+        urls_of.setdefault(item["doc_id"], set()).add(item["url"])
     return CrawlSummary(
         result.doc_ids,
         int(stats.get("downloader/request_count", 0)),
@@ -1352,7 +1417,33 @@ async def crawl_web(
         time.perf_counter() - started,
         stats,
         urls_twice(hits),
+        {doc: frozenset(urls) for doc, urls in urls_of.items()},
+        *robots_answered(hits),
     )
+
+
+def robots_answered(hits: Iterable[Hit]) -> tuple[frozenset[str], frozenset[str]]:
+    """The hosts (with the port a request spelled) whose ``robots.txt`` a crawl asked for,
+    and those it was given: answered, or redirected to a host whose ``robots.txt`` was
+    answered (a ``www.`` twin redirects it to its site's other name). A ``5xx`` or a
+    dropped connection (every try) is no answer: Scrapy then crawls the host as if it
+    had no ``robots.txt``."""
+    asked, answered, redirected = set(), set(), set()
+    for hit in hits:
+        if hit.target == "/robots.txt":
+            netloc = hit.netloc or hit.host
+            asked.add(netloc)
+            if hit.status in REDIRECT_STATUSES:
+                redirected.add(netloc)
+            elif hit.status < 500:
+                answered.add(netloc)
+    hosts = {netloc.rsplit(":", 1)[0] for netloc in answered}
+    answered |= {netloc for netloc in redirected if twin_of(netloc.rsplit(":", 1)[0]) in hosts}
+    return frozenset(asked), frozenset(answered)
+
+
+def twin_of(host: str) -> str:
+    return host.removeprefix("www.") if host.startswith("www.") else f"www.{host}"
 
 
 def urls_twice(hits: Iterable[Hit]) -> int:
@@ -1387,7 +1478,10 @@ async def crawl_with_stops(
             seconds += summary.seconds
             if summary.finish_reason != "closespider_pagecount":
                 break
-    return CrawlSummary(doc_ids, requests, summary.finish_reason, seconds, summary.stats)
+        asked, answered = robots_answered(server.hits)
+    return CrawlSummary(
+        doc_ids, requests, summary.finish_reason, seconds, summary.stats, robots_asked=asked, robots_answered=answered
+    )
 
 
 async def compare(

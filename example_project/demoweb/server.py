@@ -66,6 +66,7 @@ class Hit:
     target: str  # raw path?query as sent
     status: int
     method: str = "GET"
+    netloc: str = ""  # the host as the request spelled it, with its port if it had one
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -146,7 +147,7 @@ class VirtualWeb:
         headers[NETLOC_HEADER] = netloc.lower()
         reply = site.handle(path, query, headers) if site is not None else Reply.not_found()
         with self._lock:
-            self.hits.append(Hit(host.lower(), target, reply.status, handler.command))
+            self.hits.append(Hit(host.lower(), target, reply.status, handler.command, netloc.lower()))
         length = int(handler.headers.get("Content-Length") or 0)
         if length:
             handler.rfile.read(length)
