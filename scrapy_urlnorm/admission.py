@@ -220,6 +220,8 @@ class Admission:
             self.dedup.holds.take(request, hold)
         if source is not None:
             self._follow(source, claim, key, request)
+        if not learned and self.forbidden.active:
+            self.forbidden.port_spelling_dropped(key, request)  # (h:80 has a robots.txt of its own)
         return self.dropped(request, fingerprint, reason, learned=learned, key=key)
 
     def dropped(

@@ -42,6 +42,13 @@ MAX_HOSTS = 100_000
 _DEFAULT_PORTS = {"http": ":80", "https": ":443"}
 
 
+def has_default_port(url: str) -> bool:
+    """Whether ``url`` writes its scheme's default port (``http://h:80/``)."""
+    parts = urlsplit(url)
+    port = _DEFAULT_PORTS.get(parts.scheme)
+    return port is not None and parts.netloc.endswith(port)
+
+
 def _host_of(url: str) -> str:
     """``url``'s host and port as the learner keys hosts (lower case, no default port)."""
     parts = urlsplit(url)
@@ -108,7 +115,14 @@ class ForbiddenSpellings:
     - the spellings of a parent that learned rules dropped and that are still
       parked for revocation are sent after all, past the filter;
     - a spelling of a parent met later is fetched, not dropped (``Admission``,
-      ``LateChecks``; :meth:`covers`).
+      ``LateChecks``; :meth:`covers`);
+    - a spelling of a parent with its default port written (``h:80/p`` beside
+      ``h/p``), which the static ``default_port`` step dropped, is sent after all:
+      ``RobotsTxtMiddleware`` asks ``h:80`` for a ``robots.txt`` of its own, and
+      where that one fails (Scrapy then crawls ``h:80`` as if it had none) stock
+      follows ``h:80/p``'s links to pages ``h``'s forbids (differential seeds
+      135108 and 138415, ``--robots --flaky``). Once per parent; the first such
+      spelling of each page is kept (:meth:`port_spelling_dropped`).
 
     Parents are kept by URL, per site (``www.`` twins together), and matched under
     the rules of the moment: the rule that merges a parent's spellings may be
@@ -129,6 +143,9 @@ class ForbiddenSpellings:
         self._referers: dict[bytes, bytes] = {}
         #: Keys whose representative was forbidden (until a delivery).
         self._forbidden: set[int] = set()
+        #: Static keys of pages (without callback) -> a spelling of the page with its
+        #: default port written, which the filter dropped.
+        self._port_spellings: dict[int, Request] = {}
 
     def __bool__(self) -> bool:
         """Whether any parent is kept (else nothing to match)."""
@@ -136,7 +153,11 @@ class ForbiddenSpellings:
 
     def sizes(self) -> dict[str, int]:
         """For ``urlnorm/memory/*``."""
-        return {"robots_parents": self._parent_count, "robots_copy_keys": len(self._copies)}
+        return {
+            "robots_parents": self._parent_count,
+            "robots_copy_keys": len(self._copies),
+            "robots_port_spellings": len(self._port_spellings),
+        }
 
     # -- what the filter and the settling tell ------------------------------------------
 
@@ -156,6 +177,15 @@ class ForbiddenSpellings:
                 self._copies[key] = (self._intern(referer),)
         elif len(copies) < MAX_COPY_REFERERS and referer not in copies:
             self._copies[key] = (*copies, self._intern(referer))
+
+    def port_spelling_dropped(self, key: int, request: Request) -> None:
+        """``request`` spells its page's URL with the default port written (``h:80/p``) and
+        was dropped against ``key``'s representative: kept, in case a link of that page
+        is forbidden (see the class's docstring)."""
+        if request.url.startswith("http://") and has_default_port(request.url):
+            key ^= callback_salt(request)
+            if key not in self._port_spellings and len(self._port_spellings) < MAX_PARENTS:
+                self._port_spellings[key] = request
 
     def _intern(self, referer: bytes) -> bytes:
         """One object per ``Referer`` value: a page's links all carry it, each its own copy."""
@@ -210,6 +240,10 @@ class ForbiddenSpellings:
             return
         urls.add(parent.url)
         self._parent_count += 1
+        spelling = self._port_spellings.pop(parent.value, None)
+        if spelling is not None and urlsplit(spelling.url).netloc != urlsplit(referer.decode("latin-1")).netloc:
+            dedup.count("urlnorm/robots_parent_spellings")
+            dedup.reschedule_request(spelling.replace(dont_filter=True))  # type: ignore[misc]
         if parent.learned is None:
             return  # no learned rule merges spellings of the parent yet: nothing was dropped
         ledger = dedup.ledger

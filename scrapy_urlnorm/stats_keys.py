@@ -194,7 +194,8 @@ STATS: tuple[StatKey, ...] = (
     StatKey("urlnorm/revoked_rules", "learning", "live", "rules revoked after a contradiction"),
     StatKey(
         "urlnorm/robots_parent_spellings", "learning", "live",
-        "with `ROBOTSTXT_OBEY`: spellings of a page learned rules dropped, sent after all because a link "
+        "with `ROBOTSTXT_OBEY`: spellings of a page learned rules dropped (or the static `default_port` "
+        "step: `h:80/p`, whose host and port has a `robots.txt` of its own), sent after all because a link "
         "on the page was forbidden by `robots.txt` as the fetched spelling spelled it",
     ),
     StatKey(
@@ -345,6 +346,11 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/memory/robots_copy_keys", "memory", "close",
         "with `ROBOTSTXT_OBEY`: pending keys with the `Referer` of exact copies dropped against them "
         "(cap 100,000 keys, 8 each; forgotten when the key settles)",
+    ),
+    StatKey(
+        "urlnorm/memory/robots_port_spellings", "memory", "close",
+        "with `ROBOTSTXT_OBEY`: pages one of whose spellings with the default port written (`h:80/p`) "
+        "was dropped, sent after all if a link of the page is forbidden (cap 100,000)",
     ),
     StatKey(
         "urlnorm/memory/claim_depths", "memory", "close",
