@@ -335,7 +335,9 @@ def robots_twins_for(dedup: Deduplicator) -> RobotsTwins | None:
     learner = dedup.learner
     if learner is None:
         return None
-    return RobotsTwins(lambda *urls: learner.contradict(*urls, via="robots"), dedup.count)
+    return RobotsTwins(
+        lambda *urls: learner.contradict(*urls, via="robots"), dedup.count, dedup.forbidden.robots_answered_at
+    )
 
 
 class ScrubMetaMiddleware:

@@ -59,9 +59,16 @@ class RobotsTwins:
     """Remembers each host's ``robots.txt`` answer and calls ``contradict(bare_host,
     kind, url, twin_url)`` when a host's answer differs from its twin's."""
 
-    def __init__(self, contradict: Callable[[str, str, str, str], None], count: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        contradict: Callable[[str, str, str, str], None],
+        count: Callable[[str], None],
+        answered_at: Callable[[str, int | str], None] | None = None,
+    ) -> None:
         self._contradict = contradict
         self._count = count
+        #: Told each answer with the host and port it was asked for, as spelled (``h:80``).
+        self._answered_at = answered_at
         self._answers: dict[str, int | str] = {}
 
     @staticmethod
@@ -79,6 +86,8 @@ class RobotsTwins:
         first = (request.meta.get("redirect_urls") or [request.url])[0]  # the host it was asked for
         if urlsplit(first).path != "/robots.txt" or len(self._answers) >= MAX_HOSTS:
             return
+        if self._answered_at is not None:
+            self._answered_at(urlsplit(first).netloc.lower(), answer)
         host = _host_of(first)
         self._answers[host] = answer
         twin = host[4:] if host.startswith("www.") else f"www.{host}"
@@ -146,6 +155,8 @@ class ForbiddenSpellings:
         #: Static keys of pages (without callback) -> a spelling of the page with its
         #: default port written, which the filter dropped.
         self._port_spellings: dict[int, Request] = {}
+        #: ``robots.txt`` answers by host and port as spelled (``h``, ``h:80``; see ``RobotsTwins``).
+        self._robots_at: dict[str, int | str] = {}
 
     def __bool__(self) -> bool:
         """Whether any parent is kept (else nothing to match)."""
@@ -177,6 +188,11 @@ class ForbiddenSpellings:
                 self._copies[key] = (self._intern(referer),)
         elif len(copies) < MAX_COPY_REFERERS and referer not in copies:
             self._copies[key] = (*copies, self._intern(referer))
+
+    def robots_answered_at(self, netloc: str, answer: int | str) -> None:
+        """``netloc``'s ``robots.txt`` answered ``answer`` (a body's digest, a status, an error)."""
+        if len(self._robots_at) < MAX_PARENTS:
+            self._robots_at[netloc] = answer
 
     def port_spelling_dropped(self, key: int, request: Request) -> None:
         """``request`` spells its page's URL with the default port written (``h:80/p``) and
@@ -241,9 +257,14 @@ class ForbiddenSpellings:
         urls.add(parent.url)
         self._parent_count += 1
         spelling = self._port_spellings.pop(parent.value, None)
-        if spelling is not None and urlsplit(spelling.url).netloc != urlsplit(referer.decode("latin-1")).netloc:
-            dedup.count("urlnorm/robots_parent_spellings")
-            dedup.reschedule_request(spelling.replace(dont_filter=True))  # type: ignore[misc]
+        if spelling is not None:
+            here = urlsplit(referer.decode("latin-1")).netloc.lower()
+            there = urlsplit(spelling.url).netloc.lower()
+            answer = self._robots_at.get(there)
+            # Not where both robots.txt are known to answer alike: its links would be forbidden too.
+            if here != there and (answer is None or answer != self._robots_at.get(here)):
+                dedup.count("urlnorm/robots_parent_spellings")
+                dedup.reschedule_request(spelling.replace(dont_filter=True))  # type: ignore[misc]
         if parent.learned is None:
             return  # no learned rule merges spellings of the parent yet: nothing was dropped
         ledger = dedup.ledger
