@@ -30,6 +30,7 @@ from scrapy.http.request import NO_CALLBACK
 from .callbacks import callback_salt
 from .keys import host_of
 from .learning import RuleKind
+from .ledger import Parked, lighten
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -153,8 +154,8 @@ class ForbiddenSpellings:
         #: Keys whose representative was forbidden (until a delivery).
         self._forbidden: set[int] = set()
         #: Static keys of pages (without callback) -> a spelling of the page with its
-        #: default port written, which the filter dropped.
-        self._port_spellings: dict[int, Request] = {}
+        #: default port written, which the filter dropped (kept light, as parked drops are).
+        self._port_spellings: dict[int, Request | Parked] = {}
         #: ``robots.txt`` answers by host and port as spelled (``h``, ``h:80``; see ``RobotsTwins``).
         self._robots_at: dict[str, int | str] = {}
 
@@ -198,10 +199,10 @@ class ForbiddenSpellings:
         """``request`` spells its page's URL with the default port written (``h:80/p``) and
         was dropped against ``key``'s representative: kept, in case a link of that page
         is forbidden (see the class's docstring)."""
-        if request.url.startswith("http://") and has_default_port(request.url):
+        if has_default_port(request.url):
             key ^= callback_salt(request)
             if key not in self._port_spellings and len(self._port_spellings) < MAX_PARENTS:
-                self._port_spellings[key] = request
+                self._port_spellings[key] = lighten(request)
 
     def _intern(self, referer: bytes) -> bytes:
         """One object per ``Referer`` value: a page's links all carry it, each its own copy."""
@@ -263,8 +264,9 @@ class ForbiddenSpellings:
             answer = self._robots_at.get(there)
             # Not where both robots.txt are known to answer alike: its links would be forbidden too.
             if here != there and (answer is None or answer != self._robots_at.get(here)):
+                request = spelling.rebuild() if type(spelling) is Parked else spelling
                 dedup.count("urlnorm/robots_parent_spellings")
-                dedup.reschedule_request(spelling.replace(dont_filter=True))  # type: ignore[misc]
+                dedup.reschedule_request(request.replace(dont_filter=True))  # type: ignore[misc,union-attr]
         if parent.learned is None:
             return  # no learned rule merges spellings of the parent yet: nothing was dropped
         ledger = dedup.ledger
