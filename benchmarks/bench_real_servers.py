@@ -118,15 +118,8 @@ TIMEOUT_GUARD = 240
 # -- link variants ----------------------------------------------------------------------------
 
 
-def _draw(seed: int, url: str, salt: str) -> int:
-    # The same draw for a URL on either twin: a page served under both names is the same
-    # HTML, so it links the same variants (drawn per host, the www copy of a page linked a
-    # variant its bare copy did not, and PHP's built-in server answered that variant with
-    # a page nothing else links: a document only the twin a crawl merged could reach).
-    parts = urlsplit(url)
-    if parts.hostname and parts.hostname.startswith("www."):
-        url = urlunsplit(parts._replace(netloc=parts.netloc[4:]))
-    digest = hashlib.sha256(f"{seed}\0{salt}\0{url}".encode()).digest()
+def _draw(seed: int, key: str, salt: str) -> int:
+    digest = hashlib.sha256(f"{seed}\0{salt}\0{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -135,10 +128,15 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     ``None`` for the others. Depends only on ``url`` (up to a ``www.``) and ``seed``. ``double_slashes``: the
     last slash of a path may be doubled too (``/a//b.html``: a template joining
     ``base + "/" + path``); off by default, so the figures of earlier runs stand."""
-    if _draw(seed, url, "pick") / 2**64 >= rate:
-        return None
     parts = urlsplit(url)
     host, path, query = parts.hostname or "", parts.path or "/", parts.query
+    # The same draws for a URL on either twin: a page served under both names is the same
+    # HTML, so it links the same variants (drawn per host, the www copy of a page linked a
+    # variant its bare copy did not, and PHP's built-in server answered that variant with
+    # a page nothing else links: a document only the twin a crawl merged could reach).
+    key = urlunsplit(parts._replace(netloc=parts.netloc[4:])) if host.startswith("www.") else url
+    if _draw(seed, key, "pick") / 2**64 >= rate:
+        return None
     kinds: list[str] = ["www", "utm"]
     if path.endswith("/index.html"):
         kinds.append("drop-index")
@@ -153,7 +151,7 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
         kinds.append("case")
     if double_slashes and path.rstrip("/").count("/") >= 1 and path != "/":
         kinds.append("double-slash")
-    kind = kinds[_draw(seed, url, "kind") % len(kinds)]
+    kind = kinds[_draw(seed, key, "kind") % len(kinds)]
     if kind == "www":
         host = host[4:] if host.startswith("www.") else f"www.{host}"
     elif kind == "utm":
@@ -171,7 +169,7 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
         path = path[:slash] + "/" + path[slash:]
     else:  # case: capitalize (or lower) one path segment
         pieces = path.split("/")
-        index = segments[_draw(seed, url, "segment") % len(segments)]
+        index = segments[_draw(seed, key, "segment") % len(segments)]
         piece = pieces[index]
         pieces[index] = piece.lower() if piece[:1].isupper() else piece[:1].upper() + piece[1:]
         path = "/".join(pieces)
