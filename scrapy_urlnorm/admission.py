@@ -108,7 +108,7 @@ class Admission:
                 return verdict
         # Before any learned match: audited again for another rule, the URL was
         # downloaded twice (seed 132140).
-        if M.AUDIT not in meta and self._audited_already(value):
+        if M.AUDIT not in meta and self.dedup.audited_already(value):
             self._seen_add(value, 0)
             if source is not None:
                 self._follow(source, None, value, request)
@@ -126,16 +126,6 @@ class Admission:
             return HELD_BACK
         self.claim(request, fingerprint, source)
         return None
-
-    def _audited_already(self, value: int) -> bool:
-        """Whether an audit downloaded this very URL (its static key ``value``: same
-        callback) in full: the spider had its page, and stock fetches a URL once. An
-        audit claims no key, so without this a drop a revocation released, or a redirect,
-        fetched it again (frameworks seed 570224: ``?replytocom=29``, audited, differed,
-        revoked ``ignore_param``, and the release of its own link downloaded it again).
-        Not where depths or ``robots.txt`` copies keep their own books on a key."""
-        dedup = self.dedup
-        return dedup.audits.auditor.downloaded(value) and dedup.depths is None and not self.forbidden.active
 
     def _hold_back(self, request: Request, fingerprint: Fingerprint) -> bool:
         url = fingerprint.url

@@ -141,6 +141,10 @@ class Auditor:
         """Whether an audit downloaded the URL whose static key is ``own`` in full."""
         return own in self._downloaded
 
+    def any_downloaded(self) -> bool:
+        """Whether an audit downloaded any URL in full (else no key needs looking up)."""
+        return bool(self._downloaded)
+
     def had(self, own: int) -> bool:
         """Whether the page at the URL whose static key is ``own`` went to the spider:
         delivered to a request for that URL (its digest remembered), or downloaded in

@@ -243,6 +243,16 @@ class Deduplicator:
             self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self.holds.foreign(key)
         )
 
+    def audited_already(self, key: int) -> bool:
+        """Whether an audit downloaded the URL whose static key is ``key`` (same callback)
+        in full: the spider had its page, and stock fetches a URL once. An audit claims no
+        key, so without this a drop a revocation released, or a redirect, fetched it again
+        (frameworks seed 570224: ``?replytocom=29``, audited, differed, revoked
+        ``ignore_param``, and the release of its own link downloaded it again); checked
+        when a request is admitted, and again when it is sent (``LateChecks``). Not where
+        depths or ``robots.txt`` copies keep their own books on a key."""
+        return self.audits.auditor.downloaded(key) and self.depths is None and not self.forbidden.active
+
     # -- settling (see settling.py) ---------------------------------------------------
 
     def fail(self, claim: Claim, why: str, sent: Callable[[Request], bool] | None = None) -> None:

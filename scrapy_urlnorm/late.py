@@ -65,13 +65,13 @@ class LateChecks:
         (``urlnorm/audited_already``); this is the same check where the request was
         admitted while the audit was in flight (differential seed 135834: a link admitted
         on a key its first link had given up to a taught form, while another spelling of
-        that URL was audited). What was dropped against it rests on that page. Not where
-        depths or ``robots.txt`` copies keep books per key, nor for a redirect's target."""
+        that URL was audited). What was dropped against it rests on that page. Not for a
+        redirect's target (see also ``Deduplicator.audited_already``)."""
         dedup = self.dedup
-        if dedup.depths is not None or dedup.forbidden.active or "redirect_urls" in request.meta:
+        if "redirect_urls" in request.meta or not dedup.audits.auditor.any_downloaded():
             return False
         own = dedup.keys.static(request).value
-        if not dedup.audits.auditor.downloaded(own):
+        if not dedup.audited_already(own):
             return False
         claim = dedup.ledger.claim_of(own)
         if claim is not None:
