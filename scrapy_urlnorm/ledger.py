@@ -140,6 +140,11 @@ def lighten(request: Request) -> Request | Parked:
     return Parked((request.url, shared if shared is not None else template))
 
 
+def rebuilt(request: Request | Parked) -> Request:
+    """``request`` as a ``Request`` again (rebuilt, when it was kept light: :func:`lighten`)."""
+    return request.rebuild() if type(request) is Parked else request  # type: ignore[union-attr,return-value]
+
+
 class Drop:
     """One request dropped against a claim (or parked under a learned rule)."""
 
@@ -158,8 +163,7 @@ class Drop:
     @property
     def request(self) -> Request:
         """The dropped request (rebuilt, when it was parked light)."""
-        request = self._request
-        return request.rebuild() if type(request) is Parked else request  # type: ignore[union-attr,return-value]
+        return rebuilt(self._request)
 
     @property
     def url(self) -> str:

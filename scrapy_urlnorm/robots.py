@@ -30,7 +30,7 @@ from scrapy.http.request import NO_CALLBACK
 from .callbacks import callback_salt
 from .keys import host_of
 from .learning import RuleKind
-from .ledger import Parked, lighten
+from .ledger import Parked, lighten, rebuilt
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -264,9 +264,8 @@ class ForbiddenSpellings:
             answer = self._robots_at.get(there)
             # Not where both robots.txt are known to answer alike: its links would be forbidden too.
             if here != there and (answer is None or answer != self._robots_at.get(here)):
-                request = spelling.rebuild() if type(spelling) is Parked else spelling
                 dedup.count("urlnorm/robots_parent_spellings")
-                dedup.reschedule_request(request.replace(dont_filter=True))  # type: ignore[misc,union-attr]
+                dedup.reschedule_request(rebuilt(spelling).replace(dont_filter=True))  # type: ignore[misc]
         if parent.learned is None:
             return  # no learned rule merges spellings of the parent yet: nothing was dropped
         ledger = dedup.ledger
