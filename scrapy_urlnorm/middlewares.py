@@ -221,8 +221,9 @@ class NormalizeMiddleware:
                 self.dedup.count("urlnorm/etags_distrusted")
             self._settled_without_page(request, f"entity-tag canary answered {status}")
         audit = request.meta.get(M.AUDIT)
-        if self.second_chances is not None and status >= 400 and audit is None:
-            # Before a shortcut's fallback: its taught form was only unlucky.
+        if self.second_chances is not None and status >= 400:
+            # Before a shortcut's fallback: its taught form was only unlucky. An audit too:
+            # where every drop is verified, it is the only fetch of what may be a page.
             again = self.second_chances.after_status(request, status)
             if again is not None:
                 return again  # in its place: what was dropped against it waits on
@@ -320,7 +321,7 @@ class NormalizeMiddleware:
                 self.robots_twins.failed(request, exception)
             if self.forbidden_spellings is not None and why == "ignored" and str(exception) == FORBIDDEN:
                 self.forbidden_spellings.forbidden(request)
-            if self.second_chances is not None and M.AUDIT not in request.meta:
+            if self.second_chances is not None:
                 again = self.second_chances.after_error(request, exception)
                 if again is not None:
                     return again  # in its place: what was dropped against it waits on

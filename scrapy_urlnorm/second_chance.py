@@ -13,7 +13,9 @@ of ``RETRY_HTTP_CODES`` or an error of ``RETRY_EXCEPTIONS``, as
 ``RetryMiddleware`` decides) is sent once more in its place, with a fresh
 retry budget and ``RETRY_PRIORITY_ADJUST`` (as a retry is): the request is
 replaced, not failed, so what was dropped against it stays dropped until the
-second round settles. Once per URL (its static key) and never for a request
+second round settles. An audit gets one too: where every drop of its rule is
+verified, the audit is the only fetch of what may be a page of its own. Once per
+URL (its static key) and never for a request
 marked ``dont_retry``, so it cannot feed on itself, nor for a component's own
 request (``callback=NO_CALLBACK``: ``robots.txt``, which stock gives up on). ``URLNORM_SECOND_CHANCE =
 False`` turns it off.

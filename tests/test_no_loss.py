@@ -742,6 +742,46 @@ async def test_a_page_that_always_fails_gets_one_second_chance_and_the_crawl_end
     assert addon.stats.get("urlnorm/second_chances") == 1
 
 
+def flaky_paged_list_site() -> FunctionSite:
+    """Eight articles ignore ``?page=2`` (``ignore_param:page`` is learned from them); on
+    ``/list`` it selects page 2, which answers ``503`` to its first three requests. A later
+    page links it again as ``http://fl.test:80/list?page=2``."""
+    articles = [f"/a{n}" for n in range(1, 9)]
+    pages = {"/": [link for a in articles for link in (a, a + "?page=2")] + ["/more"]}
+    pages |= {"/more": ["/list", "/list?page=2", "/last"], "/last": ["http://fl.test:80/list?page=2"]}
+    pages |= {a: [] for a in articles}
+    asked = Counter[str]()
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == "/list":
+            if query == "page=2":
+                asked[query] += 1
+                if asked[query] <= 3:
+                    return Reply(503, b"busy", {"Content-Type": "text/plain"})
+            return Reply.page("fl:/list" + ("?page=2" if query == "page=2" else ""), [])
+        if path in pages:
+            return Reply.page(f"fl:{path}", pages[path])
+        return Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_a_flaky_server_kept_back_gets_its_second_chance() -> None:
+    """Found by ``bench_differential.py --flaky --params`` (seeds 142616-142682, with
+    ``RETRY_TIMES=0``): every drop of ``ignore_param:page`` is verified, so ``/list?page=2``
+    is fetched as an audit, the only fetch of what is a page of its own. Its try and two
+    retries fail; stock gets the page on its fourth try, as ``:80/list?page=2``, which the
+    add-on drops as the URL it audited. Audits were given no second chance, so the page
+    was lost; now an audit's failure gets one, as any request's does."""
+    start = ["http://fl.test/"]
+    stock = await run({"fl.test": flaky_paged_list_site()}, start, RETRIES)
+    addon = await run({"fl.test": flaky_paged_list_site()}, start, {**RETRIES, **ADDON})
+    assert "fl:/list?page=2" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/second_chances") == 1
+
+
 # -- 9. DEPTH_LIMIT ---------------------------------------------------------------------------------
 
 
