@@ -95,6 +95,8 @@ FLAGS: dict[str, str] = {
     "params": "give about half the hosts documents told apart by their query, on an application that reads "
     "it: listings paged by ?page=n (?page=1 the first), items by ?id=, sort orders and languages with a "
     "default value, posts at /?p=n, parameters the site ignores (?ref=nav), in any order",
+    "https": "serve about half the hosts as HTTPS sites (TLS in the proxy's CONNECT tunnel): two in three "
+    "redirect http:// to https://, the others serve both alike; pages spell some links to them https://",
 }
 #: The conditions of ``FLAGS`` this run has on.
 ON: dict[str, bool] = {}

@@ -79,7 +79,7 @@ import scrapy
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, RulesSpider, crawl
-from .server import Dynamic, Flaky, Hit, Lenient, Reply, Site, VirtualWeb
+from .server import Dynamic, Flaky, Hit, Lenient, Reply, Secure, Site, VirtualWeb
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
@@ -1158,6 +1158,9 @@ class CrawlOrder:
     #: The web has documents told apart by their query (``generate(query_pages=True)``):
     #: paged listings, items by id, sort orders, languages, posts at ``/?p=n``.
     params: bool = False
+    #: About half the hosts are HTTPS sites (:class:`~demoweb.server.Secure`): most redirect
+    #: ``http://`` to ``https://``, the others serve both; pages spell some links ``https://``.
+    https: bool = False
     #: Scrapy settings both crawls get on top of the order's own (``CONCURRENT_REQUESTS_PER_DOMAIN``,
     #: ``REDIRECT_ENABLED``...): a user's project differs from ours in more than the order.
     shared_settings: dict[str, Any] = field(default_factory=dict, hash=False)
@@ -1190,6 +1193,7 @@ class CrawlOrder:
                     "dynamic" if self.dynamic else "",
                     "lenient" if self.lenient else "",
                     "params" if self.params else "",
+                    "https" if self.https else "",
                 ],
             )
         )
@@ -1374,6 +1378,9 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     if order is not None and order.dynamic:
         fronts_d = {id(site): Dynamic(site, f"{web.seed}:dynamic") for site in sites.values()}
         sites = {host: fronts_d[id(site)] for host, site in sites.items()}
+    if order is not None and order.https:
+        fronts_s = {id(site): Secure(site, f"{web.seed}:https") for site in sites.values()}
+        sites = {host: fronts_s[id(site)] for host, site in sites.items()}
     if order is not None and order.flaky:
         fronts = {id(site): Flaky(site, f"{web.seed}:flaky") for site in sites.values()}
         sites = {host: fronts[id(site)] for host, site in sites.items()}
@@ -1448,12 +1455,12 @@ def twin_of(host: str) -> str:
 
 def urls_twice(hits: Iterable[Hit]) -> int:
     """Pages (``200`` to a ``GET``) downloaded at a URL that had answered one already."""
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()
     again = 0
     for hit in hits:
         if hit.status != 200 or hit.method != "GET":
             continue
-        url = (hit.host.removesuffix(":80"), hit.target)
+        url = (hit.scheme, hit.host, hit.target)
         again += url in seen
         seen.add(url)
     return again

@@ -6,13 +6,21 @@ requests (``GET http://www.example.test/a HTTP/1.1``) and the server picks the
 site by that host, so no DNS and no internet are involved. Direct requests
 are routed by their ``Host`` header.
 
+``https://`` URLs go the way Scrapy sends them through a proxy: a ``CONNECT`` tunnel,
+in which the server speaks TLS with a self-signed certificate (Scrapy does not
+verify certificates by default) and routes the requests by their ``Host`` header.
+
 Every request is logged (host, raw path and query, status) so tests and
 benchmarks count what was really fetched.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
+import ssl
 import sys
+import tempfile
 import threading
 import time
 import zlib
@@ -26,6 +34,8 @@ from urllib.parse import urljoin, urlsplit
 DROP_CONNECTION = 0
 #: The request's host and port as sent (``h.test:80``), given to sites beside ``Host`` (the host alone).
 NETLOC_HEADER = "X-Demoweb-Netloc"
+#: The scheme a request came in on (``http``; ``https`` inside a ``CONNECT`` tunnel), given to sites.
+SCHEME_HEADER = "X-Demoweb-Scheme"
 
 
 @dataclass
@@ -67,6 +77,53 @@ class Hit:
     status: int
     method: str = "GET"
     netloc: str = ""  # the host as the request spelled it, with its port if it had one
+    scheme: str = "http"
+
+
+_TLS: ssl.SSLContext | None = None
+_TLS_LOCK = threading.Lock()
+
+
+def tls_context() -> ssl.SSLContext:
+    """A server context with a self-signed certificate (made once per process)."""
+    global _TLS
+    with _TLS_LOCK:
+        if _TLS is None:
+            import datetime
+
+            from cryptography import x509
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.asymmetric import ec
+            from cryptography.x509.oid import NameOID
+
+            key = ec.generate_private_key(ec.SECP256R1())
+            name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "demoweb.test")])
+            now = datetime.datetime.now(datetime.timezone.utc)
+            cert = (
+                x509.CertificateBuilder()
+                .subject_name(name)
+                .issuer_name(name)
+                .public_key(key.public_key())
+                .serial_number(x509.random_serial_number())
+                .not_valid_before(now - datetime.timedelta(days=1))
+                .not_valid_after(now + datetime.timedelta(days=30))
+                .sign(key, hashes.SHA256())
+            )
+            with tempfile.TemporaryDirectory() as tmp:
+                path = f"{tmp}/demoweb.pem"
+                with open(path, "wb") as pem:
+                    pem.write(cert.public_bytes(serialization.Encoding.PEM))
+                    pem.write(
+                        key.private_bytes(
+                            serialization.Encoding.PEM,
+                            serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption(),
+                        )
+                    )
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(path)
+            _TLS = context
+        return _TLS
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -88,6 +145,7 @@ class VirtualWeb:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            scheme = "http"
 
             def do_GET(self) -> None:
                 web._serve(self)
@@ -95,12 +153,18 @@ class VirtualWeb:
             do_HEAD = do_GET
             do_POST = do_GET
 
+            def do_CONNECT(self) -> None:
+                web._tunnel(self, SecureHandler)
+
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
             def version_string(self) -> str:
                 # The site's own Server header, like a real server family's.
                 return getattr(self, "site_server", "VirtualWeb")
+
+        class SecureHandler(Handler):
+            scheme = "https"
 
         self._server = _QuietServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
@@ -126,7 +190,25 @@ class VirtualWeb:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _tunnel(self, handler: BaseHTTPRequestHandler, secure: type[BaseHTTPRequestHandler]) -> None:
+        """A proxy's ``CONNECT``: established, then TLS, then requests served as ``https``."""
+        handler.send_response(200, "Connection established")
+        handler.end_headers()
+        handler.close_connection = True  # (the tunnel's connection ends with its TLS session)
+        try:
+            tunnel = tls_context().wrap_socket(handler.connection, server_side=True)
+        except (ssl.SSLError, OSError):
+            return
+        try:
+            secure(tunnel, handler.client_address, self._server)
+        except (ssl.SSLError, OSError):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                tunnel.close()
+
     def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        scheme = getattr(handler, "scheme", "http")
         target = handler.path
         if target.startswith(("http://", "https://")):  # proxy form: absolute URI
             netloc_at = target.find("//") + 2
@@ -145,9 +227,10 @@ class VirtualWeb:
         headers = {name: value for name, value in handler.headers.items() if name.lower() != "host"}
         headers["Host"] = host.lower()
         headers[NETLOC_HEADER] = netloc.lower()
+        headers[SCHEME_HEADER] = scheme
         reply = site.handle(path, query, headers) if site is not None else Reply.not_found()
         with self._lock:
-            self.hits.append(Hit(host.lower(), target, reply.status, handler.command, netloc.lower()))
+            self.hits.append(Hit(host.lower(), target, reply.status, handler.command, netloc.lower(), scheme))
         length = int(handler.headers.get("Content-Length") or 0)
         if length:
             handler.rfile.read(length)
@@ -331,3 +414,52 @@ class Lenient:
             return reply
         target = self.site.handle(there.path, there.query, {**headers, "Host": there.hostname or host})
         return target if target.status == 200 else reply
+
+
+class Secure:
+    """``site`` as the web has moved to HTTPS: about half the hosts (drawn from ``salt``
+    and the bare host, so ``www.`` twins alike) are HTTPS sites. Of those, two in three
+    answer every ``http://`` URL with a ``301`` to its ``https://`` spelling (``robots.txt``
+    too), as most sites now do; the others serve both schemes alike, as a site half way
+    through its move does. Every page spells some of its absolute links to HTTPS sites
+    (its own or another's; which ones is drawn from the link) with ``https://``, and a
+    redirect answered over HTTPS names ``https://`` where its site is an HTTPS site. Other
+    hosts serve plain HTTP (their pages never link them as ``https://``)."""
+
+    _LINK = re.compile(rb'(href=")http://([^/"?#:]+)(?=[/"?#])([^"]*")')  # (not ``h:80``)
+
+    def __init__(self, site: Site, salt: str) -> None:
+        self.site = site
+        self.salt = salt
+
+    def kind(self, host: str) -> int:
+        """0: plain HTTP; 1: ``http://`` redirected to ``https://``; 2: both served alike."""
+        draw = zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 6
+        return 0 if draw < 3 else (1 if draw < 5 else 2)
+
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        host = headers.get("Host", "")
+        kind = self.kind(host)
+        secure = headers.get(SCHEME_HEADER) == "https"
+        if kind == 1 and not secure:
+            netloc = headers.get(NETLOC_HEADER, host).removesuffix(":80")
+            return Reply.redirect(f"https://{netloc}{path}" + (f"?{query}" if query else ""), 301)
+        reply = self.site.handle(path, query, headers)
+        answer = dict(reply.headers)
+        location = answer.get("Location", "")
+        if secure and location.startswith("http://"):
+            there = urlsplit(location).hostname or ""
+            if self.kind(there):
+                answer["Location"] = "https://" + location[len("http://") :]
+        body = reply.body
+        if reply.status == 200 and b'href="http://' in body:
+            body = self._LINK.sub(self._spell, body)
+        if body is reply.body and answer == reply.headers:
+            return reply
+        return Reply(reply.status, body, answer)
+
+    def _spell(self, match: re.Match[bytes]) -> bytes:
+        host = match.group(2).decode("latin-1").lower()
+        if self.kind(host) and zlib.crc32(f"{self.salt}\0link\0".encode() + match.group(0)) % 2:
+            return match.group(1) + b"https://" + match.group(2) + match.group(3)
+        return match.group(0)
