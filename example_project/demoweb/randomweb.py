@@ -1303,16 +1303,25 @@ class Comparison:
         judged where ``--refresh`` or ``--lenient`` change what links lead where); and the
         add-on was given the ``robots.txt`` of every host stock reached it on. Where the
         add-on never asked (it merged ``h:80`` into ``h``) or was not answered either,
-        it is counted lost. Not counted as lost, reported apart."""
+        it is counted lost, except on ``h:80`` where stock was not given that robots.txt
+        either and the add-on, resumed, was given ``h``'s (a crawl in one run asks each as
+        stock does and meets the same failures, so only a resumed one can differ).
+        Not counted as lost, reported apart."""
         if not (self.order.robots and self.order.flaky):
             return set()
         missing = self.stock.docs - self.addon.docs
         if not missing:
             return set()
         allows, told = robots_rules(self.web), self.addon.robots_answered
+        resumed = self.order.jobdir and (self.order.stops or self.order.kills)
+        never_asked = self.stock.robots_asked - self.addon.robots_asked
 
         def forbidden_but_told(url: str) -> bool:
-            return not allows(url) and urlsplit(url).netloc.lower() in told
+            netloc = urlsplit(url).netloc.lower()
+            if netloc not in told and resumed and netloc.endswith(":80") and netloc in never_asked:
+                # stock read h:80 without its robots.txt; the add-on never asked it, and was told h's
+                netloc = netloc.removesuffix(":80") if netloc not in self.stock.robots_answered else netloc
+            return not allows(url) and netloc in told
 
         urls_of = self.stock.urls_of
         luck = {doc for doc in missing if urls_of.get(doc) and all(map(forbidden_but_told, urls_of[doc]))}
