@@ -36,7 +36,17 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from demoweb.randomweb import FAMILIES, CrawlOrder, compare, doc_id_of, generate, robots_answered, robots_rules
+from demoweb.randomweb import (
+    FAMILIES,
+    Comparison,
+    CrawlOrder,
+    CrawlSummary,
+    compare,
+    doc_id_of,
+    generate,
+    robots_answered,
+    robots_rules,
+)
 from demoweb.server import Dynamic, Hit, Lenient
 
 SEEDS = range(30)
@@ -334,3 +344,30 @@ def test_robots_txt_luck_is_told_apart_only_where_the_addon_was_given_that_robot
     allows = robots_rules(web)
     assert not allows("http://h2.test/Blog/Contact-8.htm") and not allows("http://h2.test:80/Blog/Contact-8.htm")
     assert allows("http://h2.test/Press/Faq-3.htm") and allows("http://nowhere.test/Blog/")
+
+
+@pytest.mark.parametrize(("stops", "luck"), [(2, True), (0, False)])
+def test_robots_txt_luck_on_a_default_port_stock_read_without_its_robots_txt(stops: int, luck: bool) -> None:
+    """Frameworks seed 574859 (``--robots --flaky --stops 2``): both ``robots.txt`` of
+    ``h`` and ``h:80`` failed stock, which read a forbidden page at both; the add-on,
+    resumed, was answered on ``h`` and never asked ``h:80`` (merged into ``h``). Only a
+    resumed crawl can differ so: in one run it meets stock's very failures."""
+    web = generate(138415)
+    page = "http://h2.test:80/Blog/Contact-8.htm"  # forbidden on both
+    stock = CrawlSummary(
+        ["doc"],
+        10,
+        "finished",
+        1.0,
+        {},
+        urls_of={"doc": frozenset({page, page.replace(":80", "")})},
+        robots_asked=frozenset({"h2.test", "h2.test:80"}),
+        robots_answered=frozenset(),
+    )
+    addon = CrawlSummary(
+        [], 5, "finished", 1.0, {}, robots_asked=frozenset({"h2.test"}), robots_answered=frozenset({"h2.test"})
+    )
+    order = replace(CrawlOrder.from_seed(8), robots=True, flaky=True, stops=stops)  # (8: a JOBDIR order)
+    comparison = Comparison(138415, order, web, stock, addon)
+    assert comparison.robots_luck == ({"doc"} if luck else set())
+    assert comparison.lost == (set() if luck else {"doc"})
