@@ -10,7 +10,8 @@ comes in pairs of URLs that differ by exactly that one aspect:
   target), a ``rel=canonical`` link from one to the other, or two 200
   responses with the same body digest;
 - *negative*: two 200 responses with different digests, a redirect against
-  the rule's direction, or a failed audit.
+  the rule's direction, or a failed audit (a ``rel=canonical`` link against
+  the direction redirects taught is neither: it still says the two are one page).
 
 A rule applies to a host after ``min_evidence`` agreeing observations from
 distinct pairs, at least one of them a redirect or identical content (a
@@ -366,6 +367,11 @@ class Learner:
             if len(rule.digests) < _MAX_PAIRS:
                 rule.digests.add(digest)
         if positive and direction and rule.direction and direction != rule.direction:
+            if via == "canonical" and rule.sources.get("redirect"):
+                # The server's redirects say which form it serves; a page naming the
+                # other one canonical still says the two are one page (a site moved to
+                # https:// whose pages name http://): no evidence either way.
+                return
             positive = False  # redirects both ways: a loop, or no canonical form
         if not positive:
             rule.negatives += 1

@@ -43,6 +43,21 @@ class TestLearner:
         learner.observe_redirect("http://h/b", "http://h/b/")
         assert active(learner) == {("h", "trailing_slash", "add")}
 
+    def test_a_canonical_link_against_the_redirects_direction_revokes_nothing(self) -> None:
+        """``--https``: a site that moved to ``https://`` redirects ``http://`` there, while its
+        pages still name their ``http://`` spelling canonical. The redirects say which form the
+        server serves; the link still says the two are one page: it revokes nothing. Without
+        redirects, links in both directions are still no canonical form."""
+        learner = Learner(min_evidence=2)
+        learner.observe_redirect("http://h/a", "https://h/a")
+        learner.observe_redirect("http://h/b", "https://h/b")
+        learner.observe_canonical("https://h/a", "http://h/a")
+        assert active(learner) == {("h", "https_alias", "https")}
+        learner.observe_canonical("http://g/a", "https://g/a")
+        learner.observe_canonical("https://g/b", "http://g/b")
+        assert not learner.rules[("g", "https_alias")].active
+        assert learner.rules[("g", "https_alias")].revoked
+
     def test_one_redirect_to_the_directory_teaches_its_default_page(self) -> None:
         """``/index.html`` -> ``/`` is the server stating its convention: one is enough
         (small hosts never show a second pair); a content pair alone still needs two."""
