@@ -158,6 +158,7 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(56015), offsite=True),
     replace(CrawlOrder.from_seed(57079), refresh=True),
     replace(CrawlOrder.from_seed(68005), dynamic=True),
+    replace(CrawlOrder.from_seed(142802), https=True),
     replace(CrawlOrder.from_seed(69012), rules=True, dynamic=True, robots=True, flaky=True, depth_limit=4),
 ]
 
