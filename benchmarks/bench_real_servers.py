@@ -1,9 +1,9 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
 ``serve`` and ``http-server``, PHP's built-in server, and Django, Flask and Starlette
-applications under gunicorn and uvicorn, on loopback.
+applications under gunicorn and uvicorn, and nginx again as an https site, on loopback.
 
-All twelve serve the same Debian documentation trees (a Doxygen manual with its examples,
+All thirteen serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -25,15 +25,19 @@ their own (a paginated list ``?page=N``, pages per article id, a page that ignor
 Flask's Werkzeug routing (``/section`` -> 308 ``/section/``, ``/page/`` a 404, the host
 ignored, a styled real 404); Starlette's ``redirect_slashes`` (307 both ways),
 ``StaticFiles(html=True)`` and ``TrustedHostMiddleware`` (bare host -> 307 ``www.``).
+``nginx-https`` is the nginx site over TLS: ``http://`` -> 301 ``https://`` on the same
+host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://`` goes to
+``real_servers/tunnel.py``, which relays it to nginx's TLS port (the rest to its http port).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
-``dj.test``, ``fl.test``, ``st.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
+``dj.test``, ``fl.test``, ``st.test``, ``tls.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
 web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
 real crawls meet (``/index.html`` added or removed, trailing slash removed, ``.html``
-removed, ``www.`` toggled, a path segment's case changed, ``?utm_source=`` added). The
+removed, ``www.`` toggled, a path segment's case changed, ``?utm_source=`` added; for an
+``https://`` URL, also ``http://``, as old links to a site that moved to https). The
 variant of a URL depends only on the URL (up to a ``www.``: a page served under both
 names links the same variants, as its HTML is the same) and ``--seed``, so every crawl
 meets the same variants. It yields an item per 200 response: a document identity (SHA-1 of the body)
@@ -138,6 +142,9 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     if _draw(seed, key, "pick") / 2**64 >= rate:
         return None
     kinds: list[str] = ["www", "utm"]
+    scheme = parts.scheme
+    if scheme == "https":  # only https URLs: the draws for the http-only families stay as they were
+        kinds.append("http")
     if path.endswith("/index.html"):
         kinds.append("drop-index")
     elif path.endswith("/"):
@@ -154,6 +161,8 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     kind = kinds[_draw(seed, key, "kind") % len(kinds)]
     if kind == "www":
         host = host[4:] if host.startswith("www.") else f"www.{host}"
+    elif kind == "http":
+        scheme = "http"
     elif kind == "utm":
         query = f"{query}&utm_source=bench" if query else "utm_source=bench"
     elif kind == "drop-index":
@@ -174,7 +183,7 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
         pieces[index] = piece.lower() if piece[:1].isupper() else piece[:1].upper() + piece[1:]
         path = "/".join(pieces)
     netloc = host if parts.port is None else f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, netloc, path, query, ""))
+    return urlunsplit((scheme, netloc, path, query, ""))
 
 
 # -- the spider -------------------------------------------------------------------------------
@@ -192,6 +201,7 @@ class RealServerSpider(scrapy.Spider):
         super().__init__(**kwargs)
         self.start_urls = [f"http://{site}/"]
         self.allowed_domains = [site]  # and its subdomains: the www twin
+        self.hosts = {site, f"www.{site}"}
         self.seed = int(seed)
         self.rate = float(rate)
         self.double_slashes = bool(double_slashes)
@@ -211,7 +221,11 @@ class RealServerSpider(scrapy.Spider):
             return
         for href in response.css("a::attr(href)").getall():
             url = response.urljoin(href.strip()).split("#", 1)[0]
-            if not url.startswith("http://"):
+            # http:// anywhere (the offsite filter drops other hosts), https:// on the site's
+            # hosts only: the https links of the trees to other sites were never followed.
+            if not url.startswith("http://") and not (
+                url.startswith("https://") and urlsplit(url).hostname in self.hosts
+            ):
                 continue
             yield scrapy.Request(url, callback=self.parse)
             other = variant(url, self.seed, self.rate, self.double_slashes)
@@ -433,7 +447,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             flush=True,
                         )
                 if args.keep_logs:
-                    for name in ("access", "error"):
+                    for name in ("access", "error", *(["tunnel"] if server.tunnel_port else [])):
                         (args.keep_logs / f"{kind}-{name}.log").write_text(server.log(name))
     problems = [
         f"{r['server']} {r['order']} {r['mode']}: lost {r['summary']['lost']} document(s) stock collected:"

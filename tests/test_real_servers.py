@@ -4,8 +4,10 @@ Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurren
 requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Python's
 ``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``, PHP's built-in
 server: nine ways of serving a ``www.`` twin and a directory; Django, Flask and
-Starlette applications: their frameworks' own slash, host and parameter conventions)
-crawled with stock Scrapy, the add-on and the add-on with ``URLNORM_LEARN=False``.
+Starlette applications: their frameworks' own slash, host and parameter conventions;
+nginx as an https site, ``http://`` redirected to ``https://``, reached through a
+``CONNECT`` tunnel) crawled with stock Scrapy, the add-on and the add-on with
+``URLNORM_LEARN=False``.
 Skipped unless ``URLNORM_REAL_SERVERS=1`` and ``benchmarks/real_servers/setup.sh`` has
 installed the servers and documentation trees; a family whose server or pip packages this
 Python lacks is skipped alone. No timing assertions.

@@ -1,6 +1,6 @@
 """Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``,
 ``http-server`` and PHP built-in server instances, and Django, Flask and Starlette applications, serving Debian
-documentation trees on 127.0.0.1.
+documentation trees on 127.0.0.1; and nginx serving them over TLS (``nginx-https``).
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -14,6 +14,13 @@ All serve the same site root: a landing page linking to the documentation trees 
 twin a different kind: Apache serves the same content under both names, nginx redirects
 the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
 302, ``http.server``, Twisted Web, ``serve``, ``http-server`` and PHP ignore the name.
+
+``nginx-https`` is an https site as most now are: plain ``http`` for either name 301s to
+``https://`` on the same host, ``https://www.`` 301s to the bare host, which serves the
+site as the nginx family does, with a self-signed certificate made at start. Scrapy
+reaches ``https://`` through a proxy with ``CONNECT``, which nginx does not do, so the
+crawl's proxy is ``tunnel.py``, run beside the server: ``CONNECT`` goes to the TLS port,
+anything else to the plain one. Its landing page spells two of its links ``http://``.
 
 The static servers only map paths to files; the framework applications are where URL
 conventions come from code, so they run as such sites run, each under a real server with
@@ -90,11 +97,18 @@ class Family:
     foreground: bool = False  # serves as our child until SIGTERM (the others daemonize)
     owned: tuple[str, ...] = ()  # state entries the workers open after dropping to www-data ("dir/": a directory)
     packages: tuple[str, ...] = ()  # pip packages the server needs in this Python (import name = pip name)
+    # Also serves TLS on a second port (the template's @TLS_PORT@, a self-signed <name>.crt
+    # and <name>.key), behind tunnel.py, the crawl's proxy; the landing page links http://.
+    tls: bool = False
 
 
-def _nginx_command(directory: Path, port: int) -> list[str]:
-    # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
-    return [NGINX, "-c", str(directory / "nginx.conf"), "-p", str(directory), "-e", str(directory / "nginx-error.log")]
+def _nginx_command(name: str) -> Callable[[Path, int], list[str]]:
+    def command(directory: Path, port: int) -> list[str]:
+        # -e: the error log before the config is read (nginx >= 1.19.5), so nothing goes to /var/log.
+        conf, error_log = directory / f"{name}.conf", directory / f"{name}-error.log"
+        return [NGINX, "-c", str(conf), "-p", str(directory), "-e", str(error_log)]
+
+    return command
 
 
 def _caddy_command(directory: Path, port: int) -> list[str]:
@@ -208,7 +222,12 @@ FAMILIES: dict[str, Family] = {
         user="User www-data\nGroup www-data",
     ),
     "nginx": Family(
-        name="nginx", label="nginx", host="ref.test", binary=NGINX, command=_nginx_command, user="user www-data;"
+        name="nginx",
+        label="nginx",
+        host="ref.test",
+        binary=NGINX,
+        command=_nginx_command("nginx"),
+        user="user www-data;",
     ),
     "lighttpd": Family(
         name="lighttpd",
@@ -323,6 +342,17 @@ FAMILIES: dict[str, Family] = {
         foreground=True,
         packages=("starlette", "uvicorn", "httptools"),
     ),
+    # nginx over TLS (nginx-https.conf.in): http:// -> 301 https://, https://www. -> 301 the
+    # bare host, which serves as the nginx family does; reached through tunnel.py.
+    "nginx-https": Family(
+        name="nginx-https",
+        label="nginx over TLS",
+        host="tls.test",
+        binary=NGINX,
+        command=_nginx_command("nginx-https"),
+        user="user www-data;",
+        tls=True,
+    ),
 }
 
 
@@ -343,6 +373,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free ports (each socket held until all are drawn)."""
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+
+
 def wait_for_port(port: int, seconds: float = 10.0) -> None:
     deadline = time.monotonic() + seconds
     while True:
@@ -355,10 +394,16 @@ def wait_for_port(port: int, seconds: float = 10.0) -> None:
             time.sleep(0.05)
 
 
-def build_root(root: Path, server: str) -> None:
-    """The site root: a landing page and one symlink per documentation tree."""
+def build_root(root: Path, server: str, http_links: str = "") -> None:
+    """The site root: a landing page and one symlink per documentation tree. With
+    ``http_links`` (an https site's host), the landing page links the second tree as
+    ``http://<host>/...`` and the third as ``http://www.<host>/...``, as pages of a site
+    that moved to https still do; the first stays relative."""
     root.mkdir(parents=True, exist_ok=True)
-    links = "\n".join(f'<li><a href="/{name}/">{name}</a></li>' for name in TREES)
+    bases = ["", f"http://{http_links}", f"http://www.{http_links}"] if http_links else [""]
+    links = "\n".join(
+        f'<li><a href="{bases[index % len(bases)]}/{name}/">{name}</a></li>' for index, name in enumerate(TREES)
+    )
     (root / "index.html").write_text(LANDING.format(server=server, links=links), encoding="utf-8")
     for name, tree in TREES.items():
         link = root / name
@@ -379,13 +424,15 @@ class Server:
     host: str  # the site's host; its www twin is www.<host>
     port: int
     state: Path
+    tunnel_port: int | None = None  # tunnel.py in front of a TLS family: the crawl's proxy
 
     @property
     def proxy(self) -> str:
         """Scrapy's ``meta["proxy"]`` for this server: requests go to 127.0.0.1:port in
         absolute form (``GET http://docs.test/x``), which every server answers as an origin
-        server, choosing the virtual host by the URL's host (``http.server`` has none)."""
-        return f"http://127.0.0.1:{self.port}"
+        server, choosing the virtual host by the URL's host (``http.server`` has none). For
+        a TLS family, the tunnel's port: ``CONNECT`` for ``https://``, the rest relayed."""
+        return f"http://127.0.0.1:{self.tunnel_port or self.port}"
 
     @property
     def start_url(self) -> str:
@@ -432,8 +479,10 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
     family = FAMILIES[kind]
     host = host or family.host
     with _state(state, kind) as directory:
-        build_root(directory / "www", family.label)
-        port = free_port()
+        build_root(directory / "www", family.label, host if family.tls else "")
+        port, tls_port, tunnel_port = free_ports(3)
+        if family.tls:
+            self_signed(directory / f"{family.name}.crt", directory / f"{family.name}.key", [host, f"www.{host}"])
         if family.template:
             render(
                 f"{family.name}.conf.in",
@@ -441,6 +490,7 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
                 STATE=str(directory),
                 ROOT=str(directory / "www"),
                 PORT=str(port),
+                TLS_PORT=str(tls_port),
                 HOST=host,
                 USER_DIRECTIVES=user_directives(kind),
             )
@@ -453,9 +503,63 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
         child = _start(family.command(directory, port), family.foreground, site)
         try:
             wait_for_port(port)
-            yield Server(kind, host, port, directory)
+            if not family.tls:
+                yield Server(kind, host, port, directory)
+                return
+            wait_for_port(tls_port)
+            with _tunnel(directory / family.name, tunnel_port, port, tls_port, [host, f"www.{host}"]):
+                yield Server(kind, host, port, directory, tunnel_port)
         finally:
             _stop(directory / f"{family.name}.pid", child)
+
+
+@contextlib.contextmanager
+def _tunnel(prefix: Path, port: int, http_port: int, tls_port: int, hosts: list[str]) -> Iterator[None]:
+    """``tunnel.py`` on ``port`` in front of a TLS server, our child until the ``with``
+    ends; its pid file and connection log are ``<prefix>-tunnel.pid`` and ``.log``."""
+    pid_file = prefix.with_name(f"{prefix.name}-tunnel.pid")
+    command = [sys.executable, str(HERE / "tunnel.py"), f"--port={port}", f"--http-port={http_port}"]
+    command += [f"--tls-port={tls_port}", f"--pid-file={pid_file}", f"--log={prefix}-tunnel.log"]
+    command += [f"--host={host}" for host in hosts]
+    child = _start(command, True, {})
+    try:
+        wait_for_port(port)
+        yield
+    finally:
+        _stop(pid_file, child)
+
+
+def self_signed(certificate: Path, key: Path, hosts: list[str], days: int = 30) -> None:
+    """A self-signed P-256 certificate for ``hosts`` (the first its common name), and its
+    key; Scrapy does not verify certificates by default, so this is all an https site takes."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    built = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(private.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=days))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host) for host in hosts]), critical=False)
+        .sign(private, hashes.SHA256())
+    )
+    certificate.write_bytes(built.public_bytes(serialization.Encoding.PEM))
+    key.touch(mode=0o600)
+    key.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
 
 
 def _start(command: list[str], foreground: bool, site: dict[str, str]) -> subprocess.Popen[bytes] | None:
