@@ -354,21 +354,22 @@ def test_robots_txt_luck_on_a_default_port_stock_read_without_its_robots_txt(sto
     resumed, was answered on ``h`` and never asked ``h:80`` (merged into ``h``). Only a
     resumed crawl can differ so: in one run it meets stock's very failures."""
     web = generate(138415)
-    page = "http://h2.test:80/Blog/Contact-8.htm"  # forbidden on both
+    doc = "h1.test/report?session=closing-panel-day-2"  # forbidden on both; linked from h1.test:80 only
+    page = f"http://{doc.replace('h1.test', 'h1.test:80')}"
     stock = CrawlSummary(
-        ["doc"],
+        [doc],
         10,
         "finished",
         1.0,
         {},
-        urls_of={"doc": frozenset({page, page.replace(":80", "")})},
-        robots_asked=frozenset({"h2.test", "h2.test:80"}),
+        urls_of={doc: frozenset({page, page.replace(":80", "")})},
+        robots_asked=frozenset({"h1.test", "h1.test:80"}),
         robots_answered=frozenset(),
     )
     addon = CrawlSummary(
-        [], 5, "finished", 1.0, {}, robots_asked=frozenset({"h2.test"}), robots_answered=frozenset({"h2.test"})
+        [], 5, "finished", 1.0, {}, robots_asked=frozenset({"h1.test"}), robots_answered=frozenset({"h1.test"})
     )
     order = replace(CrawlOrder.from_seed(8), robots=True, flaky=True, stops=stops)  # (8: a JOBDIR order)
     comparison = Comparison(138415, order, web, stock, addon)
-    assert comparison.robots_luck == ({"doc"} if luck else set())
-    assert comparison.lost == (set() if luck else {"doc"})
+    assert comparison.robots_luck == ({doc} if luck else set())
+    assert comparison.lost == (set() if luck else {doc})

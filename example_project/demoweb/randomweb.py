@@ -1298,11 +1298,11 @@ class Comparison:
         ``robots.txt`` fails as if it had none; a flaky server fails a file its first few
         times, so which crawl meets the failure depends on how often and in which order
         it asks (a resumed crawl asks again), not on what it dropped. Such a document:
-        the site's ``robots.txt`` forbids every URL stock collected it at, or no crawl
-        that obeys every ``robots.txt`` reaches it (linked only from forbidden pages; not
-        judged where ``--refresh`` or ``--lenient`` change what links lead where); and the
-        add-on was given the ``robots.txt`` of every host stock reached it on. Where the
-        add-on never asked (it merged ``h:80`` into ``h``) or was not answered either,
+        the site's ``robots.txt`` forbids every URL stock collected it at, and the add-on
+        was given the ``robots.txt`` of every host stock collected it on; or no crawl that
+        obeys the ``robots.txt`` the add-on was given, and no other, reaches it (linked only
+        from pages those forbid; not judged where ``--refresh`` or ``--lenient`` change
+        what links lead where). Where the add-on never asked (it merged ``h:80`` into ``h``) or was not answered either,
         it is counted lost, except on ``h:80`` where stock was not given that robots.txt
         either and the add-on, resumed, was given ``h``'s (a crawl in one run asks each as
         stock does and meets the same failures, so only a resumed one can differ).
@@ -1325,11 +1325,14 @@ class Comparison:
 
         urls_of = self.stock.urls_of
         luck = {doc for doc in missing if urls_of.get(doc) and all(map(forbidden_but_told, urls_of[doc]))}
-        # Linked only from forbidden pages: which host's failure let stock read them is not
-        # known, so only where the add-on was told every robots.txt stock was not.
-        untold = self.stock.robots_asked - self.stock.robots_answered - told
-        if missing - luck and not untold and not (self.order.refresh or self.order.lenient):
-            reachable = self.web.simulate_stock(allowed=allows)[1]
+        # Linked only from forbidden pages: not reached by a crawl that obeys the robots.txt
+        # the add-on was given, and no other (every host and port it was not told is open).
+        if missing - luck and not (self.order.refresh or self.order.lenient):
+
+            def obeyed_as_told(url: str) -> bool:
+                return allows(url) or urlsplit(url).netloc.lower() not in told
+
+            reachable = self.web.simulate_stock(allowed=obeyed_as_told)[1]
             luck |= {doc for doc in missing - luck if doc not in reachable}
         return luck
 
