@@ -530,36 +530,14 @@ def _tunnel(prefix: Path, port: int, http_port: int, tls_port: int, hosts: list[
 
 
 def self_signed(certificate: Path, key: Path, hosts: list[str], days: int = 30) -> None:
-    """A self-signed P-256 certificate for ``hosts`` (the first its common name), and its
-    key; Scrapy does not verify certificates by default, so this is all an https site takes."""
-    import datetime
+    """A self-signed certificate for ``hosts`` and its key, written to ``certificate`` and
+    ``key`` (see ``demoweb.server.self_signed_pem``)."""
+    from demoweb.server import self_signed_pem
 
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    built = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(private.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=days))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host) for host in hosts]), critical=False)
-        .sign(private, hashes.SHA256())
-    )
-    certificate.write_bytes(built.public_bytes(serialization.Encoding.PEM))
+    pem, private = self_signed_pem(hosts, days)
+    certificate.write_bytes(pem)
     key.touch(mode=0o600)
-    key.write_bytes(
-        private.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
+    key.write_bytes(private)
 
 
 def _start(command: list[str], foreground: bool, site: dict[str, str]) -> subprocess.Popen[bytes] | None:

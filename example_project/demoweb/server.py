@@ -84,42 +84,46 @@ _TLS: ssl.SSLContext | None = None
 _TLS_LOCK = threading.Lock()
 
 
+def self_signed_pem(hosts: Sequence[str], days: int = 30) -> tuple[bytes, bytes]:
+    """A self-signed P-256 certificate for ``hosts`` (the first its common name) and its
+    key, both PEM; Scrapy does not verify certificates by default, so this is all an
+    https site takes."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=days))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host) for host in hosts]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return certificate.public_bytes(serialization.Encoding.PEM), key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+
+
 def tls_context() -> ssl.SSLContext:
     """A server context with a self-signed certificate (made once per process)."""
     global _TLS
     with _TLS_LOCK:
         if _TLS is None:
-            import datetime
-
-            from cryptography import x509
-            from cryptography.hazmat.primitives import hashes, serialization
-            from cryptography.hazmat.primitives.asymmetric import ec
-            from cryptography.x509.oid import NameOID
-
-            key = ec.generate_private_key(ec.SECP256R1())
-            name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "demoweb.test")])
-            now = datetime.datetime.now(datetime.timezone.utc)
-            cert = (
-                x509.CertificateBuilder()
-                .subject_name(name)
-                .issuer_name(name)
-                .public_key(key.public_key())
-                .serial_number(x509.random_serial_number())
-                .not_valid_before(now - datetime.timedelta(days=1))
-                .not_valid_after(now + datetime.timedelta(days=30))
-                .sign(key, hashes.SHA256())
-            )
+            certificate, key = self_signed_pem(["demoweb.test"])
             with tempfile.TemporaryDirectory() as tmp:
                 path = f"{tmp}/demoweb.pem"
                 with open(path, "wb") as pem:
-                    pem.write(cert.public_bytes(serialization.Encoding.PEM))
-                    pem.write(
-                        key.private_bytes(
-                            serialization.Encoding.PEM,
-                            serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption(),
-                        )
-                    )
+                    pem.write(certificate + key)
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
                 context.load_cert_chain(path)
             _TLS = context
