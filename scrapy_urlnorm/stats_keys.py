@@ -169,6 +169,10 @@ STATS: tuple[StatKey, ...] = (
         "links sent as written, not in a taught (or rewritten) form on a host allowed_domains leaves out",
     ),
     StatKey(
+        "urlnorm/shortcuts_parked_again", "redirects", "live",
+        "shortcut links parked again as written when the crash-safe frontier recovered their taught form",
+    ),
+    StatKey(
         "urlnorm/shortcut_fallbacks", "redirects", "live",
         "shortcut links whose taught form failed, fetched as written after all (a page there revokes the rule)",
     ),

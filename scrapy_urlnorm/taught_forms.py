@@ -77,8 +77,22 @@ class TaughtForms:
                 reason = self.dedup.late.shortcut_queued(request, original, made_here=made_here)
                 if reason is not None:
                     return None, f"taught form {request.url} queued meanwhile ({reason}): {original}"
+                if not made_here:
+                    self._park_again(request, original)
         self.dedup.late.took_over(request, original)
         return None, None
+
+    def _park_again(self, form: Request, original: str) -> None:
+        """A shortcut the crash-safe frontier recovered: the link as written, parked when
+        the form was made, died with the process that parked it (the ledger lives in
+        memory). Parked again under the claim the form recovered, so that its page is
+        compared with the form's when it delivers, as the rule's every drop is
+        (frameworks seed 575257, ``--kills 2``: Django served ``/faq-update`` and
+        ``/faq-update/`` as two pages, and the resumed crawl fetched only the form)."""
+        meta = {key: value for key, value in form.meta.items() if key not in (M.SHORTCUT_OF, M.RECOVERED)}
+        link = form.replace(url=original, dont_filter=False, meta={**meta, M.NO_SHORTCUT: True})
+        if self.dedup.late.park_shortcut_original(link, form.url):
+            self.dedup.count("urlnorm/shortcuts_parked_again")
 
     @staticmethod
     def sent_in_place(request: Request) -> bool:

@@ -45,6 +45,7 @@ from scrapy_urlnorm.frontier import (
     Recovery,
     _record,
 )
+from scrapy_urlnorm.taught_forms import TaughtForms
 
 HERE = Path(__file__).resolve().parent
 HOST = "chain.test"
@@ -623,6 +624,33 @@ def test_a_form_sent_in_place_of_a_link_holds_its_claim_after_a_crash(tmp_path: 
     assert scheduler.stats.get_value("urlnorm/frontier/drops_rechecked") == 1
     assert dedup.ledger.claim_of(key) is not None  # held by the recovered form
     assert dedup.ledger.unsettled() == 1  # the link dropped again, against it: released if it fails
+
+
+def test_a_recovered_shortcut_parks_its_link_again(tmp_path: Path) -> None:
+    """Frameworks seed 575257, ``--kills 2``: ``/faq-update`` went in its taught form
+    ``/faq-update/`` (``trailing_slash``, Django's ``APPEND_SLASH``), the link as written
+    parked, to be compared with the form's page when it delivers. Killed before the form
+    was sent: the parked link died with the process, the resumed crawl fetched the form
+    only, and Django's ``/faq-update``, a page of its own, was lost. The recovered form
+    parks its link again."""
+    jobdir = tmp_path / "job"
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    assert scheduler.enqueue_request(scrapy.Request("http://www.h.test/page"))
+    sent = scheduler.next_request()
+    assert sent is not None
+    form = sent.replace(url="http://h.test/page", dont_filter=True, meta={**sent.meta, M.SHORTCUT_OF: sent.url})
+    assert scheduler.enqueue_request(form)  # (the engine schedules the form in the link's place)
+    scheduler.frontier._write(frontier_module._record(_DONE, sent.meta[ID_META]))  # the link: done
+    # killed before the form was sent
+
+    scheduler, dedup = scheduler_of(jobdir, WWW)
+    recovered = scheduler.next_request()
+    assert recovered is not None and recovered.meta.get(M.SHORTCUT_OF) == sent.url
+    assert TaughtForms(dedup).in_place(recovered) == (None, None)  # it goes on, in the link's place
+    claim = dedup.ledger.claim_of(dedup.fingerprint(recovered).value)
+    assert claim is not None
+    assert [drop.request.url for drop in claim.drops or ()] == [sent.url]  # compared when the form delivers
+    assert dedup.counters.counts.get("urlnorm/shortcuts_parked_again") == 1
 
 
 def test_a_recovered_audit_claims_nothing(tmp_path: Path) -> None:
