@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from . import meta as M
+from .completion import ID_META
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -89,7 +90,10 @@ class TaughtForms:
         compared with the form's when it delivers, as the rule's every drop is
         (frameworks seed 575257, ``--kills 2``: Django served ``/faq-update`` and
         ``/faq-update/`` as two pages, and the resumed crawl fetched only the form)."""
-        meta = {key: value for key, value in form.meta.items() if key not in (M.SHORTCUT_OF, M.RECOVERED)}
+        # Without the form's journal id: the link's audit, scheduled with it, would count as
+        # the form's replacement and mark it done, its page unread if killed again.
+        own = (M.SHORTCUT_OF, M.RECOVERED, ID_META)
+        meta = {key: value for key, value in form.meta.items() if key not in own}
         link = form.replace(url=original, dont_filter=False, meta={**meta, M.NO_SHORTCUT: True})
         if self.dedup.late.park_shortcut_original(link, form.url):
             self.dedup.count("urlnorm/shortcuts_parked_again")
