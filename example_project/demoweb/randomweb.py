@@ -1302,11 +1302,11 @@ class Comparison:
         was given the ``robots.txt`` of every host stock collected it on; or no crawl that
         obeys the ``robots.txt`` the add-on was given, and no other, reaches it (linked only
         from pages those forbid; not judged where ``--refresh`` or ``--lenient`` change
-        what links lead where). Where the add-on never asked (it merged ``h:80`` into ``h``) or was not answered either,
-        it is counted lost, except on ``h:80`` where stock was not given that robots.txt
-        either and the add-on, resumed, was given ``h``'s (a crawl in one run asks each as
-        stock does and meets the same failures, so only a resumed one can differ).
-        Not counted as lost, reported apart."""
+        what links lead where). Where the add-on never asked (it merged ``h:80`` into
+        ``h``) or was not answered either, it is counted lost, except on ``h:80`` where
+        stock was not given that robots.txt either and the add-on, resumed, was given
+        ``h``'s (a crawl in one run asks each as stock does and meets the same failures,
+        so only a resumed one can differ). Not counted as lost, reported apart."""
         if not (self.order.robots and self.order.flaky):
             return set()
         missing = self.stock.docs - self.addon.docs
@@ -1314,13 +1314,12 @@ class Comparison:
             return set()
         allows, told = robots_rules(self.web), self.addon.robots_answered
         resumed = self.order.jobdir and (self.order.stops or self.order.kills)
-        never_asked = self.stock.robots_asked - self.addon.robots_asked
+        never_asked = self.stock.robots_asked - self.stock.robots_answered - self.addon.robots_asked
 
         def forbidden_but_told(url: str) -> bool:
             netloc = urlsplit(url).netloc.lower()
-            if netloc not in told and resumed and netloc.endswith(":80") and netloc in never_asked:
-                # stock read h:80 without its robots.txt; the add-on never asked it, and was told h's
-                netloc = netloc.removesuffix(":80") if netloc not in self.stock.robots_answered else netloc
+            if resumed and netloc.endswith(":80") and netloc in never_asked:
+                netloc = netloc.removesuffix(":80")  # the add-on never asked h:80, nor was stock told it
             return not allows(url) and netloc in told
 
         urls_of = self.stock.urls_of
