@@ -1,8 +1,8 @@
 """Admission: the check-time decision for every request, and the claims it makes.
 
-:meth:`Admission.check` is what the dupe filter asks of each request (and the
-middlewares of a request Scrapy never shows the filter, :meth:`Admission.record`).
-It answers with one of three things:
+:meth:`Admission.check` is what the dupe filter asks of each request (a request
+Scrapy never shows the filter claims its keys through :mod:`~scrapy_urlnorm.unfiltered`;
+redirect chains are :mod:`~scrapy_urlnorm.chains`). It answers with one of three things:
 
 - ``None``: fetch it; the request now *claims* its keys (it is their
   representative, written in the :class:`~scrapy_urlnorm.ledger.DropLedger`), or
@@ -27,11 +27,12 @@ from scrapy.utils.request import referer_str
 from . import meta as M
 from .audits import SEMANTIC_RANK
 from .callbacks import callback_salt
+from .chains import RedirectChains
 from .counters import PUBLISH_EVERY
 from .keys import host_of
-from .reroutes import Reroutes
 from .steps import REASONS
 from .stores import MemoryStore
+from .unfiltered import UnfilteredClaims
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,10 +49,6 @@ _ADMIT = None  # what _against returns when it does not drop
 
 #: What ``check`` answers for a variant held back (not a duplicate: it is scheduled again later).
 HELD_BACK = "held_back"
-
-
-def _defragment(url: str) -> str:
-    return url.partition("#")[0]
 
 
 class Admission:
@@ -72,10 +69,8 @@ class Admission:
             seen.table.add if type(seen) is MemoryStore and seen.file is None else seen.add
         )
         self.first_urls: dict[int, str] = {}  # key -> first URL, only with debug
-        #: While a crash-safe resume claims again: the learned keys, under the rules now, of
-        #: pages the earlier runs delivered and handled completely (``restore_pages``).
-        self.delivered_before: set[int] = set()
-        self.reroutes = Reroutes()
+        self.chains = RedirectChains(dedup)
+        self.unfiltered = UnfilteredClaims(self)
 
     # -- decisions ----------------------------------------------------------------------
 
@@ -92,13 +87,13 @@ class Admission:
         meta = request.meta
         if self.dedup.learner is not None:
             meta[M.RULES_VERSION] = fingerprint.namespace
-        source = self._redirect_source(request) if "redirect_urls" in meta else None
-        if source is not None and self._is_loop(request):
+        source = self.chains.source(request) if "redirect_urls" in meta else None
+        if source is not None and self.chains.is_loop(request):
             self.count("urlnorm/redirect_loops")
-            self._fail(source, "loop", request)
+            self.chains.fail(source, "loop", request)
             return self.dropped(request, fingerprint, "redirect_loop", learned=False)
         if source is not None and source.drops:
-            self._release_rerouted(source, meta["redirect_urls"], request.url)
+            self.chains.release_rerouted(source, meta["redirect_urls"], request.url)
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank
         stored = self._seen_get(value)
@@ -111,7 +106,7 @@ class Admission:
         if M.AUDIT not in meta and self.dedup.audited_already(value):
             self._seen_add(value, 0)
             if source is not None:
-                self._follow(source, None, value, request)
+                self.chains.follow(source, None, value, request)
             self.count("urlnorm/audited_already")
             return self.dropped(request, fingerprint, "exact", learned=False)
         if fingerprint.learned is not None:
@@ -147,9 +142,9 @@ class Admission:
     ) -> str | None:
         """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
         claim = self.ledger._claims.get(key)
-        if claim is not None and claim is source and (learned or self._chain_holds(source, request)):
-            if self._back_to_failed_form(request) or self._sent_before(key, request):
-                self._fail(source, "redirect", request)
+        if claim is not None and claim is source and (learned or self.chains.holds(source, request)):
+            if self.chains.back_to_failed_form(request) or self.chains.sent_before(key, request):
+                self.chains.fail(source, "redirect", request)
                 return self.dropped(request, fingerprint, "exact", learned=False)
             # A redirect to its own chain's key (/pubs -> /pubs/): the server just
             # said the first form is not the page. It takes the claim over.
@@ -179,7 +174,7 @@ class Admission:
         if rank == 0:
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
             if source is not None:
-                self._follow(source, claim, key, request)
+                self.chains.follow(source, claim, key, request)
             if self.forbidden.active:
                 self.forbidden.copy_dropped(key, request, pending=claim is not None)
             return self.dropped(request, fingerprint, reason, learned=learned)
@@ -209,7 +204,7 @@ class Admission:
         if hold is not None:
             self.dedup.holds.take(request, hold)
         if source is not None:
-            self._follow(source, claim, key, request)
+            self.chains.follow(source, claim, key, request)
         if not learned and self.forbidden.active:
             self.forbidden.port_spelling_dropped(key, request)  # (h:80 has a robots.txt of its own)
         return self.dropped(request, fingerprint, reason, learned=learned, key=key)
@@ -253,139 +248,3 @@ class Admission:
         if self.dedup.depths is not None:
             self.dedup.depths.claimed(request, keys)
         return claim
-
-    # -- redirects ----------------------------------------------------------------------
-
-    def _redirect_source(self, request: Request) -> Claim | None:
-        """The claim of the URL that redirected to ``request``, if it is pending."""
-        chain = request.meta.get("redirect_urls")
-        if not chain:
-            return None
-        source = self.fingerprint(request.replace(url=chain[-1]))
-        return self.ledger.claim_of(source.value) or self.ledger.claim_of(source.learned)
-
-    def _release_rerouted(self, source: Claim, chain: list[str], target: str) -> None:
-        """Spellings the server never answered may be served where they are (see reroutes)."""
-        release, copies = self.reroutes.left_behind(source.drops or (), chain, target)
-        for copy in copies:  # an exact duplicate of a URL fetched as written
-            self.ledger.discharge(copy)
-        if self.ledger.release_as_written(release, "rerouted") or copies:
-            source.drops = [drop for drop in source.drops or () if not drop.settled]
-
-    @staticmethod
-    def _is_loop(request: Request) -> bool:
-        """A redirect chain that comes back to a URL it passed: stock's filter stops it there too."""
-        url = _defragment(request.url)
-        return any(_defragment(previous) == url for previous in request.meta.get("redirect_urls", ()))
-
-    @staticmethod
-    def _back_to_failed_form(request: Request) -> bool:
-        """``request`` redirects a link that fell back from its taught form (which answered
-        an error) to that very form: the answer is known, the form was fetched once, as
-        stock Scrapy fetches it once (its filter drops the redirect)."""
-        fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
-        return fell_back is not None and fell_back[1] == request.url
-
-    def _sent_before(self, key: int, request: Request) -> bool:
-        """``request``, a redirect to its own chain's key, is what a representative of that
-        key sent already and got no page from (a page refreshing to itself, a loop): stock's
-        filter drops it, and ends the chain there (differential seed 134400, ``--refresh``:
-        ``/moved-0?utm_source=moved`` refreshed to ``/moved-0``, which had refreshed to
-        itself, and ``/moved-0`` was downloaded again)."""
-        return bool(self.sent) and key in self.dedup.failed and self.sent.before(key, request)
-
-    @staticmethod
-    def _chain_holds(source: Claim, request: Request) -> bool:
-        """Whether a request of ``request``'s redirect chain holds ``source``, the claim
-        on ``request``'s own key. Not so for a drop released as written: it went with its
-        representative's claim, and a redirect to that representative's key (still
-        queued) is a duplicate of it, as stock's filter has it (seed 130640, ``lifo-c1``:
-        ``/DOWNLOAD``, released, redirected to ``/DOWNLOAD/``, and both were fetched)."""
-        return any(source.held_by(url) for url in request.meta.get("redirect_urls", ()))
-
-    def _follow(self, source: Claim, claim: Claim | None, key: int, request: Request) -> None:
-        """A redirect (``request``) to a duplicate: the source's drops follow its page."""
-        if claim is not None:
-            self.ledger.merge(source, claim)
-        elif key in self.dedup.failed:
-            self._fail(source, "redirect", request)
-        else:
-            self.dedup.settling.forget_failures(self.ledger.delivered(source))
-
-    def _fail(self, source: Claim, why: str, request: Request) -> None:
-        """A redirect chain ends here without a page: its source's drops are released, but
-        for what the chain sent already (a stock crawl would not send those again)."""
-        self.dedup.fail(source, why, self.sent.record(source.keys, request))
-
-    # -- requests the filter does not see ----------------------------------------------
-
-    def record(self, request: Request) -> None:
-        """A request Scrapy never shows the filter (``dont_filter``) is about to be
-        fetched: it represents its keys unless they are delivered already. A key
-        given up to a taught form (*abandoned*: that link was not to be fetched as
-        written) is taken back by the link fetched as written after all: a spelling
-        of it released meanwhile is dropped against this fetch, not sent beside it
-        (differential seed 135615: ``/feed?sid=1`` fell back from ``/feed/?sid=1``,
-        revoked ``trailing_slash``, and ``/feed?sid=1#main`` was downloaded too)."""
-        if M.AUDIT in request.meta:
-            return  # compared with its representative's page, never one itself
-        fingerprint = self.fingerprint(request)
-        source = self._redirect_source(request)
-        value = fingerprint.value
-        stored = self.dedup.seen.get(value)
-        if stored is None:
-            self.count("urlnorm/recorded_unfiltered")
-        elif M.AS_WRITTEN in request.meta and self.ledger.is_pending(value):
-            # Released to be fetched beside its pending representative, which keeps the
-            # claim: taken over here, the redirect of this spelling to that page passed
-            # as the claim's own, and the queued representative downloaded it again
-            # (differential seed 138092: /help;jsessionid=X, released rerouted, -> /help/).
-            return
-        elif not (
-            self.ledger.is_pending(value) or value in self.dedup.failed or value in self.dedup.abandoned or source
-        ):
-            return
-        self.claim(request, fingerprint, source)
-
-    def claim_recovered(self, request: Request, journaled: tuple[int, ...] = ()) -> None:
-        """A request scheduled again after a crash holds its keys again: those of
-        the rules now, and those its claim held before (``journaled``), keys under
-        rules since revoked among them, which the seen set kept and the rules may
-        come back to. At download time it is checked again under the learned rules.
-        An audit claims nothing: it is compared with its representative's page, never
-        one itself (see :meth:`record`). Claiming, it held its representative's key
-        (a learned key is theirs) for nobody to settle: what was dropped against it
-        waited for ``spider_idle`` and was released then (~45 links per resume in
-        ``tests/test_no_loss.py``'s kill test)."""
-        if M.AUDIT in request.meta:
-            return
-        fingerprint = self.fingerprint(request)
-        keys = fingerprint.keys
-        if journaled:
-            # A key the rules now give it that another recovered request holds is not
-            # taken: taken, it would merge the two claims into one, and neither would
-            # be checked against the other at download time (two spellings queued apart
-            # in the killed run, both fetched); left, the check drops the later one. A
-            # learned key it takes is recorded as a claim at check time records it, so
-            # that check finds it. A learned key seen and claimed by nobody is taken too:
-            # after a crash that is no proof its page was delivered (a claim a redirect
-            # merged into another is not journaled with it), and dropped against it, a
-            # recovered request was lost (differential seed 129146, one run in three).
-            # Unless a page the journal says was delivered and handled completely has that
-            # key: then the check at download time drops it against that page, as in one
-            # run (without this, both runs of the kill test downloaded ~25 pages again).
-            ledger, delivered = self.ledger, self.delivered_before
-            taken = tuple(
-                key for key in keys if key not in journaled and not ledger.is_pending(key) and key not in delivered
-            )
-            if fingerprint.learned is not None and fingerprint.learned in taken:
-                self._seen_add(fingerprint.learned, fingerprint.learned_rank)
-            keys = journaled + taken
-        claim = self.ledger.claim(keys, request.url)
-        if self.dedup.on_claimed is not None and claim.keys != journaled:
-            # Journaled too, as any claim is: killed again, the next run must know these
-            # keys for its own (seed 106093 after two kills: /guides claimed its learned
-            # key under the rules of the first resume, the rules changed back to them in
-            # the second, and /guides met that key, claimed by nobody, as a delivered page).
-            self.dedup.on_claimed(request, claim.keys)
-        request.meta[M.RULES_VERSION] = -2

@@ -9,7 +9,8 @@ holds the crawl's state and wires the units that do the work:
 - the seen index (a :class:`~scrapy_urlnorm.stores.SeenStore`) and the
   failed and abandoned :class:`~scrapy_urlnorm.persistence.DurableKeys`;
 - the :class:`~scrapy_urlnorm.ledger.DropLedger`: every drop against its representative;
-- :class:`~scrapy_urlnorm.late.LateChecks`: drops made at download time;
+- :class:`~scrapy_urlnorm.late.LateChecks` and
+  :class:`~scrapy_urlnorm.shortcut_checks.ShortcutChecks`: drops made at download time;
 - :class:`~scrapy_urlnorm.settling.Settlement`: what a final response or error settles;
 - :class:`~scrapy_urlnorm.responses.ResponseFeed`: what pages and redirects teach;
 - :class:`~scrapy_urlnorm.hostrules.LearnedPolicies`: what learned rules mean per host;
@@ -56,6 +57,7 @@ from .responses import ResponseFeed
 from .resume import PendingFile
 from .robots import ForbiddenSpellings
 from .settling import Settlement
+from .shortcut_checks import ShortcutChecks
 from .steps import learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
 
@@ -133,6 +135,7 @@ class Deduplicator:
         self.ledger = DropLedger(self._reschedule if reschedule is not None else None, self.count)
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.late = LateChecks(self)
+        self.shortcut_checks = ShortcutChecks(self, self.late)
         self.settling = Settlement(self, fallback or default_fingerprint)
         self.responses = ResponseFeed(self)
         self.meter = RedundancyMeter()
@@ -173,8 +176,8 @@ class Deduplicator:
         self.check = self.admission.check
         self.claim = self.admission.claim
         self.dropped = self.admission.dropped
-        self.record = self.admission.record
-        self.claim_recovered = self.admission.claim_recovered
+        self.record = self.admission.unfiltered.record
+        self.claim_recovered = self.admission.unfiltered.claim_recovered
 
     # -- construction from a crawler -----------------------------------------------------
 
@@ -274,11 +277,11 @@ class Deduplicator:
         """Pages the earlier runs of a ``JOBDIR`` crawl delivered and handled completely
         (URL, callback salt), before the requests it recovers claim their keys again."""
         if self.learner is not None:
-            self.admission.delivered_before = self.rule_keeper.restore_pages(pages)
+            self.admission.unfiltered.delivered_before = self.rule_keeper.restore_pages(pages)
 
     def recovered(self) -> None:
         """The recovered requests have claimed their keys again."""
-        self.admission.delivered_before = set()
+        self.admission.unfiltered.delivered_before = set()
 
     def _share_evidence(self, rule: Any, pair: int | None) -> int:
         """Learner hook for distributed crawls (see ``Learner.share``)."""

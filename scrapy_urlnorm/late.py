@@ -1,10 +1,11 @@
 """Download-time decisions: what the filter admitted may be a duplicate by the time it is sent.
 
-A request waits in the scheduler while its host's learned rules change, and a link
-sent in the form its host's redirects taught (a *shortcut*) may name a page already
-queued or delivered. :class:`LateChecks` drops such requests at download time, with
-the same promise as a drop at check time (see :mod:`scrapy_urlnorm.dedup`): against
-a representative that delivered or is pending, written in the ledger, revocable.
+A request waits in the scheduler while its host's learned rules change, and an audit
+or an ordinary request may find its very URL downloaded meanwhile. :class:`LateChecks`
+drops such requests at download time, with the same promise as a drop at check time
+(see :mod:`scrapy_urlnorm.dedup`): against a representative that delivered or is
+pending, written in the ledger, revocable. A link sent in the form its host's
+redirects taught (a *shortcut*) is checked in :mod:`scrapy_urlnorm.shortcut_checks`.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class LateChecks:
             dedup.claim(request, fingerprint)  # its learned key joins its claim
             return None
         reason = REASONS.get(dedup.learned_drop_rank(request, fingerprint, stored), "exact")
-        dropped = self._drop(request, fingerprint, key, reason, claim, own, may_audit=True)
+        dropped = self.drop(request, fingerprint, key, reason, claim, own, may_audit=True)
         if dropped is None and M.AUDIT not in request.meta:
             dedup.claim(request, fingerprint)
         return dropped
@@ -126,96 +127,13 @@ class LateChecks:
         dedup.count("urlnorm/audits_delivered_as_written")
         return True
 
-    def shortcut_duplicate(self, request: Request, canonical: str) -> str | None:
-        """``request`` is about to be sent as ``canonical`` (the form its host's redirects
-        taught): the reason to drop it instead when ``canonical`` itself was queued or
-        delivered already, else ``None``. A shortcut goes through the filter like any request."""
-        dedup = self.dedup
-        key = dedup.keys.static(request.replace(url=canonical)).value
-        if dedup.seen.get(key) is None:
-            return None
-        claim = dedup.ledger.claim_of(key)
-        if claim is None and (key in dedup.failed or key in dedup.abandoned):
-            if key in dedup.failed and dedup.settling.sent.before(key, request.replace(url=canonical)):
-                # The taught form itself was sent and answered no page. Stock sends the link
-                # as written, and its filter drops the redirect to that form; so does this
-                # one's (the filter drops a redirect to what a failed request sent).
-                request.meta[M.NO_SHORTCUT] = True
-            return None  # its representative did not deliver: this one may
-        fingerprint = dedup.fingerprint(request)
-        own = dedup.ledger.claim_of(fingerprint.value)
-        if claim is not None and claim is own:
-            return None
-        return self._drop(request, fingerprint, key, self._shortcut_reason(fingerprint), claim, own)
-
-    def shortcut_delivered(self, request: Request, original: str) -> str | None:
-        """``request``, the taught form of ``original``, waited in the queue while that form
-        delivered its page (sent for another link, or queued apart under the same claim, as
-        a ``JOBDIR`` resume recovers them): the reason to drop it, else ``None``. Sent, it
-        would download that page again and show nothing more about ``original``, which a
-        shortcut never fetches as written. What was dropped against ``original`` rests on
-        that delivery now, as it would on this one's; ``original`` stays parked, to be
-        fetched if the rule is revoked. An audit that downloaded that very URL delivered
-        its page too, though it claimed no key (differential seed 130260, ``lifo-c1``:
-        ``h/index.php``, audited for ``default_page``, then sent as the taught form of
-        ``www.h/index.php``)."""
-        dedup = self.dedup
-        key = dedup.keys.static(request).value
-        if self._shallower(request, key):
-            return None  # its page's links may reach below DEPTH_LIMIT (seed 131748)
-        audited = dedup.audits.auditor.downloaded(key) and not dedup.ledger.is_pending(key)
-        if not audited and (dedup.seen.get(key) is None or not dedup.delivered_here(key)):
-            return None
-        claim = dedup.ledger.claim_of(dedup.keys.static(request.replace(url=original)).value)
-        if claim is not None:
-            for drop in claim.drops or ():
-                drop.learned = True
-            dedup.ledger.delivered(claim)
-        dedup.count("urlnorm/late_filtered")
-        return self._shortcut_reason(dedup.fingerprint(request))
-
-    def shortcut_queued(self, request: Request, original: str, *, made_here: bool = False) -> str | None:
-        """``request``, the taught form of ``original``, waited in the queue while another
-        request for that very URL was admitted and is pending: the reason to drop it, else
-        ``None``. Sent, both would download the page (nginx: ``www.h/x`` given up at
-        download time against the bare link's claim, then linked again under rules changed
-        since, which that claim's keys did not follow). What rests on ``original`` joins
-        the other request's claim, as it would have joined this one's: one fate for both.
-
-        The other request may hold ``original``'s claim already: a redirect to this URL,
-        admitted to verify a rule every drop of which is verified, joined the pending
-        link's claim through its learned key (differential seed 130027, ``fifo-c16``:
-        ``www.h/old/1`` redirected to ``www.h/x`` while ``h/x`` waited as ``www.h/x``).
-        Only a form made in this run (``made_here``) is known to have claimed nothing yet;
-        one the crash-safe frontier recovered holds that claim itself (seed 560025)."""
-        dedup = self.dedup
-        key = dedup.keys.static(request.replace(url=original)).value
-        claim = dedup.ledger.claim_of(key)
-        if claim is None:
-            return None  # taken over already (this is a retry), or settled
-        own = dedup.keys.static(request).value
-        other = dedup.ledger.claim_of(own)
-        if other is None or other.held_by(original) or (other is claim and not made_here):
-            return None
-        if self._shallower(request, own):
-            return None
-        self._let_go(claim, key)
-        dedup.ledger.merge(claim, other)
-        dedup.count("urlnorm/late_filtered")
-        return self._shortcut_reason(dedup.fingerprint(request))
-
-    def _shallower(self, request: Request, key: int) -> bool:
+    def shallower(self, request: Request, key: int) -> bool:
         """Whether ``request`` is kept though ``key``'s page was had: it comes shallower,
         and its page's links may reach below ``DEPTH_LIMIT`` (see :mod:`scrapy_urlnorm.depths`)."""
         depths = self.dedup.depths
         return depths is not None and depths.kept(request, key)
 
-    def _shortcut_reason(self, fingerprint: Fingerprint) -> str:
-        learned = self.dedup.learned
-        rules = learned.shortcut_rules(host_of(fingerprint.url or "")) if learned else ()
-        return f"learned:{rules[0].family.value}" if rules else "learned:shortcut"
-
-    def _drop(
+    def drop(
         self,
         request: Request,
         fingerprint: Fingerprint,
@@ -231,7 +149,7 @@ class LateChecks:
         (the first drops of a rule are checked, as at check time; with ``may_audit``,
         as an audit where that needs no download), or when the ledger is full."""
         dedup = self.dedup
-        if self._shallower(request, key):
+        if self.shallower(request, key):
             dedup.count("urlnorm/depth_refetched")
             return None
         if dedup.forbidden and dedup.forbidden.covers(key, request, host_of(fingerprint.url or "")):
@@ -279,39 +197,3 @@ class LateChecks:
             dedup.abandoned.add((fingerprint.value,))
             dedup.ledger.detach(own, fingerprint.value)
             dedup.fail(own, "dropped")
-
-    def took_over(self, request: Request, original: str) -> None:
-        """``request`` (a shortcut or a rewrite) is sent in place of ``original``:
-        it holds the claim, except on ``original``'s own key (that URL is not
-        fetched as written), and what was dropped against it now rests on the
-        learned rule that made the two equal. The claim joins the one ``request``
-        makes on its own keys: one fate for both (a learned key ``original`` took
-        under older rules is none of ``request``'s, and that claim, settled by
-        nobody, waited for ``spider_idle``; one left without keys, for ever)."""
-        dedup = self.dedup
-        key = dedup.keys.static(request.replace(url=original)).value
-        claim = dedup.ledger.claim_of(key)
-        if claim is not None:
-            self._let_go(claim, key)
-            claim.hand_over(request.url)
-        dedup.claim(request, dedup.fingerprint(request), claim)
-
-    def _let_go(self, claim: Claim, key: int) -> None:
-        """The link whose static key is ``key`` goes in another form: ``claim`` gives that
-        key up (no request fetches it as written), and what was dropped against the link
-        now rests on the learned rule that made the two forms one."""
-        self.dedup.ledger.detach(claim, key)
-        self.dedup.abandoned.add((key,))
-        for drop in claim.drops or ():
-            drop.learned = True
-
-    def park_shortcut_original(self, request: Request, canonical: str) -> bool:
-        """A link sent in its taught form is parked as written: a revoked rule fetches
-        it after all. ``False`` when the ledger has no room: then it is sent as written."""
-        dedup = self.dedup
-        fingerprint = dedup.fingerprint(request)
-        host = host_of(dedup.normalize(canonical)[0] or "")
-        # Under its own claim: when the taught form delivers, the link as
-        # written is the drop an audit compares with it.
-        claim = dedup.ledger.claim_of(fingerprint.value) or dedup.ledger.claim_of(fingerprint.learned)
-        return dedup.ledger.drop(request, self._shortcut_reason(fingerprint), host, learned=True, claim=claim)

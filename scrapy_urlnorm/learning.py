@@ -45,6 +45,7 @@ from enum import Enum
 from typing import Any
 
 from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
+from .site_traits import SiteTraits
 from .urlparts import split_url
 
 logger = logging.getLogger(__name__)
@@ -178,6 +179,54 @@ def negotiated_pair(url: str, location: str) -> bool:
     return bool(kinds) and all(kind.partition(":")[0] in NEGOTIATED_FAMILIES for kind in kinds)
 
 
+class RuleBook:
+    """Every rule's state, in the order first seen, and an index of the active ones by
+    host. At most ``max_rules`` states: the oldest inactive one makes room for a new one."""
+
+    def __init__(self, max_rules: int) -> None:
+        self.max_rules = max_rules
+        self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
+        self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
+
+    def active_rules(self, host: str | None = None) -> list[Rule]:
+        if host is not None:
+            return list(self._active.get(host, {}).values())
+        return [rule for rules in self._active.values() for rule in rules.values()]
+
+    def is_active(self, host: str, kind: str) -> bool:
+        return kind in self._active.get(host, {})
+
+    def site_of(self, host: str) -> str:
+        """Where rules of ``host`` are kept: the bare twin once the twins are one
+        site (an active ``www_alias``), so evidence from both twins adds up."""
+        if host.startswith("www.") and self.is_active(host[4:], RuleKind.WWW_ALIAS.value):
+            return host[4:]
+        return host
+
+    def set_active(self, rule: Rule, active: bool) -> None:
+        rule.active = active
+        if active:
+            self._active.setdefault(rule.host, {})[rule.kind] = rule
+        else:
+            rules = self._active.get(rule.host, {})
+            rules.pop(rule.kind, None)
+            if not rules:
+                self._active.pop(rule.host, None)
+
+    def rule(self, host: str, kind: str) -> Rule | None:
+        """The state of a rule, made on first use; ``None`` when the rule cap
+        is reached and every rule kept is active (a new rule is not kept then)."""
+        rule = self.rules.get((host, kind))
+        if rule is None:
+            if len(self.rules) >= self.max_rules:
+                oldest_inactive = next((key for key, old in self.rules.items() if not old.active), None)
+                if oldest_inactive is None:
+                    return None
+                del self.rules[oldest_inactive]
+            rule = self.rules[(host, kind)] = Rule(host, kind)
+        return rule
+
+
 class Learner:
     """Collects evidence and keeps the rules; calls ``on_change(rule)`` when a
     rule becomes active or is revoked."""
@@ -203,13 +252,10 @@ class Learner:
             max_buckets=max_buckets, max_digests=max_digests, max_buckets_per_host=max_buckets_per_host
         )
         self.max_rules = MAX_RULES if max_rules is None else max_rules
-        self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
-        self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
-        self._iis_hosts: set[str] = set()
-        #: Sites (bare names) serving pages with links relative to their directory; past
-        #: ``max_rules`` of them, every site is taken for one (see :meth:`_relative_links`).
-        self._relative_sites: set[str] = set()
-        self._relative_everywhere = False
+        self.book = RuleBook(self.max_rules)
+        self.rules = self.book.rules  # (host, kind) -> rule state, oldest first
+        #: IIS hosts, and sites that link relatively (past ``max_rules`` of them: every site).
+        self.traits = SiteTraits(self.max_rules)
 
     # -- observations -------------------------------------------------------------
 
@@ -244,8 +290,7 @@ class Learner:
             u = split_url(url)
         except ValueError:
             return
-        if "microsoft-iis" in server.lower() and len(self._iis_hosts) < self.max_rules:
-            self._iis_hosts.add(u.host)
+        self.traits.saw_server(u.host, server)
         if relative_links:
             self._relative_links(u.host)
         for host, kind, other, same in self.pages.page(u, url, digest, length):
@@ -260,13 +305,9 @@ class Learner:
         page is then only ever read at the form it redirects to, and every such drop is
         verified): a rule content or ``rel=canonical`` taught is revoked, and that
         evidence no longer counts."""
-        site = host.removeprefix("www.")
-        if self._relative_everywhere or site in self._relative_sites:
+        if not self.traits.links_relatively(host):
             return
-        if len(self._relative_sites) >= self.max_rules:
-            self._relative_everywhere = True
-        else:
-            self._relative_sites.add(site)
+        site = host.removeprefix("www.")
         for rule in [self.rules.get((name, kind)) for name in (site, f"www.{site}") for kind in _DIRECTORY_KINDS]:
             if rule is not None and not rule.revoked and not rule.sources.get("redirect"):
                 rule.sources["relative_links"] = rule.sources.get("relative_links", 0) + 1
@@ -275,7 +316,7 @@ class Learner:
 
     def resolves_by_directory(self, host: str) -> bool:
         """Whether ``host``'s site was seen serving pages with links relative to their directory."""
-        return self._relative_everywhere or host.removeprefix("www.") in self._relative_sites
+        return self.traits.resolves_by_directory(host)
 
     def moves_links(self, host: str, kind: str) -> bool:
         """Whether the two URLs rule ``kind`` merges on ``host`` read one body with links
@@ -293,50 +334,21 @@ class Learner:
 
     def active_rules(self, host: str | None = None) -> list[Rule]:
         """Active rules of ``host`` (indexed: no scan), or of every host."""
-        if host is not None:
-            return list(self._active.get(host, {}).values())
-        return [rule for rules in self._active.values() for rule in rules.values()]
+        return self.book.active_rules(host)
 
     def is_active(self, host: str, kind: str) -> bool:
-        return kind in self._active.get(host, {})
+        return self.book.is_active(host, kind)
 
     def site_of(self, host: str) -> str:
-        """Where rules of ``host`` are kept: the bare twin once the twins are one
-        site (an active ``www_alias``), so evidence from both twins adds up."""
-        if host.startswith("www.") and self.is_active(host[4:], RuleKind.WWW_ALIAS.value):
-            return host[4:]
-        return host
-
-    def _set_active(self, rule: Rule, active: bool) -> None:
-        rule.active = active
-        if active:
-            self._active.setdefault(rule.host, {})[rule.kind] = rule
-        else:
-            rules = self._active.get(rule.host, {})
-            rules.pop(rule.kind, None)
-            if not rules:
-                self._active.pop(rule.host, None)
-
-    def _rule(self, host: str, kind: str) -> Rule | None:
-        """The state of a rule, made on first use; ``None`` when the rule cap
-        is reached and every rule kept is active (a new rule is not kept then)."""
-        rule = self.rules.get((host, kind))
-        if rule is None:
-            if len(self.rules) >= self.max_rules:
-                oldest_inactive = next((key for key, old in self.rules.items() if not old.active), None)
-                if oldest_inactive is None:
-                    return None
-                del self.rules[oldest_inactive]
-            rule = self.rules[(host, kind)] = Rule(host, kind)
-        return rule
+        """Where rules of ``host`` are kept (see :meth:`RuleBook.site_of`)."""
+        return self.book.site_of(host)
 
     def sizes(self) -> dict[str, int]:
         """How full each bounded structure is (entries, not bytes)."""
         return {
             **self.pages.sizes(),
             "rule_states": len(self.rules),
-            "iis_hosts": len(self._iis_hosts),
-            "sites_with_relative_links": len(self._relative_sites),
+            **self.traits.sizes(),
         }
 
     def _evidence(
@@ -353,7 +365,7 @@ class Learner:
     ) -> None:
         if kind != RuleKind.WWW_ALIAS.value:
             host = self.site_of(host)
-        rule = self._rule(host, kind)
+        rule = self.book.rule(host, kind)
         if rule is None:
             return
         if positive and via not in _DIRECTORY_SAFE_SOURCES and self.moves_links(host, kind):
@@ -390,14 +402,14 @@ class Learner:
         if self.share is not None and not rule.active:
             pairs = max(pairs, self.share(rule, pair))
         needed = self.min_evidence
-        if kind == "case_insensitive_path" and host in self._iis_hosts:
+        if kind == "case_insensitive_path" and self.traits.is_iis(host):
             needed = max(1, needed - 1)  # IIS serves paths case-insensitively
         elif rule.family is RuleKind.DEFAULT_PAGE and rule.sources.get("redirect"):
             # A server that redirects /index.html to / says so for its directory
             # convention: small hosts never show a second pair. Audits check its drops.
             needed = 1
         if not rule.active and pairs >= needed and rule.confirmed:
-            self._set_active(rule, True)
+            self.book.set_active(rule, True)
             logger.debug(
                 "Learned rule %s%s on %s from %d pair(s) (%s)",
                 kind,
@@ -413,7 +425,7 @@ class Learner:
         if not rule.active and self.share is not None:
             self.share(rule, None)
         if rule.active:
-            self._set_active(rule, False)
+            self.book.set_active(rule, False)
             logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
             self._changed(rule)
 
@@ -430,7 +442,7 @@ class Learner:
         """Take a rule's state from another worker: learned there, it applies
         here; revoked there, it is revoked here."""
         shared = Rule.from_dict(data)
-        rule = self._rule(shared.host, shared.kind)
+        rule = self.book.rule(shared.host, shared.kind)
         if rule is None:
             return
         rule.pairs |= shared.pairs
@@ -441,14 +453,14 @@ class Learner:
         if shared.revoked and not rule.revoked:
             rule.revoked = True
             if rule.active:
-                self._set_active(rule, False)
+                self.book.set_active(rule, False)
                 logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
                 self._changed(rule)
         elif self.moves_links(rule.host, rule.kind) and not rule.revoked and not rule.sources.get("redirect"):
             # Learned from content elsewhere; this worker saw the site's links are relative.
             self._revoke(rule, "its site serves pages with links relative to their directory")
         elif shared.active and not rule.active and not rule.revoked and rule.confirmed:
-            self._set_active(rule, True)
+            self.book.set_active(rule, True)
             logger.info("Applying rule %s on %s, learned by another worker", rule.kind, rule.host)
             self._changed(rule)
 
@@ -457,7 +469,7 @@ class Learner:
             rule = Rule.from_dict(item)
             self.rules[(rule.host, rule.kind)] = rule
             if rule.active:
-                self._set_active(rule, True)
+                self.book.set_active(rule, True)
                 self._changed(rule)
 
 

@@ -71,16 +71,16 @@ class TaughtForms:
             if self._form_now(request, original) != request.url:
                 return self._as_written(request, original), None
             if M.SHORTCUT_OF in meta:
-                reason = self.dedup.late.shortcut_delivered(request, original)
+                reason = self.dedup.shortcut_checks.shortcut_delivered(request, original)
                 if reason is not None:
                     return None, f"taught form {request.url} delivered meanwhile ({reason}): {original}"
                 made_here = not meta.get(M.RECOVERED)  # (a recovered form holds its claim itself)
-                reason = self.dedup.late.shortcut_queued(request, original, made_here=made_here)
+                reason = self.dedup.shortcut_checks.shortcut_queued(request, original, made_here=made_here)
                 if reason is not None:
                     return None, f"taught form {request.url} queued meanwhile ({reason}): {original}"
                 if not made_here:
                     self._park_again(request, original)
-        self.dedup.late.took_over(request, original)
+        self.dedup.shortcut_checks.took_over(request, original)
         return None, None
 
     def _park_again(self, form: Request, original: str) -> None:
@@ -95,7 +95,7 @@ class TaughtForms:
         own = (M.SHORTCUT_OF, M.RECOVERED, ID_META)
         meta = {key: value for key, value in form.meta.items() if key not in own}
         link = form.replace(url=original, dont_filter=False, meta={**meta, M.NO_SHORTCUT: True})
-        if self.dedup.late.park_shortcut_original(link, form.url):
+        if self.dedup.shortcut_checks.park_shortcut_original(link, form.url):
             self.dedup.count("urlnorm/shortcuts_parked_again")
 
     @staticmethod
@@ -115,14 +115,14 @@ class TaughtForms:
         canonical = dedup.responses.canonical_url(request.url)
         if canonical is None or self._offsite(canonical, request.url):
             return None, None
-        reason = dedup.late.shortcut_duplicate(request, canonical)
+        reason = dedup.shortcut_checks.shortcut_duplicate(request, canonical)
         if reason is not None:
             return None, f"taught form {canonical} requested already ({reason}): {request.url}"
         if meta.get(M.NO_SHORTCUT):
             return request, None  # fetched as written, to check the rule against its taught form's page
         # The link as written is parked, to be fetched after all if the rule is ever revoked.
         parked = request.replace(meta={**meta, M.NO_SHORTCUT: True})
-        if not dedup.late.park_shortcut_original(parked, canonical):
+        if not dedup.shortcut_checks.park_shortcut_original(parked, canonical):
             return request, None  # no room to keep its promise: sent as written
         dedup.count("urlnorm/redirects_shortcut")
         return request.replace(url=canonical, dont_filter=True, meta={**meta, M.SHORTCUT_OF: request.url}), None

@@ -184,7 +184,7 @@ def test_a_link_sent_in_its_taught_form_takes_its_drops_along(older_key: bool) -
     assert dedup.ledger.drop(variant, "tracking_params", "h.test", learned=False, claim=claim)
 
     shortcut = Request(taught, meta={"_urlnorm_shortcut_of": link})
-    dedup.late.took_over(shortcut, link)
+    dedup.shortcut_checks.took_over(shortcut, link)
     held = dedup.ledger.claim_of(dedup.fingerprint(shortcut).value)
     assert held is not None and held.drops and [drop.url for drop in held.drops] == [variant.url]
     assert [c for c in dedup.ledger.pending() if c is not held] == []
@@ -210,7 +210,7 @@ def test_a_taught_form_queued_meanwhile_for_another_link_is_not_fetched_twice() 
     assert dedup.check(queued) is None  # admitted: a claim of its own
 
     form = Request(taught, meta={"_urlnorm_shortcut_of": link})
-    assert dedup.late.shortcut_queued(form, link) is not None
+    assert dedup.shortcut_checks.shortcut_queued(form, link) is not None
     held = dedup.ledger.claim_of(dedup.fingerprint(queued).value)
     assert held is not None and held.held_by(taught)
     assert [drop.url for drop in held.drops or ()] == [variant.url]
@@ -224,8 +224,8 @@ def test_a_taught_form_that_took_over_is_not_dropped_as_queued_on_a_retry() -> N
     link, taught = "http://h.test/p", "http://www.h.test/p"
     dedup.ledger.claim((dedup.fingerprint(Request(link)).value,), link)
     form = Request(taught, meta={"_urlnorm_shortcut_of": link})
-    dedup.late.took_over(form, link)
-    assert dedup.late.shortcut_queued(form, link) is None  # its own claim now
+    dedup.shortcut_checks.took_over(form, link)
+    assert dedup.shortcut_checks.shortcut_queued(form, link) is None  # its own claim now
 
 
 @pytest.mark.parametrize("delivered", [True, False])
@@ -248,8 +248,8 @@ def test_a_taught_form_is_not_fetched_beside_a_redirect_to_it_that_joined_its_cl
     assert dedup.ledger.claim_of(dedup.fingerprint(Request(link)).value) is joined
 
     form = Request(taught, meta={"_urlnorm_shortcut_of": link})
-    assert dedup.late.shortcut_queued(form, link, made_here=False) is None  # recovered: its own claim
-    assert dedup.late.shortcut_queued(form, link, made_here=True) is not None
+    assert dedup.shortcut_checks.shortcut_queued(form, link, made_here=False) is None  # recovered: its own claim
+    assert dedup.shortcut_checks.shortcut_queued(form, link, made_here=True) is not None
     assert dedup.ledger.pending() == [joined]
     dedup.settling.settle(target, delivered=delivered)
     assert dedup.ledger.unsettled() == 0
@@ -272,9 +272,9 @@ def test_a_taught_form_whose_url_an_audit_downloaded_is_not_sent() -> None:
     own = dedup.keys.static(form).value
 
     dedup.audits.auditor.answered(own, 1234)  # settled by a 304: no page at this URL
-    assert dedup.late.shortcut_delivered(form, link) is None
+    assert dedup.shortcut_checks.shortcut_delivered(form, link) is None
     dedup.audits.auditor.answered(own, 1234, downloaded=True)
-    assert dedup.late.shortcut_delivered(form, link) is not None
+    assert dedup.shortcut_checks.shortcut_delivered(form, link) is not None
     assert dedup.ledger.pending() == [] and dedup.ledger.unsettled() == 0 and released == []
 
 
@@ -440,7 +440,7 @@ def test_a_drop_spelled_as_the_form_that_delivered_is_not_audited() -> None:
     assert dedup.check(Request(link)) is None
     assert dedup.check(Request("http://h.test:80/x#top")) == "tracking_params"
     sent = Request(form, meta={M.REWRITTEN_FROM: link})
-    dedup.late.took_over(sent, link)
+    dedup.shortcut_checks.took_over(sent, link)
     dedup.audits.auditor.remember(dedup.fingerprint(sent).keys, 7)  # (what the response observer does)
     dedup.settling.settle(sent, delivered=True)
     assert released == []
@@ -461,10 +461,10 @@ def test_a_shallower_taught_form_is_sent_though_its_page_was_delivered_deeper() 
     dedup.settling.settle(deep, delivered=True)
     assert dedup.check(Request(link, meta={"depth": 4})) is None
     form = Request(taught, meta={"depth": 4, "_urlnorm_shortcut_of": link, "_urlnorm_shallower": True})
-    assert dedup.late.shortcut_delivered(form, link) is None
-    assert dedup.late.shortcut_queued(form, link, made_here=True) is None
+    assert dedup.shortcut_checks.shortcut_delivered(form, link) is None
+    assert dedup.shortcut_checks.shortcut_queued(form, link, made_here=True) is None
     as_deep = Request(taught, meta={"depth": 5, "_urlnorm_shortcut_of": link})
-    assert dedup.late.shortcut_delivered(as_deep, link) is not None
+    assert dedup.shortcut_checks.shortcut_delivered(as_deep, link) is not None
 
 
 def test_a_url_an_audit_downloaded_is_not_audited_again_for_another_rule() -> None:

@@ -1,0 +1,98 @@
+"""Redirect chains at check time: which claim a redirect continues, and what its
+source's drops become when the chain ends on a duplicate, a loop or no page.
+
+A request Scrapy's ``RedirectMiddleware`` made (``redirect_urls`` in its meta)
+continues the claim of the URL that redirected to it (its *source*). Where the
+chain lands on a key someone else represents, the source's drops follow that
+page; where it ends without a page, they are released (``Deduplicator.fail``),
+but for what the chain sent already, which stock Scrapy would not send again.
+:class:`~scrapy_urlnorm.admission.Admission` asks; this unit knows chains.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+from .reroutes import Reroutes
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .dedup import Deduplicator
+    from .ledger import Claim
+
+
+def _defragment(url: str) -> str:
+    return url.partition("#")[0]
+
+
+class RedirectChains:
+    """The claims redirect chains continue, and their ends."""
+
+    def __init__(self, dedup: Deduplicator) -> None:
+        self.dedup = dedup
+        self.ledger = dedup.ledger
+        self.sent = dedup.settling.sent
+        self.reroutes = Reroutes()
+
+    def source(self, request: Request) -> Claim | None:
+        """The claim of the URL that redirected to ``request``, if it is pending."""
+        chain = request.meta.get("redirect_urls")
+        if not chain:
+            return None
+        source = self.dedup.fingerprint(request.replace(url=chain[-1]))
+        return self.ledger.claim_of(source.value) or self.ledger.claim_of(source.learned)
+
+    def release_rerouted(self, source: Claim, chain: list[str], target: str) -> None:
+        """Spellings the server never answered may be served where they are (see reroutes)."""
+        release, copies = self.reroutes.left_behind(source.drops or (), chain, target)
+        for copy in copies:  # an exact duplicate of a URL fetched as written
+            self.ledger.discharge(copy)
+        if self.ledger.release_as_written(release, "rerouted") or copies:
+            source.drops = [drop for drop in source.drops or () if not drop.settled]
+
+    @staticmethod
+    def is_loop(request: Request) -> bool:
+        """A redirect chain that comes back to a URL it passed: stock's filter stops it there too."""
+        url = _defragment(request.url)
+        return any(_defragment(previous) == url for previous in request.meta.get("redirect_urls", ()))
+
+    @staticmethod
+    def back_to_failed_form(request: Request) -> bool:
+        """``request`` redirects a link that fell back from its taught form (which answered
+        an error) to that very form: the answer is known, the form was fetched once, as
+        stock Scrapy fetches it once (its filter drops the redirect)."""
+        fell_back = request.meta.get(M.SHORTCUT_FELL_BACK)
+        return fell_back is not None and fell_back[1] == request.url
+
+    def sent_before(self, key: int, request: Request) -> bool:
+        """``request``, a redirect to its own chain's key, is what a representative of that
+        key sent already and got no page from (a page refreshing to itself, a loop): stock's
+        filter drops it, and ends the chain there (differential seed 134400, ``--refresh``:
+        ``/moved-0?utm_source=moved`` refreshed to ``/moved-0``, which had refreshed to
+        itself, and ``/moved-0`` was downloaded again)."""
+        return bool(self.sent) and key in self.dedup.failed and self.sent.before(key, request)
+
+    @staticmethod
+    def holds(source: Claim, request: Request) -> bool:
+        """Whether a request of ``request``'s redirect chain holds ``source``, the claim
+        on ``request``'s own key. Not so for a drop released as written: it went with its
+        representative's claim, and a redirect to that representative's key (still
+        queued) is a duplicate of it, as stock's filter has it (seed 130640, ``lifo-c1``:
+        ``/DOWNLOAD``, released, redirected to ``/DOWNLOAD/``, and both were fetched)."""
+        return any(source.held_by(url) for url in request.meta.get("redirect_urls", ()))
+
+    def follow(self, source: Claim, claim: Claim | None, key: int, request: Request) -> None:
+        """A redirect (``request``) to a duplicate: the source's drops follow its page."""
+        if claim is not None:
+            self.ledger.merge(source, claim)
+        elif key in self.dedup.failed:
+            self.fail(source, "redirect", request)
+        else:
+            self.dedup.settling.forget_failures(self.ledger.delivered(source))
+
+    def fail(self, source: Claim, why: str, request: Request) -> None:
+        """A redirect chain ends here without a page: its source's drops are released, but
+        for what the chain sent already (a stock crawl would not send those again)."""
+        self.dedup.fail(source, why, self.sent.record(source.keys, request))
