@@ -420,8 +420,11 @@ class RedirectLearningMiddleware:
             if M.TWIN in meta and self.dedup.twins is not None:
                 self.dedup.twins.unmark(request)  # (before RedirectMiddleware copies it)
             try:
-                location = (response.headers.get(b"Location") or b"").decode("latin-1")
-                self.dedup.responses.observe_redirect(request.url, response.urljoin(location))
+                location = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
+                self.dedup.responses.observe_redirect(request.url, location)
+                if M.AUDIT not in meta and self.dedup.learner is not None:
+                    # What an audit of a drop against this request compares its own redirect with.
+                    self.dedup.audits.auditor.redirected(self.dedup.fingerprint(request).keys, location)
             except Exception:  # learning must never cost the response
                 logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
         return response

@@ -224,6 +224,11 @@ STATS: tuple[StatKey, ...] = (
         "not fetched again",
     ),
     StatKey(
+        "urlnorm/audits_redirected_alike", "audits", "live",
+        "audits that redirected elsewhere as their representative had (to URLs the rules merge): no contradiction; "
+        "followed as stock follows them",
+    ),
+    StatKey(
         "urlnorm/audits_pending_as_written", "audits", "live",
         "audits not sent because their very URL was pending as an ordinary request (kept as exact drops against it)",
     ),
@@ -377,6 +382,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/audit_answers", "memory", "close",
         "what URLs fetched as audits answered, kept so none is fetched for an audit twice (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/representative_redirects", "memory", "close",
+        "where requests (not audits) redirected, under their keys, so an audit that redirects alike "
+        "contradicts nothing (cap 100,000 keys, LRU)",
     ),
     StatKey(
         "urlnorm/memory/audit_downloads", "memory", "close",

@@ -1635,3 +1635,43 @@ async def test_no_shortcut_to_a_twin_allowed_domains_leaves_out() -> None:
         assert result.stats["urlnorm/learned/www_alias"] == 1
         assert result.stats["urlnorm/forms_offsite"] >= 1
         assert offsite == []  # no page fetched where stock's offsite filter sends nothing
+
+
+def twins_redirecting_alike_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``www.h.test`` redirects every URL to ``h.test``'s, but ``/go``, which either
+    twin redirects to ``h.test/target`` (the generator's ``/go/N`` -> ``/old/N`` chains)."""
+    www = "http://www.h.test"
+    if path == "/go":
+        return Reply.redirect("http://h.test/target")
+    if headers.get("Host", "").startswith("www."):
+        return Reply.redirect(f"http://h.test{path}")
+    pages: dict[str, list[str]] = {
+        "/": ["/a", f"{www}/a", "/b", f"{www}/b", "/go", "/x"],
+        "/x": ["/more"],
+        "/more": [f"{www}/go", f"{www}/c"],
+        "/a": [],
+        "/b": [],
+        "/c": [],
+        "/target": [],
+    }
+    if path in pages:
+        return Reply.page(f"ra:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_that_redirects_where_its_representative_did_contradicts_nothing() -> None:
+    """Differential seeds 144427, 144523: ``www.h/go/1`` was dropped under ``www_alias``
+    against ``h/go/1``, which had redirected to ``h/old/1``; its audit redirected there
+    too, which is not the representative's own key, and the rule was revoked for the
+    whole site (every ``www.`` twin downloaded after that). Both redirecting to one page
+    is no contradiction: the audit is followed, and the filter drops what it leads to."""
+    site = FunctionSite(twins_redirecting_alike_site)
+    with VirtualWeb({"h.test": site, "www.h.test": site}) as web:
+        result = await crawl(web, ["http://h.test/"], {**ADDON, "URLNORM_AUDIT_RATE": 1})
+        www = web.fetched("www.h.test")
+    assert result.stats["urlnorm/learned/www_alias"] == 1
+    assert "urlnorm/revoked_rules" not in result.stats
+    assert result.stats["urlnorm/audits_redirected_alike"] == 1
+    assert {"ra:/", "ra:/a", "ra:/b", "ra:/c", "ra:/x", "ra:/more", "ra:/target"} <= set(result.doc_ids)
+    assert "/go" in www
