@@ -84,7 +84,7 @@ class UrlNormDupeFilter(BaseDupeFilter):
 
     def form_claim_keys(self, request: Request) -> tuple[int, ...]:
         """The keys of the claim ``request``, a form sent in place of a link (a shortcut,
-        a rewrite), takes over when it is sent (see ``LateChecks.took_over``)."""
+        a rewrite), takes over when it is sent (see ``ShortcutChecks.took_over``)."""
         original = request.meta.get(M.SHORTCUT_OF) or request.meta.get(M.REWRITTEN_FROM)
         if original is None:
             return ()
