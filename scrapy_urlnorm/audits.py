@@ -64,7 +64,8 @@ from typing import TYPE_CHECKING, Any
 from . import meta as M
 from .depths import depth_of
 from .hostrules import twins
-from .learning import RuleKind
+from .keys import host_of
+from .learning import VERIFIED_FAMILIES, RuleKind
 from .recent import put_recent
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import CheapAudits
@@ -245,6 +246,10 @@ class Auditor:
             "audit_scopes": len(self._audited),
             "verified_urls": sum(len(urls) for urls in self._verified.values()),
         }
+
+
+#: What :meth:`AuditDesk.redirected` finds of an audit's redirect.
+REDIRECT_AGREES, REDIRECT_UNDECIDED, REDIRECT_DIFFERS = "agrees", "undecided", "differs"
 
 
 def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
@@ -446,37 +451,75 @@ class AuditDesk:
             )
             self._mismatch(request, audit, digest)
 
-    def redirected(self, request: Request, target: str) -> bool:
-        """An audit answered a redirect: whether it points to the page its
-        representative delivered. If not, the rule is contradicted."""
+    def redirected(self, request: Request, target: str) -> str:
+        """An audit answered a redirect: :data:`REDIRECT_AGREES` when it points to the
+        page its representative delivered; else it is followed as stock follows it, and
+        the rule is contradicted (:data:`REDIRECT_DIFFERS`) unless the redirect leaves
+        the question open (:data:`REDIRECT_UNDECIDED`, see below)."""
         audit = request.meta[M.AUDIT]
         self.auditor.answered(self.dedup.keys.static(request).value, target)
         agrees = self._redirect_agrees(request, audit["key"], target)
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
         if agrees:
-            return True
-        if self._redirected_alike(request, audit["key"], target):
-            # Its representative redirected too, to a URL the rules merge with this
-            # target (``www.h/go/1`` and ``h/go/1`` both to ``h/old/1``; ``www.h/x`` to
-            # ``www.h/x/`` as ``h/x`` to ``h/x/``): no contradiction, and followed as
-            # stock follows it, so the filter judges where it leads (differential seeds
-            # 144427, 144523: such chains revoked ``www_alias`` for the whole site).
-            self.dedup.count("urlnorm/audits_redirected_alike")
-            return False
+            return REDIRECT_AGREES
+        if self._matches_unproven(request, audit["key"], target) or self._redirected_alike(
+            request, audit["key"], target
+        ):
+            # Its target is merged with the representative only by a rule verified on
+            # every drop (frameworks seed 576468: ``http://h/list?page=3`` to
+            # ``https://h/list?page=3``, merged with the delivered ``/list`` only by
+            # ``ignore_param:page``), or the representative redirected too, to a URL the
+            # rules merge with this target (``www.h/go/1`` and ``h/go/1`` both to
+            # ``h/old/1``: such chains revoked ``www_alias`` for whole sites, seeds
+            # 144427, 144523). Neither confirms nor contradicts the drop: followed as stock
+            # follows it, so the filter judges where it leads.
+            self.dedup.count("urlnorm/audits_redirects_followed")
+            return REDIRECT_UNDECIDED
         logger.info("Audit found %s redirects to %s, not where %s merged it", request.url, target, audit["reason"])
         self.auditor.mismatches += 1
         self._mismatch(request, audit)
-        return False
+        return REDIRECT_DIFFERS
 
     def _redirect_agrees(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``request`` redirecting to ``target`` confirms its drop against ``key``."""
+        """Whether ``request`` redirecting to ``target`` confirms its drop against ``key``:
+        ``target`` has the representative's key, or (when a rule change on the host has
+        since renamed learned keys) a key of the audited URL under today's rules. Through
+        a learned key only where that match rests on no rule verified on every drop (see
+        :meth:`_rests_on_exceptions`): that rule is what the audit is there to check."""
         fingerprint = self.dedup.fingerprint
-        target_keys = fingerprint(request.replace(url=target)).keys
-        # Its representative's key, or (when a rule change on the host has since
-        # renamed learned keys) the audited URL's own key under today's rules:
-        # the site redirecting it to a URL the rules merge it with confirms them.
-        return key in target_keys or not set(target_keys).isdisjoint(fingerprint(request).keys)
+        aimed = fingerprint(request.replace(url=target))
+        own = fingerprint(request).keys
+        if key == aimed.value or aimed.value in own:
+            return True
+        if aimed.learned is None or (key != aimed.learned and aimed.learned not in own):
+            return False
+        return not self._rests_on_exceptions(request, aimed)
+
+    def _matches_unproven(self, request: Request, key: int, target: str) -> bool:
+        """Whether ``target`` shares a learned key with ``request``'s drop, but only through
+        a rule family verified on every drop (:data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`)."""
+        fingerprint = self.dedup.fingerprint
+        aimed = fingerprint(request.replace(url=target))
+        if aimed.learned is None or (key != aimed.learned and aimed.learned not in fingerprint(request).keys):
+            return False
+        return self._rests_on_exceptions(request, aimed)
+
+    def _rests_on_exceptions(self, request: Request, aimed: Fingerprint) -> bool:
+        """Whether the learned key of ``aimed`` (a redirect target of the audit ``request``)
+        may rest on a rule of :data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES` (its host
+        has one active) while nothing else says its page was had: its URL as it is (same
+        callback) delivered, or its key under the host's other rules naming a delivered page."""
+        learner, url = self.dedup.learner, aimed.url
+        if learner is None or url is None:
+            return False
+        host = host_of(url)
+        if not any(rule.family.value in VERIFIED_FAMILIES for rule in learner.active_rules(learner.site_of(host))):
+            return False
+        if self.auditor.had(aimed.value):
+            return False
+        narrow = self.dedup.narrow
+        return narrow is None or not narrow.names_delivered(request.replace(url=url), host)
 
     def _redirected_alike(self, request: Request, key: int, target: str) -> bool:
         """Whether ``key``'s representative redirected to a URL sharing a key with ``target``."""

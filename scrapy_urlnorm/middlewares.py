@@ -13,9 +13,10 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.utils.response import get_meta_refresh
 
 from . import meta as M
-from .audits import unmarked
+from .audits import REDIRECT_AGREES, REDIRECT_UNDECIDED, unmarked
 from .dedup import Deduplicator
 from .digests import page_digest
+from .held_redirects import HeldRedirects
 from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
 from .taught_forms import TaughtForms
@@ -122,6 +123,7 @@ class NormalizeMiddleware:
         forbidden_spellings: ForbiddenSpellings | None = None,
         meta_refresh: tuple[list[str], float] | None = None,
         allowed_domains: Callable[[], object] = lambda: None,
+        crawler: Crawler | None = None,
     ) -> None:
         self.dedup = dedup
         self.refetch_start_urls = refetch_start_urls
@@ -129,8 +131,7 @@ class NormalizeMiddleware:
         self.second_chances = second_chances
         self.robots_twins = robots_twins
         self.forbidden_spellings = forbidden_spellings
-        #: ``MetaRefreshMiddleware``'s settings (ignored tags, longest delay it follows), if it is on.
-        self.meta_refresh = meta_refresh
+        self.held = HeldRedirects(crawler, meta_refresh)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -149,6 +150,7 @@ class NormalizeMiddleware:
             if settings.getbool("METAREFRESH_ENABLED")
             else None,
             allowed_domains=lambda: getattr(getattr(crawler, "spider", None), "allowed_domains", None),
+            crawler=crawler,
         )
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
@@ -233,7 +235,7 @@ class NormalizeMiddleware:
                 return fallback  # the taught form does not exist for this URL: the link as written
         elif status < 300:
             self.forms.after_success(request, response.url)
-        held_target = self._held_redirect(response) if audit is not None and audit["held_redirect"] else None
+        held_target = self.held.target(response) if audit is not None and audit["held_redirect"] else None
         held_redirect = held_target is not None
         if audit is not None and audit.get("head") and not held_redirect:
             # Sent as HEAD to read which file the server negotiates (a redirect is judged below).
@@ -257,12 +259,21 @@ class NormalizeMiddleware:
                 return self.dedup.twins.in_full(request)
             self._settled_without_page(request, "variant answered 304 Not Modified to its twin's entity tag")
         if held_target is not None and audit is not None:
-            if not self.dedup.audits.redirected(request, held_target):
-                # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
-                meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
-                method = "GET" if audit.get("head") else request.method
-                return request.replace(method=method, dont_filter=True, meta=meta)
-            return response
+            verdict = self.dedup.audits.redirected(request, held_target)
+            if verdict == REDIRECT_AGREES:
+                return response
+            plain = self.held.as_sent(request) if verdict == REDIRECT_UNDECIDED else None
+            followed = self.held.follow(plain, response) if plain is not None else None
+            if plain is not None and followed is not None:
+                # To its target, as Scrapy's redirect middleware builds it; the audited URL
+                # represents its keys, as the request it was would, so the target continues
+                # that claim (its drop under a rule verified on every drop is then checked).
+                self.dedup.record(plain)
+                return followed
+            # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
+            meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
+            method = "GET" if audit.get("head") else request.method
+            return request.replace(method=method, dont_filter=True, meta=meta)
         try:
             if status == 200:
                 self.dedup.responses.observe_page(
@@ -285,19 +296,6 @@ class NormalizeMiddleware:
         except Exception:  # our bookkeeping must never cost the response
             logger.exception("scrapy-urlnorm could not settle %s", response)
         return response
-
-    def _held_redirect(self, response: Response) -> str | None:
-        """Where ``response`` to an audit that held redirects (``dont_redirect``) would
-        have led: a ``3xx``'s ``Location``, or a ``<meta http-equiv="refresh">`` that
-        ``MetaRefreshMiddleware`` would follow (a stub only a refresh leads on from is
-        not a page: seed 58253 lost the page only its refresh reached)."""
-        if 300 <= response.status < 400 and b"Location" in response.headers:
-            return response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
-        refresh = self.meta_refresh
-        if refresh is None or response.status != 200 or not isinstance(response, HtmlResponse):
-            return None
-        interval, url = get_meta_refresh(response, ignore_tags=refresh[0])
-        return url if url and interval is not None and interval < refresh[1] else None
 
     def _settled_without_page(self, request: Request, how: str) -> NoReturn:
         """An audit or twin probe settled by a bodiless answer (``304``, ``HEAD``): it ends

@@ -93,6 +93,13 @@ class NarrowKeys:
                 if found is not None:
                     put_recent(self._delivered, found[0] ^ salt, found[1], NARROW_KEYS_REMEMBERED)
 
+    def names_delivered(self, request: Request, host: str) -> bool:
+        """Whether ``request``'s key under ``host``'s narrow policy (its rules but those of
+        ``VERIFIED_FAMILIES``) names a delivered page."""
+        narrow = self.learned.narrow_by_host.get(host)
+        found = self._key(request, narrow) if narrow is not None else None
+        return found is not None and found[0] in self._delivered
+
     def rank(self, request: Request, host: str, rank: int) -> int:
         """The rank a learned drop of ``request`` on ``host`` (at ``rank``, the riskier
         of its own and its key's) is reported and audited under (see the module's docstring)."""

@@ -224,9 +224,10 @@ STATS: tuple[StatKey, ...] = (
         "not fetched again",
     ),
     StatKey(
-        "urlnorm/audits_redirected_alike", "audits", "live",
-        "audits that redirected elsewhere as their representative had (to URLs the rules merge): no contradiction; "
-        "followed as stock follows them",
+        "urlnorm/audits_redirects_followed", "audits", "live",
+        "audits whose redirect neither confirms nor contradicts their drop (a target merged with the "
+        "representative only by a rule verified on every drop, or a representative that redirected alike): "
+        "followed as stock follows them, through the filter",
     ),
     StatKey(
         "urlnorm/audits_pending_as_written", "audits", "live",

@@ -1217,3 +1217,43 @@ async def test_crawlspider_rules_are_told_apart_as_callbacks() -> None:
     assert addon.stats.get("urlnorm/callbacks_kept_apart") == 1  # (counted for the item rule's requests)
     assert addon.fetched().count("/product/2") == 2
     assert addon.requests == stock.requests + 1
+
+
+def moved_listings_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``www.h.test`` redirects every URL to ``h.test``'s; ``/list`` and ``/other`` are
+    listings whose ``?page=1`` is the listing itself (so ``ignore_param:page`` is learned,
+    a rule verified on every drop), and ``/list?page=3``, a page of its own, is linked
+    only as ``www.h.test/list?page=3``."""
+    if headers.get("Host", "").startswith("www."):
+        return Reply.redirect(f"http://h.test{path}" + (f"?{query}" if query else ""))
+    www = "http://www.h.test"
+    pages: dict[str, list[str]] = {
+        "/": ["/list", "/list?page=1", "/other", "/other?page=1", f"{www}/a", f"{www}/b", "/x"],
+        "/x": ["/more"],
+        "/more": [f"{www}/list?page=3"],
+        "/a": [],
+        "/b": [],
+    }
+    if path in ("/list", "/other") and query in ("", "page=1"):
+        return Reply.page(f"ml:{path}", [])
+    if path == "/list" and query == "page=3":
+        return Reply.page("ml:/list?page=3", [])
+    if path in pages and not query:
+        return Reply.page(f"ml:{path}", pages[path])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_redirected_to_a_page_merged_only_by_a_rule_with_exceptions_is_followed() -> None:
+    """Frameworks seed 576468 (``--https --callbacks``) lost ``/articles/?page=3``: its
+    ``http://`` spelling, dropped under ``ignore_param:page`` (every drop verified), was
+    audited and redirected to its ``https://`` spelling, which the learned rules key as
+    the delivered ``/articles/``; that was taken for a confirmation, and the page was
+    never fetched. ``ignore_param:page`` is the rule being verified: a redirect confirms
+    a drop only to a page the spider has had, or one the host's other rules merge with one."""
+    site = FunctionSite(moved_listings_site)
+    with VirtualWeb({"h.test": site, "www.h.test": site}) as web:
+        result = await crawl(web, ["http://h.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1})
+    assert result.stats["urlnorm/learned/ignore_param"] == 1
+    assert "ml:/list?page=3" in result.doc_ids
+    assert result.stats["urlnorm/audits_redirects_followed"] == 1
