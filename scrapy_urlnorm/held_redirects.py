@@ -36,17 +36,8 @@ class HeldRedirects:
         self.meta_refresh = meta_refresh
 
     def target(self, response: Response) -> str | None:
-        """Where ``response`` to an audit that held redirects (``dont_redirect``) would
-        have led: a ``3xx``'s ``Location``, or a ``<meta http-equiv="refresh">`` that
-        ``MetaRefreshMiddleware`` would follow (a stub only a refresh leads on from is
-        not a page: seed 58253 lost the page only its refresh reached)."""
-        if 300 <= response.status < 400 and b"Location" in response.headers:
-            return response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
-        refresh = self.meta_refresh
-        if refresh is None or response.status != 200 or not isinstance(response, HtmlResponse):
-            return None
-        interval, url = get_meta_refresh(response, ignore_tags=refresh[0])
-        return url if url and interval is not None and interval < refresh[1] else None
+        """Where ``response`` to an audit that held redirects (``dont_redirect``) would have led."""
+        return redirect_target(response, self.meta_refresh)
 
     @staticmethod
     def as_sent(audit: Request) -> Request:
@@ -81,6 +72,20 @@ class HeldRedirects:
         downloader = getattr(engine, "downloader", None)
         manager = getattr(downloader, "middleware", None)
         return next((mw for mw in getattr(manager, "middlewares", ()) if isinstance(mw, kind)), None)
+
+
+def redirect_target(response: Response, meta_refresh: tuple[list[str], float] | None) -> str | None:
+    """Where Scrapy's redirect middlewares would lead from ``response``: a ``3xx``'s
+    ``Location``, or a ``<meta http-equiv="refresh">`` that ``MetaRefreshMiddleware``
+    (its settings ``meta_refresh``, ``None`` when it is off) would follow. For an audit,
+    a stub only a refresh leads on from is not a page (seed 58253 lost the page only
+    its refresh reached)."""
+    if 300 <= response.status < 400 and b"Location" in response.headers:
+        return response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
+    if meta_refresh is None or response.status != 200 or not isinstance(response, HtmlResponse):
+        return None
+    interval, url = get_meta_refresh(response, ignore_tags=meta_refresh[0])
+    return url if url and interval is not None and interval < meta_refresh[1] else None
 
 
 def _wants_spider(method: Any) -> bool:

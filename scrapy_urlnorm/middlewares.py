@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from scrapy import Request as ScrapyRequest
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response
-from scrapy.utils.response import get_meta_refresh
 
 from . import meta as M
 from .audits import REDIRECT_AGREES, REDIRECT_UNDECIDED, unmarked
 from .dedup import Deduplicator
 from .digests import page_digest
-from .held_redirects import HeldRedirects
+from .held_redirects import HeldRedirects, redirect_target
 from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
 from .taught_forms import TaughtForms
@@ -429,9 +428,4 @@ class RedirectLearningMiddleware:
 
     def _redirects(self, response: Response) -> bool:
         """Whether Scrapy's redirect or meta-refresh middleware builds a request from ``response``."""
-        if 300 <= response.status < 400:
-            return b"Location" in response.headers
-        if self.meta_refresh is None or response.status != 200 or not isinstance(response, HtmlResponse):
-            return False
-        interval, url = get_meta_refresh(response, ignore_tags=self.meta_refresh[0])
-        return bool(url) and interval is not None and interval < self.meta_refresh[1]
+        return redirect_target(response, self.meta_refresh) is not None
