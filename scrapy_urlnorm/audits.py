@@ -140,7 +140,7 @@ class Auditor:
         if downloaded:
             put_recent(self._downloaded, own, None, ANSWERS_REMEMBERED)
 
-    def redirected(self, keys: tuple[int, ...], target: str) -> None:
+    def representative_redirected(self, keys: tuple[int, ...], target: str) -> None:
         """A request (not an audit) whose keys are ``keys`` answered a redirect to ``target``."""
         for key in keys:
             put_recent(self._redirects, key, target, ANSWERS_REMEMBERED)

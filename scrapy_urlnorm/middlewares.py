@@ -421,7 +421,7 @@ class RedirectLearningMiddleware:
                 self.dedup.responses.observe_redirect(request.url, location)
                 if M.AUDIT not in meta and self.dedup.learner is not None:
                     # What an audit of a drop against this request compares its own redirect with.
-                    self.dedup.audits.auditor.redirected(self.dedup.fingerprint(request).keys, location)
+                    self.dedup.audits.auditor.representative_redirected(self.dedup.fingerprint(request).keys, location)
             except Exception:  # learning must never cost the response
                 logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
         return response
