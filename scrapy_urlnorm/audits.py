@@ -64,9 +64,9 @@ from typing import TYPE_CHECKING, Any
 from . import meta as M
 from .depths import depth_of
 from .hostrules import twins
-from .keys import host_of
-from .learning import VERIFIED_FAMILIES, RuleKind
+from .learning import RuleKind
 from .recent import put_recent
+from .redirect_verdicts import RedirectVerdicts
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import CheapAudits
 
@@ -283,6 +283,8 @@ class AuditDesk:
         self.auditor = auditor
         #: How an audit may be settled without a download (see ``validators``).
         self.cheap = CheapAudits(self)
+        #: What an audit's redirect says of its drop (see ``redirect_verdicts``).
+        self.verdicts = RedirectVerdicts(dedup, auditor)
 
     def verifies_every(self, host: str, reason: str) -> bool:
         """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
@@ -458,14 +460,12 @@ class AuditDesk:
         the question open (:data:`REDIRECT_UNDECIDED`, see below)."""
         audit = request.meta[M.AUDIT]
         self.auditor.answered(self.dedup.keys.static(request).value, target)
-        agrees = self._redirect_agrees(request, audit["key"], target)
+        agrees = self.verdicts.agrees(request, audit["key"], target)
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
         if agrees:
             return REDIRECT_AGREES
-        if self._matches_unproven(request, audit["key"], target) or self._redirected_alike(
-            request, audit["key"], target
-        ):
+        if self.verdicts.left_open(request, audit["key"], target):
             # Its target is merged with the representative only by a rule verified on
             # every drop (frameworks seed 576468: ``http://h/list?page=3`` to
             # ``https://h/list?page=3``, merged with the delivered ``/list`` only by
@@ -481,55 +481,6 @@ class AuditDesk:
         self._mismatch(request, audit)
         return REDIRECT_DIFFERS
 
-    def _redirect_agrees(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``request`` redirecting to ``target`` confirms its drop against ``key``:
-        ``target`` has the representative's key, or (when a rule change on the host has
-        since renamed learned keys) a key of the audited URL under today's rules. Through
-        a learned key only where that match rests on no rule verified on every drop (see
-        :meth:`_rests_on_exceptions`): that rule is what the audit is there to check."""
-        fingerprint = self.dedup.fingerprint
-        aimed = fingerprint(request.replace(url=target))
-        own = fingerprint(request).keys
-        if key == aimed.value or aimed.value in own:
-            return True
-        if aimed.learned is None or (key != aimed.learned and aimed.learned not in own):
-            return False
-        return not self._rests_on_exceptions(request, aimed)
-
-    def _matches_unproven(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``target`` shares a learned key with ``request``'s drop, but only through
-        a rule family verified on every drop (:data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`)."""
-        fingerprint = self.dedup.fingerprint
-        aimed = fingerprint(request.replace(url=target))
-        if aimed.learned is None or (key != aimed.learned and aimed.learned not in fingerprint(request).keys):
-            return False
-        return self._rests_on_exceptions(request, aimed)
-
-    def _rests_on_exceptions(self, request: Request, aimed: Fingerprint) -> bool:
-        """Whether the learned key of ``aimed`` (a redirect target of the audit ``request``)
-        may rest on a rule of :data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES` (its host
-        has one active) while nothing else says its page was had: its URL as it is (same
-        callback) delivered, or its key under the host's other rules naming a delivered page."""
-        learner, url = self.dedup.learner, aimed.url
-        if learner is None or url is None:
-            return False
-        host = host_of(url)
-        if not any(rule.family.value in VERIFIED_FAMILIES for rule in learner.active_rules(learner.site_of(host))):
-            return False
-        if self.auditor.had(aimed.value):
-            return False
-        narrow = self.dedup.narrow
-        return narrow is None or not narrow.names_delivered(request.replace(url=url), host)
-
-    def _redirected_alike(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``key``'s representative redirected to a URL sharing a key with ``target``."""
-        elsewhere = self.auditor.redirect_of(key)
-        if elsewhere is None:
-            return False
-        fingerprint = self.dedup.fingerprint
-        theirs = fingerprint(request.replace(url=elsewhere)).keys
-        return not set(theirs).isdisjoint(fingerprint(request.replace(url=target)).keys)
-
     def _answered(self, request: Request, own: int, key: int, reason: str) -> bool:
         """An audit of ``request`` (static key ``own``) against ``key`` is due: whether its
         URL was fetched before (an audit for another rule, or as written) and what it
@@ -544,7 +495,7 @@ class AuditDesk:
         if answer is None:
             return False
         if isinstance(answer, str):
-            return self._redirect_agrees(request, key, answer)
+            return self.verdicts.agrees(request, key, answer)
         return answer == self.auditor.digest(key)
 
     def _count_answered(self) -> None:
