@@ -66,7 +66,7 @@ from .depths import depth_of
 from .hostrules import twins
 from .learning import RuleKind
 from .recent import put_recent
-from .redirect_verdicts import RedirectVerdicts
+from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_DIFFERS, REDIRECT_UNDECIDED, RedirectVerdicts
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import CheapAudits
 
@@ -246,10 +246,6 @@ class Auditor:
             "audit_scopes": len(self._audited),
             "verified_urls": sum(len(urls) for urls in self._verified.values()),
         }
-
-
-#: What :meth:`AuditDesk.redirected` finds of an audit's redirect.
-REDIRECT_AGREES, REDIRECT_UNDECIDED, REDIRECT_DIFFERS = "agrees", "undecided", "differs"
 
 
 def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
@@ -460,12 +456,12 @@ class AuditDesk:
         the question open (:data:`REDIRECT_UNDECIDED`, see below)."""
         audit = request.meta[M.AUDIT]
         self.auditor.answered(self.dedup.keys.static(request).value, target)
-        agrees = self.verdicts.agrees(request, audit["key"], target)
+        verdict = self.verdicts.verdict(request, audit["key"], target)
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
-        if agrees:
-            return REDIRECT_AGREES
-        if self.verdicts.left_open(request, audit["key"], target):
+        if verdict == REDIRECT_AGREES:
+            return verdict
+        if verdict == REDIRECT_UNDECIDED:
             # Its target is merged with the representative only by a rule verified on
             # every drop (frameworks seed 576468: ``http://h/list?page=3`` to
             # ``https://h/list?page=3``, merged with the delivered ``/list`` only by
@@ -475,7 +471,7 @@ class AuditDesk:
             # 144427, 144523). Neither confirms nor contradicts the drop: followed as stock
             # follows it, so the filter judges where it leads.
             self.dedup.count("urlnorm/audits_redirects_followed")
-            return REDIRECT_UNDECIDED
+            return verdict
         logger.info("Audit found %s redirects to %s, not where %s merged it", request.url, target, audit["reason"])
         self.auditor.mismatches += 1
         self._mismatch(request, audit)
@@ -495,7 +491,7 @@ class AuditDesk:
         if answer is None:
             return False
         if isinstance(answer, str):
-            return self.verdicts.agrees(request, key, answer)
+            return self.verdicts.verdict(request, key, answer) == REDIRECT_AGREES
         return answer == self.auditor.digest(key)
 
     def _count_answered(self) -> None:

@@ -12,10 +12,11 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response
 
 from . import meta as M
-from .audits import REDIRECT_AGREES, REDIRECT_UNDECIDED, unmarked
+from .audits import unmarked
 from .dedup import Deduplicator
 from .digests import page_digest
 from .held_redirects import HeldRedirects, redirect_target
+from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_UNDECIDED
 from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
 from .taught_forms import TaughtForms

@@ -24,41 +24,32 @@ if TYPE_CHECKING:
     from .keys import Fingerprint
 
 
+#: What :meth:`RedirectVerdicts.verdict` finds of an audit's redirect.
+REDIRECT_AGREES, REDIRECT_UNDECIDED, REDIRECT_DIFFERS = "agrees", "undecided", "differs"
+
+
 class RedirectVerdicts:
-    """Whether an audit's redirect agrees with its drop, or leaves it open."""
+    """Whether an audit's redirect agrees with its drop, leaves it open, or differs."""
 
     def __init__(self, dedup: Deduplicator, auditor: Auditor) -> None:
         self.dedup = dedup
         self.auditor = auditor
 
-    def left_open(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``request``'s redirect to ``target``, which does not agree with its drop
-        against ``key``, neither contradicts it: see the module's docstring."""
-        return self._matches_unproven(request, key, target) or self._redirected_alike(request, key, target)
-
-    def agrees(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``request`` redirecting to ``target`` confirms its drop against ``key``:
-        ``target`` has the representative's key, or (when a rule change on the host has
-        since renamed learned keys) a key of the audited URL under today's rules. Through
-        a learned key only where that match rests on no rule verified on every drop (see
-        :meth:`_rests_on_exceptions`): that rule is what the audit is there to check."""
+    def verdict(self, request: Request, key: int, target: str) -> str:
+        """What ``request`` redirecting to ``target`` says of its drop against ``key``.
+        It agrees where ``target`` has the representative's key, or (when a rule change
+        on the host has since renamed learned keys) a key of the audited URL under
+        today's rules; through a learned key only where that match rests on no rule
+        verified on every drop (see :meth:`_rests_on_exceptions`): that rule is what the
+        audit is there to check, and then the question is left open."""
         fingerprint = self.dedup.fingerprint
         aimed = fingerprint(request.replace(url=target))
         own = fingerprint(request).keys
         if key == aimed.value or aimed.value in own:
-            return True
-        if aimed.learned is None or (key != aimed.learned and aimed.learned not in own):
-            return False
-        return not self._rests_on_exceptions(request, aimed)
-
-    def _matches_unproven(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``target`` shares a learned key with ``request``'s drop, but only through
-        a rule family verified on every drop (:data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`)."""
-        fingerprint = self.dedup.fingerprint
-        aimed = fingerprint(request.replace(url=target))
-        if aimed.learned is None or (key != aimed.learned and aimed.learned not in fingerprint(request).keys):
-            return False
-        return self._rests_on_exceptions(request, aimed)
+            return REDIRECT_AGREES
+        if aimed.learned is not None and (key == aimed.learned or aimed.learned in own):
+            return REDIRECT_UNDECIDED if self._rests_on_exceptions(request, aimed) else REDIRECT_AGREES
+        return REDIRECT_UNDECIDED if self._redirected_alike(request, key, aimed) else REDIRECT_DIFFERS
 
     def _rests_on_exceptions(self, request: Request, aimed: Fingerprint) -> bool:
         """Whether the learned key of ``aimed`` (a redirect target of the audit ``request``)
@@ -76,11 +67,10 @@ class RedirectVerdicts:
         narrow = self.dedup.narrow
         return narrow is None or not narrow.names_delivered(request.replace(url=url), host)
 
-    def _redirected_alike(self, request: Request, key: int, target: str) -> bool:
-        """Whether ``key``'s representative redirected to a URL sharing a key with ``target``."""
+    def _redirected_alike(self, request: Request, key: int, aimed: Fingerprint) -> bool:
+        """Whether ``key``'s representative redirected to a URL sharing a key with ``aimed``."""
         elsewhere = self.auditor.redirect_of(key)
         if elsewhere is None:
             return False
-        fingerprint = self.dedup.fingerprint
-        theirs = fingerprint(request.replace(url=elsewhere)).keys
-        return not set(theirs).isdisjoint(fingerprint(request.replace(url=target)).keys)
+        theirs = self.dedup.fingerprint(request.replace(url=elsewhere)).keys
+        return not set(theirs).isdisjoint(aimed.keys)
