@@ -60,7 +60,6 @@ class Admission:
         self.counters = dedup.counters
         self.count = dedup.count
         self.fingerprint = dedup.fingerprint
-        self.sent = dedup.settling.sent
         self.forbidden = dedup.forbidden
         seen = dedup.seen
         # The per-request lookup, bound once (the in-memory table's own, without the store's wrapper).
@@ -168,7 +167,7 @@ class Admission:
             if hold is None and learned and self.dedup.distributed:
                 self.count("urlnorm/redis/learned_fetched")  # (see holds.py)
                 return _ADMIT
-        if claim is None and rank and self.sent and key in self.dedup.failed and self.sent.before(key, request):
+        if claim is None and rank and self.chains.sent_before(key, request):
             rank = 0  # what a representative that did not deliver sent already: stock drops it too
         reason = REASONS.get(rank, "exact")
         if rank == 0:

@@ -262,14 +262,15 @@ class NormalizeMiddleware:
             verdict = self.dedup.audits.redirected(request, held_target)
             if verdict == REDIRECT_AGREES:
                 return response
-            plain = self.held.as_sent(request) if verdict == REDIRECT_UNDECIDED else None
-            followed = self.held.follow(plain, response) if plain is not None else None
-            if plain is not None and followed is not None:
-                # To its target, as Scrapy's redirect middleware builds it; the audited URL
-                # represents its keys, as the request it was would, so the target continues
-                # that claim (its drop under a rule verified on every drop is then checked).
-                self.dedup.record(plain)
-                return followed
+            if verdict == REDIRECT_UNDECIDED:
+                plain = self.held.as_sent(request)
+                followed = self.held.follow(plain, response)
+                if followed is not None:
+                    # To its target, as Scrapy's redirect middleware builds it; the audited URL
+                    # represents its keys, as the request it was would, so the target continues
+                    # that claim (its drop under a rule verified on every drop is then checked).
+                    self.dedup.record(plain)
+                    return followed
             # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
             meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
             method = "GET" if audit.get("head") else request.method
