@@ -73,6 +73,10 @@ STOPS = 0
 KILLS = 0
 #: ``--depth-limit N``: each seed's DEPTH_LIMIT is drawn from 1..N (0: none).
 DEPTH_LIMIT = 0
+#: ``--redis N``: the add-on crawl is N scrapy-redis workers sharing a redis-server (0: one crawl).
+REDIS_WORKERS = 0
+#: The redis-server of this process's ``--redis`` crawls (started on first use).
+REDIS_SERVER: Any = None
 #: The conditions that are on or off (a ``CrawlOrder`` field each, and a ``--flag``
 #: of the same name), with their help.
 FLAGS: dict[str, str] = {
@@ -216,6 +220,7 @@ def keep_traces(seed: int, workdir: Path) -> None:
     KEEP_FAILED.mkdir(parents=True, exist_ok=True)
     names = ["addon.debug.log", "addon.crawl.jsonl", "addon.report.json"]
     names += sorted(path.name for path in workdir.glob("killed.*"))  # (--kills: each run's log)
+    names += sorted(path.name for path in workdir.glob("addon.*.worker*"))  # (--redis: each worker's traces)
     for name in names:
         if (workdir / name).exists():
             shutil.copy(workdir / name, KEEP_FAILED / f"seed-{seed}-{name}")
@@ -234,9 +239,12 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         stops=STOPS,
                         kills=KILLS,
                         depth_limit=depth,
+                        redis_workers=REDIS_WORKERS,
                         shared_settings=SHARED_SETTINGS,
                         **ON,
                     )
+                    if REDIS_WORKERS:
+                        seed_settings = {**seed_settings, "REDIS_URL": redis_url(Path(workdir).parent)}
                     run = compare_frameworks if WEB == "frameworks" else compare
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -244,6 +252,22 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
             if KEEP_FAILED is not None and (KEEP_ALL or result.get("problems")):
                 keep_traces(seed, Path(workdir))
         emit(result)
+
+
+def redis_url(directory: Path) -> str:
+    """The address of this process's redis-server (``--redis``), started on first use
+    and stopped at exit; each distributed crawl empties it first."""
+    global REDIS_SERVER
+    if REDIS_SERVER is None:
+        import atexit
+
+        sys.path.insert(0, str(ROOT / "tests"))
+        from redis_server import RedisServer
+
+        server_dir = Path(tempfile.mkdtemp(prefix="bench-diff-redis-", dir=directory))
+        REDIS_SERVER = RedisServer(server_dir, aof=False).start()
+        atexit.register(lambda: (REDIS_SERVER.stop(), shutil.rmtree(server_dir, ignore_errors=True)))
+    return str(REDIS_SERVER.url)
 
 
 def run_in_reactor(
@@ -289,6 +313,8 @@ class Worker:
             command += ["--stops", str(STOPS)]
         if KILLS:
             command += ["--kills", str(KILLS)]
+        if REDIS_WORKERS:
+            command += ["--redis", str(REDIS_WORKERS)]
         if DEPTH_LIMIT:
             command += ["--depth-limit", str(DEPTH_LIMIT)]
         command += [f"--{flag}" for flag, on in ON.items() if on]
@@ -599,7 +625,16 @@ def main() -> None:
         type=int,
         default=0,
         help="kill (SIGKILL) each add-on crawl of a JOBDIR order this many times, at random points, "
-        "and resume it; each run is a process of its own (default 0; replaces --stops)",
+        "and resume it; each run is a process of its own (default 0; replaces --stops); with --redis, "
+        "kill a worker this many times, in every order, and start it again",
+    )
+    parser.add_argument(
+        "--redis",
+        type=int,
+        default=0,
+        metavar="N",
+        help="crawl with the add-on as N scrapy-redis workers at once, each a process of its own, sharing a "
+        "redis-server this script starts (needs redis-server and scrapy-redis); stock crawls alone",
     )
     parser.add_argument(
         "--depth-limit",
@@ -625,12 +660,12 @@ def main() -> None:
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
     settings = dict(parse_setting(item) for item in args.addon_settings)
-    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT, WEB, SHARED_SETTINGS
+    global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT, WEB, SHARED_SETTINGS, REDIS_WORKERS
     SHARED_SETTINGS = dict(parse_setting(item) for item in args.settings)
     WEB = args.web
     KEEP_FAILED = args.keep_failed.resolve() if args.keep_failed else None
     KEEP_ALL = args.keep_all
-    STOPS, KILLS, DEPTH_LIMIT = args.stops, args.kills, args.depth_limit
+    STOPS, KILLS, DEPTH_LIMIT, REDIS_WORKERS = args.stops, args.kills, args.depth_limit, args.redis
     ON.update({flag: getattr(args, flag) for flag in FLAGS})
 
     if args.worker:  # a child of --workers: JSON lines on stdout, nothing else
@@ -662,7 +697,8 @@ def main() -> None:
         f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), add-on settings {settings or 'default'},"
         f"{f' both crawls {SHARED_SETTINGS},' if SHARED_SETTINGS else ''}"
         f"{f' {STOPS} clean stop(s) per JOBDIR crawl,' if STOPS else ''}"
-        f"{f' {KILLS} kill(s) per JOBDIR crawl,' if KILLS else ''}"
+        f"{f' {KILLS} kill(s) per JOBDIR crawl,' if KILLS and not REDIS_WORKERS else ''}"
+        f"{f' {REDIS_WORKERS} scrapy-redis workers per add-on crawl ({KILLS} killed),' if REDIS_WORKERS else ''}"
         f" {args.workers} worker(s), {WEB} webs",
         flush=True,
     )

@@ -1636,7 +1636,14 @@ async def compare_frameworks(
     baseline = web.simulate_stock()[0] if order.flaky else 0
     guard = 3 * max(stock.requests, baseline) + 40
     addon: CrawlSummary
-    if order.jobdir and order.kills:
+    if order.redis_workers:
+        from .distributed import crawl_distributed
+
+        addon = await crawl_distributed(
+            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
+        )
+        _tally(web, [], addon.doc_ids, "addon", families)
+    elif order.jobdir and order.kills:
         from .killed import crawl_with_kills
 
         addon = await crawl_with_kills(

@@ -1127,6 +1127,10 @@ class CrawlOrder:
     #: With ``jobdir``: the add-on crawl is killed (``SIGKILL``) this many times, at
     #: random points, and resumed (see :mod:`demoweb.killed`; stock runs through).
     kills: int = 0
+    #: The add-on crawl is this many scrapy-redis workers at once, sharing one Redis
+    #: (see :mod:`demoweb.distributed`; 0: one ordinary crawl). With ``kills``, workers
+    #: are killed and restarted instead of the one crawl; stock runs through alone.
+    redis_workers: int = 0
     #: Both crawls meet a flaky server (:class:`demoweb.server.Flaky`: some URLs
     #: fail a few times, with a ``503`` or a dropped connection) and retry as
     #: Scrapy does by default.
@@ -1182,7 +1186,8 @@ class CrawlOrder:
                     "prio" if self.priorities else "",
                     "jobdir" if self.jobdir else "",
                     f"stops{self.stops}" if self.jobdir and self.stops else "",
-                    f"kills{self.kills}" if self.jobdir and self.kills else "",
+                    f"kills{self.kills}" if (self.jobdir or self.redis_workers) and self.kills else "",
+                    f"redis{self.redis_workers}" if self.redis_workers else "",
                     "flaky" if self.flaky else "",
                     f"depth{self.depth_limit}" if self.depth_limit else "",
                     "robots" if self.robots else "",
@@ -1313,7 +1318,7 @@ class Comparison:
         if not missing:
             return set()
         allows, told = robots_rules(self.web), self.addon.robots_answered
-        resumed = self.order.jobdir and (self.order.stops or self.order.kills)
+        resumed = self.order.redis_workers or (self.order.jobdir and (self.order.stops or self.order.kills))
         never_asked = self.stock.robots_asked - self.stock.robots_answered - self.addon.robots_asked
 
         def forbidden_but_told(url: str) -> bool:
@@ -1516,7 +1521,13 @@ async def compare(
     settings = {**ADDON, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
     guard = 3 * max(stock.requests, baseline) + 40
-    if order.jobdir and order.kills:
+    if order.redis_workers:
+        from .distributed import crawl_distributed  # (it imports this module)
+
+        addon = await crawl_distributed(
+            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
+        )
+    elif order.jobdir and order.kills:
         from .killed import crawl_with_kills  # (it imports this module)
 
         addon = await crawl_with_kills(
