@@ -74,7 +74,6 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from .dedup import Deduplicator
-    from .keys import Fingerprint
     from .ledger import Claim
 
 logger = logging.getLogger(__name__)
@@ -371,14 +370,19 @@ class AuditDesk:
             return False
         return True
 
-    def audit_drops(self, claim: Claim, fingerprint: Fingerprint, delivered_url: str) -> None:
-        """A representative delivered: now its risky drops can be compared with
-        its page. A few are fetched again as audits."""
+    def audit_drops(self, claim: Claim, value: int, key: int, delivered_url: str | None) -> None:
+        """A representative (static key ``value``, its page remembered under ``key``)
+        delivered at ``delivered_url``: now its risky drops can be compared with its
+        page. A few are fetched again as audits. ``delivered_url`` is ``None`` where
+        another worker delivered it (distributed): this worker never saw that page, so
+        only the drops every one of which is verified are fetched (their audits find no
+        page to compare with, and the spider has theirs); parked unverified, a wrong
+        rule's drop was lost (``bench_differential.py --redis 2``, seed 146406:
+        ``/catalog.php?page=5`` under ``ignore_param:page``)."""
         dedup = self.dedup
         reschedule = dedup.reschedule_request
         if reschedule is None:
             return
-        key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
         for drop in claim.drops or ():
             if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
                 continue
@@ -389,7 +393,7 @@ class AuditDesk:
             if drop.learned and dedup.narrow is not None:
                 reason = dedup.narrow.reason(request, drop.host, reason)  # (this page delivered since)
             own = dedup.keys.static(request).value
-            if own == fingerprint.value:
+            if own == value:
                 # The URL that delivered is this drop's own up to static steps (a link's
                 # rewritten or taught form, spelled as the drop normalizes): nothing to verify.
                 continue
@@ -440,6 +444,9 @@ class AuditDesk:
         self.auditor.answered(self.dedup.keys.static(request).value, digest, downloaded=True)
         same = self.auditor.settle(audit["key"], digest)
         if same is None:
+            # Nothing to compare with (forgotten, or another worker's representative): the
+            # drop is not confirmed, so its page is one of its own (see _audit_lineage).
+            request.meta[M.AUDIT] = {**audit, "inconclusive": True}
             self.dedup.count("urlnorm/audits_inconclusive")
             return
         self.dedup.count("urlnorm/audits")

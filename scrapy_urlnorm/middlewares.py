@@ -371,8 +371,8 @@ def _audit_lineage(response: Response) -> bool:
     if request is None:
         return False
     audit = request.meta.get(M.AUDIT)
-    # An audit that found a page of its own is an ordinary page: its links are new.
-    return audit is not None and not audit.get("mismatch")
+    # An audit that found a page of its own, or could not tell, is an ordinary page: its links are new.
+    return audit is not None and not audit.get("mismatch") and not audit.get("inconclusive")
 
 
 def _scrub(request: Request, lineage: bool) -> None:

@@ -92,7 +92,8 @@ class Settlement:
             if dedup.depths is not None:
                 dedup.depths.delivered(request, held)
             if claim is not None:
-                dedup.audits.audit_drops(claim, fingerprint, request.url)
+                key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
+                dedup.audits.audit_drops(claim, fingerprint.value, key, request.url)
                 self.forget_failures(ledger.delivered(claim))
             if dedup.on_delivered is not None:
                 dedup.on_delivered(request, fingerprint.value)
@@ -137,12 +138,14 @@ class Settlement:
 
     def delivered_elsewhere(self, keys: list[int]) -> None:
         """Requests this worker queued were fetched by another worker and delivered
-        (static ``keys``): what was dropped against them here is discharged."""
+        (static ``keys``): what was dropped against them here is discharged, but for
+        the drops every one of which is verified, fetched (see ``AuditDesk.audit_drops``)."""
         dedup = self.dedup
         for key in keys:
             claim = dedup.ledger.claim_of(key)
             if claim is not None:
                 dedup.count("urlnorm/redis/delivered_elsewhere")
+                dedup.audits.audit_drops(claim, key, key, None)
                 self.forget_failures(dedup.ledger.delivered(claim))
 
     def release_orphans(self) -> int:

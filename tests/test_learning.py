@@ -1167,6 +1167,9 @@ def test_only_an_audits_own_links_inherit_its_lineage() -> None:
     assert M.NO_AUDIT not in grandchild.meta  # a page fetched as its own: its links are new
     mismatch = Request("http://h.test/b", meta={M.AUDIT: {**audit, "mismatch": True}})
     assert M.NO_AUDIT not in links(mismatch)[0].meta
+    # Nothing to compare with (another worker's representative): not confirmed either.
+    inconclusive = Request("http://h.test/c", meta={M.AUDIT: {**audit, "inconclusive": True}})
+    assert M.NO_AUDIT not in links(inconclusive)[0].meta
 
 
 def test_an_audits_link_dropped_where_every_drop_is_verified_is_verified_once() -> None:

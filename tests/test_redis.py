@@ -540,6 +540,28 @@ def test_a_drop_against_a_pending_page_holds_the_lease_of_the_page_that_linked_i
     assert holds == [("settled", "page-1"), ("ack", "source-2")]  # ...then the leases go on
 
 
+def test_a_verified_drop_against_a_page_another_worker_delivered_is_fetched(server: RedisServer) -> None:
+    """This worker queued ``/c/`` and dropped ``/c`` against it under a rule every drop of
+    which is verified (one its redirects taught); another worker fetched ``/c/`` and told
+    this one it delivered. This worker never saw that page, so it cannot compare: it
+    fetches ``/c`` (as an audit) instead of parking the drop unverified.
+    ``bench_differential.py --redis 2`` lost pages that way (seed 146406:
+    ``/catalog.php?page=5`` under ``ignore_param:page``, 1 run in 30)."""
+    released: list[str] = []
+    dedup = learned_dedup(server, released)
+    assert dedup.learned is not None
+    dedup.learned.verify_taught = True
+    dedup.ledger.on_hold = lambda hold: None  # (RedisScheduler's: the linking page's lease waits)
+    page = Request("http://h/c/")
+    assert dedup.check(page) is None
+    variant, tracked = Request("http://h/c", meta={PARENT: "page-1"}), Request("http://h/c/?utm_source=x")
+    assert dedup.check(variant) == "learned:trailing_slash"  # against a pending page: checked when it settles
+    assert dedup.check(tracked) == "tracking_params"
+    dedup.settling.delivered_elsewhere([dedup.fingerprint(page).value])
+    assert released == [variant.url]  # the static step's drop rests on the page, wherever it was fetched
+    assert dedup.counters.counts["urlnorm/audits_scheduled"] == 1
+
+
 # -- crawls: workers in their own processes --------------------------------------------
 
 GENERATED = {"documents": 1_000, "hosts": 5, "seed": 14}

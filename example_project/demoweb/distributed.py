@@ -109,6 +109,7 @@ async def crawl_distributed(
             "items": str(items[-1]),
             "stats": str(stats),
             "page_guard": page_guard,
+            "debug_log": str(workdir / f"addon.debug.log.worker{index}") if settings.get("URLNORM_DEBUG") else "",
         }
         return spawn(job, workdir / f"killed.{name}.log"), stats
 

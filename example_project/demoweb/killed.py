@@ -13,6 +13,7 @@ the next run on the same ``JOBDIR`` and server; the last run goes to its end.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import signal
@@ -126,6 +127,11 @@ def main() -> None:
     )
     if job["page_guard"]:
         settings["CLOSESPIDER_PAGECOUNT"] = job["page_guard"]
+    if job.get("debug_log"):  # every drop with what it was dropped against (traces of a failing seed)
+        handler = logging.FileHandler(job["debug_log"], encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(relativeCreated)d %(name)s %(levelname)s %(message)s"))
+        logging.getLogger("scrapy_urlnorm").addHandler(handler)
+        logging.getLogger("scrapy_urlnorm").setLevel(logging.DEBUG)
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(order.spider)
     process.crawl(crawler, start_urls=job["start_urls"])
