@@ -73,6 +73,20 @@ class UrlNormDupeFilter(BaseDupeFilter):
         keys its claim held when the crawl stopped."""
         self.dedup.claim_recovered(request, keys)
 
+    def claim_foreign(self, request: Request) -> None:
+        """``request`` was queued by another worker and popped by this one (scrapy-redis):
+        this worker holds its claim now, as after a crash, so what it drops against it
+        waits on its page. Marked recovered: a taught form that comes this way holds the
+        claim on its own URL itself, and took it for another request queued meanwhile
+        (``bench_differential.py --redis 2`` seed 146809: the form was dropped against
+        its own claim, and neither it nor its link was fetched). A start request claims
+        its key when it is sent, as this worker's own do: claimed here first, it met its
+        own claim there, as a copy of itself."""
+        if request.meta.get("is_start_request"):
+            return
+        self.dedup.claim_recovered(request)
+        request.meta[M.RECOVERED] = True
+
     def restore_pages(self, pages: list[tuple[str, int]]) -> None:
         """Before the recovered requests: the pages earlier runs delivered and handled
         completely (URL, callback salt), as the journal keeps the latest."""

@@ -655,7 +655,7 @@ class RedisScheduler(Scheduler):
         if request is not None and request.meta.pop(FOREIGN, False):
             # Checked by another worker: this one holds its claim now (as after a
             # crash), so what this worker drops against it waits on its page.
-            claim = getattr(self.df, "claim_recovered", None)
+            claim = getattr(self.df, "claim_foreign", None)
             if claim is not None:
                 claim(request)
         if request is not None and self.stats:

@@ -35,13 +35,15 @@ from scrapy.settings import Settings
 from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
 
-from scrapy_urlnorm import Policy
+from scrapy_urlnorm import Policy, UrlNormDupeFilter
+from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.learning import Learner
 from scrapy_urlnorm.redis_batch import request_keys
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
 from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, PARENT, SCHEDULER, STOCK_SCHEDULER, redis_client
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
+from scrapy_urlnorm.taught_forms import TaughtForms
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -560,6 +562,25 @@ def test_a_verified_drop_against_a_page_another_worker_delivered_is_fetched(serv
     dedup.settling.delivered_elsewhere([dedup.fingerprint(page).value])
     assert released == [variant.url]  # the static step's drop rests on the page, wherever it was fetched
     assert dedup.counters.counts["urlnorm/audits_scheduled"] == 1
+
+
+def test_a_taught_form_another_worker_queued_holds_its_claim_here(server: RedisServer) -> None:
+    """This worker queued ``/c``; another popped it and sent it in its taught form ``/c/``
+    (a shortcut), which went back to the shared queue, and this worker popped that. Taking
+    the form's claim over (as after a crash), the worker read that claim as another
+    request for ``/c/`` queued meanwhile, dropped the form against it, and nobody fetched
+    ``/c/`` or ``/c``: ``bench_differential.py --redis 2 --flaky --robots --params``, seed
+    146809, lost a MultiViews page that way. The form goes on, in the link's place."""
+    dedup = learned_dedup(server, [])
+    link = Request("http://h/c")
+    assert dedup.check(link) is None  # queued here (its claim, and its key in Redis)
+    form = Request("http://h/c/", dont_filter=True, meta={M.SHORTCUT_OF: link.url})
+    filter_ = UrlNormDupeFilter(dedup)
+    filter_.claim_foreign(form)  # what RedisScheduler does with a request another worker queued
+    assert TaughtForms(dedup).in_place(form) == (None, None)
+    start = Request("http://h/", dont_filter=True, meta={"is_start_request": True})
+    filter_.claim_foreign(start)  # a start request claims its key when it is sent, as this worker's own do
+    assert dedup.ledger.claim_of(dedup.fingerprint(start).value) is None
 
 
 # -- crawls: workers in their own processes --------------------------------------------
