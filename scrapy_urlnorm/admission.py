@@ -196,6 +196,12 @@ class Admission:
             and self.dedup.audits.audit_now(request, fingerprint.value, key, reason, host)
         ):
             return _ADMIT
+        if claim is None and not learned and self.dedup.distributed and self.dedup.holds.foreign(key):
+            # Another worker's page, which may not deliver: kept, released if a worker says so.
+            foreign = self.dedup.holds.foreign_drops
+            if foreign is None or not foreign.keep(key, request):
+                self.count("urlnorm/redis/foreign_fetched")
+                return _ADMIT
         if not self.ledger.drop(request, reason, host, learned=learned, claim=claim, hold=hold):
             # The ledger is full: fetch rather than drop without a promise, as written.
             request.meta[M.NO_SHORTCUT] = True

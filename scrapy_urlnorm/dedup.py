@@ -84,6 +84,9 @@ class Deduplicator:
     #: Told each request that delivered its page, with its static key (RedisScheduler
     #: tells the worker that queued it, which may hold drops against it).
     on_delivered: Callable[[Request, int], None] | None = None
+    #: Told the keys of a claim whose request settled without delivering (distributed:
+    #: the other workers release what they dropped against it, see ``ForeignDrops``).
+    on_failed: Callable[[tuple[int, ...]], None] | None = None
     #: Told each request that claimed keys, with every key its claim holds (the
     #: crash-safe frontier journals them: recovered after a crash, it claims them again).
     on_claimed: Callable[[Request, tuple[int, ...]], None] | None = None
@@ -132,7 +135,7 @@ class Deduplicator:
         #: no response reaches the spider and no error the middlewares, so the ``JOBDIR``
         #: journal and the Redis queue lease, which settle requests by those, are told here.
         self.request_ended: list[Callable[[Request], None]] = []
-        self.ledger = DropLedger(self._reschedule if reschedule is not None else None, self.count)
+        self.ledger = DropLedger(self.reschedule_released if reschedule is not None else None, self.count)
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.late = LateChecks(self)
         self.shortcut_checks = ShortcutChecks(self, self.late)
@@ -261,9 +264,11 @@ class Deduplicator:
     def fail(self, claim: Claim, why: str, sent: Callable[[Request], bool] | None = None) -> None:
         """``claim``'s representative settled without delivering (``sent``: whether a drop
         is what it sent already, not to be fetched again; see ``Settlement.sent``)."""
-        self.ledger.failed(claim, why, mark=self.failed.add, sent=sent)
+        keys = self.ledger.failed(claim, why, mark=self.failed.add, sent=sent)
+        if self.on_failed is not None and keys:
+            self.on_failed(keys)
 
-    def _reschedule(self, request: Request, why: str) -> None:
+    def reschedule_released(self, request: Request, why: str) -> None:
         assert self.reschedule_request is not None
         if self.debug:  # (URLNORM_DEBUG: every drop is logged, so is every release)
             logger.debug("Released %s (%s): it goes through the filter again", request, why)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .ledger import Parked, lighten, rebuilt
 from .redis_setup import LEASE, PARENT
 
 if TYPE_CHECKING:
@@ -40,6 +41,42 @@ if TYPE_CHECKING:
 #: ``("drop", (id, payload))``, a ``DROP`` record of its own in the frontier's journal.
 Hold = tuple[str, Any]
 
+#: Requests kept against pages only other workers represent (see :class:`ForeignDrops`);
+#: past it, such a request is fetched.
+MAX_FOREIGN_DROPS = 100_000
+
+
+class ForeignDrops:
+    """Requests a static step dropped against a page only another worker represents
+    (distributed crawls): ``/x?utm_source=a`` against the ``/x`` another worker
+    queued. That request may not deliver (an error after every retry, a page
+    ``robots.txt`` forbids as spelled) where this spelling would, and that worker's
+    ledger cannot release a drop made here. So each is kept, light, under the key it
+    was dropped against, until a worker says that key failed (``failed_elsewhere``);
+    then it is released. Bounded: past ``limit`` a request is fetched instead."""
+
+    def __init__(self, limit: int = MAX_FOREIGN_DROPS) -> None:
+        self.limit = limit
+        self._by_key: dict[int, list[Request | Parked]] = {}
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def keep(self, key: int, request: Request) -> bool:
+        """Keep ``request``, dropped against ``key``; False when full: fetch it."""
+        if self._count >= self.limit:
+            return False
+        self._by_key.setdefault(key, []).append(lighten(request))
+        self._count += 1
+        return True
+
+    def take(self, key: int) -> list[Request]:
+        """What was kept against ``key``, which did not deliver: to be released."""
+        kept = self._by_key.pop(key, ())
+        self._count -= len(kept)
+        return [rebuilt(request) for request in kept]
+
 
 class LeaseHolds:
     """The distributed crawl's side of a drop (all answers are trivial on one machine)."""
@@ -48,6 +85,8 @@ class LeaseHolds:
         self.distributed = distributed
         self._ledger = ledger
         self._represented_here = getattr(seen, "represented_here", None) if distributed else None
+        #: Static drops against other workers' pages (distributed only).
+        self.foreign_drops = ForeignDrops() if distributed else None
         self._journal: Completion | None = None
         self._frontier: Frontier | None = None
         #: Ids of the ``DROP`` records whose drops have not settled.

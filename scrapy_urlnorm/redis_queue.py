@@ -106,6 +106,10 @@ class DropNotices:
     delivered (``<key>:delivered:<worker>``), the first worker settles that claim
     as delivered; not told, it releases those drops when it goes idle (fetched
     after all: a duplicate).
+
+    A request that settles without delivering is told to every worker (the list
+    ``<key>:failed``, read from where each worker last read it): what they dropped
+    against it is released (see :class:`~scrapy_urlnorm.holds.ForeignDrops`).
     """
 
     def __init__(self, server: Any, key: str, worker: str, lease: float, inflight: dict[str, bytes]) -> None:
@@ -115,6 +119,9 @@ class DropNotices:
         self.lease_ms = max(int(lease * 1000), 100)  # how long the held count outlives a beat
         self.held_key = f"{key}:held:{worker}"
         self.inbox = f"{key}:delivered:{worker}"
+        self.failed_key = f"{key}:failed"
+        self._failed_read = 0  # entries of failed_key read so far
+        self._failed_unsent: list[str] = []  # not taken by Redis yet: sent with the next call
         self.worker = worker
         self._inflight = inflight  # the queue's: lease id -> entry
         self.holding: Counter[str] = Counter()  # lease id -> drops holding it
@@ -154,6 +161,28 @@ class DropNotices:
             pipe.execute()
         except Exception as exc:  # not told: it releases at idle (a duplicate, no loss)
             logger.debug("Could not tell worker %s a page delivered: %s", origin, exc)
+
+    def notify_failed(self, keys: tuple[int, ...]) -> None:
+        """A request this worker fetched settled without delivering (its claim's ``keys``): tell every worker."""
+        self._failed_unsent.extend(f"{key:x}" for key in keys)
+        self._send_failed()
+
+    def _send_failed(self) -> None:
+        if not self._failed_unsent:
+            return
+        try:
+            self.server.rpush(self.failed_key, *self._failed_unsent)
+        except Exception as exc:  # sent again with the next call: a release late, not lost
+            logger.debug("Could not tell the other workers a request failed: %s", exc)
+            return
+        self._failed_unsent.clear()
+
+    def take_failed(self) -> list[int]:
+        """Keys of requests any worker fetched that settled without delivering, since the last call."""
+        self._send_failed()
+        entries = self.server.lrange(self.failed_key, self._failed_read, -1)
+        self._failed_read += len(entries)
+        return [int(entry, 16) for entry in entries]
 
     def take_delivered(self) -> list[int]:
         """Keys of requests this worker queued that another worker delivered since the last call."""
@@ -353,6 +382,7 @@ class ReliableQueue(Base):
         self.server.delete(
             self.key,
             self.workers,
+            self.notices.failed_key,
             *(f"{self.key}:processing:{w}" for w in members),
             *(f"{self.key}:held:{w}" for w in members),
             *(f"{self.key}:delivered:{w}" for w in members),
@@ -509,6 +539,7 @@ class RedisScheduler(Scheduler):
                 dedup.ledger.on_take = self._take  # type: ignore[union-attr]
                 dedup.ledger.on_hold = self._give_back  # type: ignore[union-attr]
                 dedup.on_delivered = self._delivered  # type: ignore[union-attr]
+                dedup.on_failed = self.queue.notices.notify_failed  # type: ignore[union-attr]
         self.spill.load(self.queue._decode_request)
         if self.spill and self.spill.file is not None:
             logger.warning(
@@ -523,12 +554,17 @@ class RedisScheduler(Scheduler):
             self.queue.notices.notify_delivered(lease, key)
 
     def _settle_delivered_elsewhere(self) -> None:
-        """Claims of requests this worker queued and another one delivered: settled as delivered."""
+        """Claims of requests this worker queued and another one delivered: settled as
+        delivered. Then what was dropped here against requests that failed anywhere is
+        released."""
         dedup = getattr(self.df, "dedup", None)
         if dedup is not None and isinstance(self.queue, ReliableQueue):
             keys = self.queue.notices.take_delivered()
             if keys:
                 dedup.settling.delivered_elsewhere(keys)
+            keys = self.queue.notices.take_failed()
+            if keys:
+                dedup.settling.failed_elsewhere(keys)
 
     def _take(self, hold: tuple[str, str]) -> None:
         self.queue.notices.hold(hold[1])
@@ -683,6 +719,8 @@ class RedisScheduler(Scheduler):
                 self.queue.notices.share_held()
                 # Before going idle (which releases what waits on pending claims).
                 self._settle_delivered_elsewhere()
+                if len(self.queue) > 0:
+                    return True  # it released (or audits) what is to be fetched after all
             # Another worker's leases: done soon, or reclaimed once its heartbeat stops.
             return isinstance(self.queue, ReliableQueue) and self.queue.others_pending() > 0
         except Exception:

@@ -148,6 +148,25 @@ class Settlement:
                 dedup.audits.audit_drops(claim, key, key, None)
                 self.forget_failures(dedup.ledger.delivered(claim))
 
+    def failed_elsewhere(self, keys: list[int]) -> None:
+        """Requests a worker fetched settled without delivering (``keys``, any worker's,
+        read from Redis): what this worker dropped against them is released, the static
+        steps' drops against another worker's page (``ForeignDrops``) and its own claims'
+        drops, where this worker queued the request. Their keys are failed here too, so
+        what is released, or comes later, is not dropped against them again."""
+        dedup = self.dedup
+        foreign = dedup.holds.foreign_drops
+        ledger = dedup.ledger
+        for key in keys:
+            dedup.failed.add((key,))
+            claim = ledger.claim_of(key)
+            if claim is not None:
+                ledger.failed(claim, "failed_elsewhere", mark=dedup.failed.add)
+            for request in foreign.take(key) if foreign is not None else ():
+                ledger.released += 1
+                dedup.count("urlnorm/released/failed_elsewhere")
+                dedup.reschedule_released(request, "failed_elsewhere")
+
     def release_orphans(self) -> int:
         """At ``spider_idle``: release drops whose representative can no longer settle,
         and the variants hold-back still holds."""

@@ -99,7 +99,9 @@ STATS: tuple[StatKey, ...] = (
         "drops scheduled again because their representative did not deliver (`status`, `redirect`, "
         "`error`, `ignored`, `loop`, `dropped`, `idle`; `shallower`: with `DEPTH_LIMIT`, an audit found the URL a "
         "page of its own at a greater depth; `rerouted`: dropped by a static step under a path the server "
-        "never answered, against a representative that redirected to another directory), because their rule "
+        "never answered, against a representative that redirected to another directory; `failed_elsewhere`: "
+        "distributed, dropped against a request that did not deliver where another worker fetched it), "
+        "because their rule "
         "was revoked (`revoked`), "
         "or because the learned drop could not be parked for revocation (`parked_overflow`)",
     ),
@@ -461,6 +463,11 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/redis/delivered_elsewhere", "redis", "live",
         "pending pages this worker queued that another worker fetched and that delivered: "
         "what was dropped against them here is settled, not released at idle",
+    ),
+    StatKey(
+        "urlnorm/redis/foreign_fetched", "redis", "live",
+        "requests a static step would have dropped against another worker's page, fetched instead: "
+        "the drops kept against such pages, to be released if they fail, were at their cap",
     ),
     StatKey(
         "urlnorm/redis/learned_fetched", "redis", "live",

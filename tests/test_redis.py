@@ -583,6 +583,31 @@ def test_a_taught_form_another_worker_queued_holds_its_claim_here(server: RedisS
     assert dedup.ledger.claim_of(dedup.fingerprint(start).value) is None
 
 
+def test_a_static_drop_against_another_workers_page_is_released_when_that_page_fails(server: RedisServer) -> None:
+    """Another worker queued ``/c/``; this one dropped ``/c/?utm_source=x`` against it, the
+    same URL to the static policy. That request did not deliver (``robots.txt`` forbids
+    ``/c/`` as spelled, or a 503 after every retry) where this spelling would have: told
+    through Redis, this worker releases its drop, and its filter admits it now. Not kept,
+    the drop was lost (``bench_differential.py --redis 2 --flaky --robots --params``,
+    seed 146802: a page ``robots.txt`` allowed only as ``:80/...?fbclid=...`` spelled it)."""
+    released: list[str] = []
+    here, there = learned_dedup(server, released), learned_dedup(server, [])
+    spider = fake_spider()
+    queue_here, queue_there = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
+    there.on_failed = queue_there.notices.notify_failed
+    page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
+    assert there.check(page) is None
+    here.seen.prefetch(*request_keys(here, [tracked]))  # type: ignore[attr-defined]
+    assert here.check(tracked) == "tracking_params"
+    assert queue_here.notices.take_failed() == []
+    there.settling.settle(page, delivered=False, why="ignored")
+    here.settling.failed_elsewhere(queue_here.notices.take_failed())
+    assert released == [tracked.url]
+    assert here.check(Request(tracked.url)) is None  # its representative failed: fetched
+    assert here.counters.counts["urlnorm/released/failed_elsewhere"] == 1
+    assert queue_here.notices.take_failed() == []  # read once
+
+
 # -- crawls: workers in their own processes --------------------------------------------
 
 GENERATED = {"documents": 1_000, "hosts": 5, "seed": 14}
