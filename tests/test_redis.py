@@ -608,6 +608,33 @@ def test_a_static_drop_against_another_workers_page_is_released_when_that_page_f
     assert queue_here.notices.take_failed() == []  # read once
 
 
+def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisServer) -> None:
+    """A dead worker may have claimed a reclaimed page's links without queueing them, so
+    they go unfiltered; but not a link this worker holds, nor a URL already sent that way
+    for another reclaimed page (seed 146602 of ``--redis 2 --kills 1``: one URL 25 times)."""
+    from scrapy.http import HtmlResponse
+
+    from scrapy_urlnorm.redis_batch import RedisBatchMiddleware
+    from scrapy_urlnorm.redis_setup import RECLAIMED
+
+    dedup = learned_dedup(server, [])
+    middleware = RedisBatchMiddleware.__new__(RedisBatchMiddleware)
+    middleware.dedup, middleware.store, middleware._refetched = dedup, dedup.seen, set()  # type: ignore[assignment]
+    held = Request("http://h/held")
+    assert dedup.check(held) is None  # queued here: the filter knows its fate
+    dedup.seen.add(dedup.fingerprint(held).value, 0)
+
+    def links(page: str, reclaimed: bool = True) -> list[Request]:
+        request = Request(page, meta={RECLAIMED: True} if reclaimed else {})
+        output: list[Any] = [Request("http://h/x"), Request("http://h/held"), Request("http://h/y")]
+        middleware._reclaimed(HtmlResponse(page, body=b"", request=request), output)
+        return [entry for entry in output if entry.dont_filter]
+
+    assert [r.url for r in links("http://h/a")] == ["http://h/x", "http://h/y"]
+    assert links("http://h/b") == []  # sent unfiltered once already
+    assert links("http://h/c", reclaimed=False) == []
+
+
 # -- crawls: workers in their own processes --------------------------------------------
 
 GENERATED = {"documents": 1_000, "hosts": 5, "seed": 14}
