@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import struct
 import zlib
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,10 @@ for _, v in ipairs(ARGV) do
 end
 return n
 """
+
+
+#: What serializing a request for Redis raises when it cannot be (not a Redis failure).
+UNSERIALIZABLE = (ValueError, TypeError, AttributeError, pickle.PicklingError)
 
 
 def _count(spider: Spider | None, name: str, value: int = 1) -> None:
@@ -475,10 +480,12 @@ class LocalSpill:
             self.requests.extend(decode(payload) for payload in self.file.load())
 
     def add(self, request: Request, encode: Callable[[Request], bytes]) -> bool:
-        """Keep ``request``; True once the spill holds ``limit`` requests."""
+        """Keep ``request``; True once the spill holds ``limit`` requests. Encoded first,
+        file or not: one Redis could never take would keep the spill from draining."""
+        payload = encode(request)  # raises one of UNSERIALIZABLE: kept nowhere
         self.requests.append(request)
         if self.file is not None:
-            self.file.append(encode(request))
+            self.file.append(payload)
         return len(self.requests) >= self.limit
 
     def push(self, queue: Any) -> None:
@@ -522,6 +529,8 @@ class RedisScheduler(Scheduler):
             SpillFile(Path(jobdir, SPILL_FILE)) if jobdir else None,
             crawler.settings.getint("URLNORM_REDIS_SPILL_LIMIT", 100_000),
         )
+        #: Requests that do not serialize: this worker fetches them itself (see ``_enqueue``).
+        instance.local = deque()
         return instance
 
     def open(self, spider: Spider) -> None:
@@ -671,14 +680,28 @@ class RedisScheduler(Scheduler):
                 return True
             try:
                 self.queue.push(request)
+            except UNSERIALIZABLE:
+                raise
             except Exception as exc:
                 self._spill(request, exc)
+            return True
+        except UNSERIALIZABLE as exc:
+            # Not for Redis (a callback that is no method of the spider: robots.txt's
+            # NO_CALLBACK, reached as a redirect or a release): fetched here, as Scrapy's
+            # disk queues keep such a request in memory. Spilled, it was never pushed,
+            # and the worker waited on its spill until CLOSESPIDER_TIMEOUT.
+            logger.debug("Kept %s in this worker: it does not serialize for Redis (%s)", request, exc)
+            if self.stats:
+                self.stats.inc_value("urlnorm/redis/kept_local")
+            self.local.append(request)
             return True
         finally:
             if parent is not None:
                 request.meta[PARENT] = parent
 
     def next_request(self) -> Request | None:
+        if self.local:
+            return self.local.popleft()  # type: ignore[no-any-return]
         if self.lost or (self.spill and not self.drain()):
             return None
         try:
@@ -701,7 +724,7 @@ class RedisScheduler(Scheduler):
     def has_pending_requests(self) -> bool:
         if self.lost:
             return True  # closing with its own reason, not "finished"
-        if self.spill:
+        if self.spill or self.local:
             return True
         if self.store is not None and not self.store.check_epoch():
             self._state_lost()

@@ -465,6 +465,11 @@ STATS: tuple[StatKey, ...] = (
         "what was dropped against them here is settled, not released at idle",
     ),
     StatKey(
+        "urlnorm/redis/kept_local", "redis", "live",
+        "requests that do not serialize for Redis (a callback that is no method of the spider, such as "
+        "robots.txt's `NO_CALLBACK`): queued in this worker's memory and fetched by it",
+    ),
+    StatKey(
         "urlnorm/redis/foreign_fetched", "redis", "live",
         "requests a static step would have dropped against another worker's page, fetched instead: "
         "the drops kept against such pages, to be released if they fail, were at their cap",

@@ -635,6 +635,34 @@ def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisSer
     assert links("http://h/c", reclaimed=False) == []
 
 
+def test_a_request_that_does_not_serialize_is_fetched_by_this_worker(server: RedisServer) -> None:
+    """robots.txt's request (``callback=NO_CALLBACK``, no method of the spider) reaches the
+    scheduler as a redirect, or as a drop released: scrapy-redis cannot serialize it. It
+    went to the spill, which could never push it, and the worker waited on that spill
+    until ``CLOSESPIDER_TIMEOUT`` (``bench_differential.py --redis 2 --flaky --robots``,
+    seed 146811). It is kept in this worker's memory and fetched, as Scrapy's disk
+    queues keep such requests in memory."""
+    from scrapy import Spider
+    from scrapy.http.request import NO_CALLBACK
+    from scrapy.utils.misc import load_object
+
+    class Links(Spider):
+        name = "links"
+
+    settings = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "SCHEDULER": STOCK_SCHEDULER, "REDIS_URL": server.url}
+    crawler = get_crawler(Links, settings_dict=settings)
+    crawler.spider = crawler._create_spider()
+    scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    robots = Request("http://h/robots.txt", callback=NO_CALLBACK, dont_filter=True)
+    assert scheduler.enqueue_request(robots)
+    assert not scheduler.spill and scheduler.has_pending_requests()
+    assert scheduler.next_request() is robots
+    assert not scheduler.has_pending_requests()
+    assert crawler.stats.get_value("urlnorm/redis/kept_local") == 1
+    scheduler.close("finished")
+
+
 # -- crawls: workers in their own processes --------------------------------------------
 
 GENERATED = {"documents": 1_000, "hosts": 5, "seed": 14}
