@@ -342,6 +342,22 @@ class ReliableQueue(Base):
             self._unacked.append(entry)
         _count(self.spider, "urlnorm/redis/acked")
 
+    def ack_ended(self) -> int:
+        """For a worker with nothing in its downloader or scraper: acknowledge every lease
+        it holds but those drops hold. A request can end where no middleware sees it (an
+        exception in a downloader middleware's ``process_response``: ``RedirectMiddleware``'s
+        "max redirections reached", ending a ``dont_filter`` redirect loop), and its lease
+        stayed: each idle worker waited on the other's until ``CLOSESPIDER_TIMEOUT``
+        (``bench_differential.py --redis 2 --kills 1``, seed 146611: the links of a
+        reclaimed page go unfiltered, ``/ping1`` among them)."""
+        ended = [lease for lease in self.inflight if lease not in self.notices.holding]
+        for lease in ended:
+            self.ack(lease)
+        if ended:
+            logger.debug("Acknowledged %d lease(s) of requests that ended unseen", len(ended))
+            _count(self.spider, "urlnorm/redis/acked_ended", len(ended))
+        return len(ended)
+
     # -- scrapy-redis' queue interface ----------------------------------------------
 
     def __len__(self) -> int:
@@ -744,6 +760,8 @@ class RedisScheduler(Scheduler):
                 self._settle_delivered_elsewhere()
                 if len(self.queue) > 0:
                     return True  # it released (or audits) what is to be fetched after all
+                if _engine_idle(self.crawler):
+                    self.queue.ack_ended()
             # Another worker's leases: done soon, or reclaimed once its heartbeat stops.
             return isinstance(self.queue, ReliableQueue) and self.queue.others_pending() > 0
         except Exception:
@@ -771,6 +789,14 @@ class RedisScheduler(Scheduler):
             self.df.close(reason)
         else:
             super().close(reason)
+
+
+def _engine_idle(crawler: Crawler) -> bool:
+    """Whether nothing is in the crawler's downloader or scraper (what the engine checks
+    before it asks the scheduler whether the spider is idle)."""
+    engine = crawler.engine
+    slot = getattr(getattr(engine, "scraper", None), "slot", None)
+    return slot is not None and slot.is_idle() and not engine.downloader.active  # type: ignore[union-attr]
 
 
 def close_spider(crawler: Crawler, reason: str) -> None:

@@ -455,6 +455,12 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/redis/acked", "redis", "live", "queue leases acknowledged (requests done)"),
     StatKey(
+        "urlnorm/redis/acked_ended", "redis", "live",
+        "leases acknowledged when the worker had nothing left in its downloader or scraper: their requests "
+        "ended where no middleware saw it (an exception in a downloader middleware's `process_response`, "
+        "such as `RedirectMiddleware`'s \"max redirections reached\")",
+    ),
+    StatKey(
         "urlnorm/redis/reclaimed", "redis", "live",
         "requests a dead worker held, queued again after its lease ran out",
     ),

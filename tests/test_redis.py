@@ -324,6 +324,25 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     assert len(alive) == 3
 
 
+def test_leases_of_requests_that_ended_unseen_are_acknowledged_when_the_worker_is_idle(server: RedisServer) -> None:
+    """A ``dont_filter`` redirect loop ends with ``RedirectMiddleware``'s "max redirections
+    reached", raised in ``process_response``, where no middleware sees it: its lease
+    stayed, and two workers each left with one waited on the other's until
+    ``CLOSESPIDER_TIMEOUT`` (``bench_differential.py --redis 2 --kills 1``, seed 146611).
+    A worker with nothing in its downloader or scraper acknowledges what it still holds,
+    but for the leases drops hold."""
+    spider = fake_spider()
+    mine, other = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
+    for n in range(3):
+        mine.push(Request(f"http://h/{n}"))
+    popped = [mine.pop() for _ in range(3)]
+    mine.notices.hold(popped[1].meta[LEASE])  # a drop of it waits on a representative
+    mine.notices.share_held()
+    assert other.others_pending() == 2
+    assert mine.ack_ended() == 2
+    assert other.others_pending() == 0 and list(mine.inflight) == [popped[1].meta[LEASE]]
+
+
 def test_a_worker_is_told_when_a_request_it_queued_delivered_elsewhere(server: RedisServer) -> None:
     """Its claim (and what it dropped against it) settles as delivered, instead of
     being released when it goes idle and fetched a second time."""
