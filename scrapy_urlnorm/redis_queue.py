@@ -794,7 +794,10 @@ class RedisScheduler(Scheduler):
 def _engine_idle(crawler: Crawler) -> bool:
     """Whether nothing is in the crawler's downloader or scraper (what the engine checks
     before it asks the scheduler whether the spider is idle)."""
-    engine = crawler.engine
+    try:
+        engine = crawler.engine
+    except RuntimeError:  # no crawl running (Scrapy 2.19 raises before it starts)
+        return False
     slot = getattr(getattr(engine, "scraper", None), "slot", None)
     return slot is not None and slot.is_idle() and not engine.downloader.active  # type: ignore[union-attr]
 
