@@ -11,6 +11,7 @@ from scrapy.utils.request import referer_str
 
 from . import meta as M
 from .dedup import Deduplicator
+from .redis_setup import RECLAIMED
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -81,8 +82,13 @@ class UrlNormDupeFilter(BaseDupeFilter):
         (``bench_differential.py --redis 2`` seed 146809: the form was dropped against
         its own claim, and neither it nor its link was fetched). A start request claims
         its key when it is sent, as this worker's own do: claimed here first, it met its
-        own claim there, as a copy of itself."""
+        own claim there, as a copy of itself. One reclaimed from a worker that died is
+        that worker's own, in flight when it died: marked recovered, it is fetched, not
+        skipped against the key its first fetch claimed (``--redis 2 --kills 1``, seed
+        146627: the start page and all it alone linked to were lost)."""
         if request.meta.get("is_start_request"):
+            if request.meta.get(RECLAIMED):
+                request.meta[M.RECOVERED] = True
             return
         self.dedup.claim_recovered(request)
         request.meta[M.RECOVERED] = True

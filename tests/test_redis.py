@@ -41,7 +41,15 @@ from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.learning import Learner
 from scrapy_urlnorm.redis_batch import request_keys
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
-from scrapy_urlnorm.redis_setup import BATCH_MIDDLEWARE, LEASE, PARENT, SCHEDULER, STOCK_SCHEDULER, redis_client
+from scrapy_urlnorm.redis_setup import (
+    BATCH_MIDDLEWARE,
+    LEASE,
+    PARENT,
+    RECLAIMED,
+    SCHEDULER,
+    STOCK_SCHEDULER,
+    redis_client,
+)
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 from scrapy_urlnorm.taught_forms import TaughtForms
 
@@ -600,6 +608,11 @@ def test_a_taught_form_another_worker_queued_holds_its_claim_here(server: RedisS
     start = Request("http://h/", dont_filter=True, meta={"is_start_request": True})
     filter_.claim_foreign(start)  # a start request claims its key when it is sent, as this worker's own do
     assert dedup.ledger.claim_of(dedup.fingerprint(start).value) is None
+    assert M.RECOVERED not in start.meta  # checked when it is sent: another worker may have fetched it
+    # One reclaimed from a worker that died was in flight there: it is that fetch, not a copy of it.
+    reclaimed = Request("http://h/", dont_filter=True, meta={"is_start_request": True, RECLAIMED: True})
+    filter_.claim_foreign(reclaimed)
+    assert reclaimed.meta[M.RECOVERED]
 
 
 def test_a_static_drop_against_another_workers_page_is_released_when_that_page_fails(server: RedisServer) -> None:
@@ -634,7 +647,6 @@ def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisSer
     from scrapy.http import HtmlResponse
 
     from scrapy_urlnorm.redis_batch import RedisBatchMiddleware
-    from scrapy_urlnorm.redis_setup import RECLAIMED
 
     dedup = learned_dedup(server, [])
     middleware = RedisBatchMiddleware.__new__(RedisBatchMiddleware)
