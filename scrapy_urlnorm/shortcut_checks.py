@@ -78,7 +78,7 @@ class ShortcutChecks:
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))
 
-    def shortcut_queued(self, request: Request, original: str, *, made_here: bool = False) -> str | None:
+    def shortcut_queued(self, request: Request, original: str, *, made_here: bool = True) -> str | None:
         """``request``, the taught form of ``original``, waited in the queue while another
         request for that very URL was admitted and is pending: the reason to drop it, else
         ``None``. Sent, both would download the page (nginx: ``www.h/x`` given up at
@@ -99,7 +99,11 @@ class ShortcutChecks:
             return None  # taken over already (this is a retry), or settled
         own = dedup.keys.static(request).value
         other = dedup.ledger.claim_of(own)
-        if other is None or other.held_by(original) or (other is claim and not made_here):
+        if other is None or other.held_by(original):
+            return None
+        if not made_here and (other is claim or other.held_by(request.url)):
+            # Recovered, it holds a claim itself: the one it shares with the link (a crash),
+            # or its own (distributed: made by another worker and popped here, seed 146868).
             return None
         if self.late.shallower(request, own):
             return None

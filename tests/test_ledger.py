@@ -193,6 +193,23 @@ def test_a_link_sent_in_its_taught_form_takes_its_drops_along(older_key: bool) -
     assert dedup.ledger.unsettled() == 0 and dedup.ledger.pending() == [] and released == []
 
 
+def test_a_taught_form_another_worker_made_holds_the_claim_it_took_here() -> None:
+    """Distributed: this worker queued ``h/p``; another popped it and sent it as its taught
+    form ``www.h/p``, which came back through the shared queue to this worker. Popped
+    here, the form took a claim on its own keys (as after a crash), apart from the link's,
+    and was dropped against that very claim as if another request for ``www.h/p`` had been
+    queued meanwhile: neither was fetched (``bench_differential.py --redis 2 --flaky
+    --robots --params``, seed 146868, five pages). Recovered, the form goes on, and takes
+    the link's claim over."""
+    dedup = Deduplicator(Policy.preset("default"))
+    link, taught = "http://h.test/p", "http://www.h.test/p"
+    dedup.ledger.claim((dedup.fingerprint(Request(link)).value,), link)  # queued here
+    form = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    dedup.claim_recovered(form)  # popped here: its own claim
+    assert dedup.shortcut_checks.shortcut_queued(form, link, made_here=False) is None
+    assert dedup.shortcut_checks.shortcut_queued(form, link, made_here=True) is not None  # made here: another's
+
+
 def test_a_taught_form_queued_meanwhile_for_another_link_is_not_fetched_twice() -> None:
     """nginx, ``fifo-c1``: ``www.h/x`` was given up at download time against the claim of
     ``h/x`` (queued); linked again under rules changed since, which that claim's keys did
