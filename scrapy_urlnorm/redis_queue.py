@@ -40,6 +40,7 @@ from scrapy_redis.queue import Base
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
+from .redis_outcomes import SharedOutcomes
 from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
 from .stores import RedisStore, without_retries
 
@@ -554,17 +555,13 @@ class RedisScheduler(Scheduler):
         self.paused = False
         self.lost = False
         self.store: RedisStore | None = None
+        self.outcomes: SharedOutcomes | None = None
         dedup = getattr(self.df, "dedup", None)
         if isinstance(getattr(dedup, "seen", None), RedisStore):
             self.store = dedup.seen  # type: ignore[union-attr]
             self.store.gate = lambda: not self.spill
             if isinstance(self.queue, ReliableQueue):
-                # A drop against a pending representative holds a lease until it settles
-                # (see scrapy_urlnorm.holds): given back here.
-                dedup.ledger.on_take = self._take  # type: ignore[union-attr]
-                dedup.ledger.on_hold = self._give_back  # type: ignore[union-attr]
-                dedup.on_delivered = self._delivered  # type: ignore[union-attr]
-                dedup.on_failed = self.queue.notices.notify_failed  # type: ignore[union-attr]
+                self.outcomes = SharedOutcomes(self.queue, dedup)  # type: ignore[arg-type]
         self.spill.load(self.queue._decode_request)
         if self.spill and self.spill.file is not None:
             logger.warning(
@@ -573,35 +570,10 @@ class RedisScheduler(Scheduler):
         self._ticker = task.LoopingCall(self._tick)
         self._ticker.start(0.5, now=False)
 
-    def _delivered(self, request: Request, key: int) -> None:
-        lease = request.meta.get(LEASE)
-        if lease is not None and isinstance(self.queue, ReliableQueue):
-            self.queue.notices.notify_delivered(lease, key)
-
-    def _settle_delivered_elsewhere(self) -> None:
-        """Claims of requests this worker queued and another one delivered: settled as
-        delivered. Then what was dropped here against requests that failed anywhere is
-        released."""
-        dedup = getattr(self.df, "dedup", None)
-        if dedup is not None and isinstance(self.queue, ReliableQueue):
-            keys = self.queue.notices.take_delivered()
-            if keys:
-                dedup.settling.delivered_elsewhere(keys)
-            keys = self.queue.notices.take_failed()
-            if keys:
-                dedup.settling.failed_elsewhere(keys)
-
-    def _take(self, hold: tuple[str, str]) -> None:
-        self.queue.notices.hold(hold[1])
-
-    def _give_back(self, hold: tuple[str, str]) -> None:
-        """A drop that held a lease settled: the lease goes on as if it had not been held."""
-        kind, lease = hold
-        self.queue.notices.unhold(lease)
-        if kind == "ack":
-            self.queue.ack(lease)
-        else:
-            self.queue.settled(lease)
+    def _settle_elsewhere(self) -> None:
+        """What the other workers told this one (see ``SharedOutcomes.settle``)."""
+        if self.outcomes is not None:
+            self.outcomes.settle()
 
     # -- the spill --------------------------------------------------------------------
 
@@ -640,7 +612,7 @@ class RedisScheduler(Scheduler):
             self.drain()
         if self.store is not None and self.store.available and not self.lost:
             try:
-                self._settle_delivered_elsewhere()
+                self._settle_elsewhere()
             except Exception as exc:
                 logger.debug("Could not read which queued requests delivered elsewhere: %s", exc)
         if self.store is not None and not self.store.check_epoch():
@@ -757,7 +729,7 @@ class RedisScheduler(Scheduler):
             if isinstance(self.queue, ReliableQueue):
                 self.queue.notices.share_held()
                 # Before going idle (which releases what waits on pending claims).
-                self._settle_delivered_elsewhere()
+                self._settle_elsewhere()
                 if len(self.queue) > 0:
                     return True  # it released (or audits) what is to be fetched after all
                 if _engine_idle(self.crawler):
