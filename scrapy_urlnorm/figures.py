@@ -49,6 +49,8 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
     }
     if dedup.narrow is not None:
         figures["narrow_keys"] = len(dedup.narrow)
+    foreign = dedup.holds.foreign_drops
+    figures["foreign_drops"] = len(foreign) if foreign is not None else 0  # (distributed only)
     if dedup.learner is not None:
         figures.update(dedup.learner.sizes())
     return figures

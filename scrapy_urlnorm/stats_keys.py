@@ -400,6 +400,11 @@ STATS: tuple[StatKey, ...] = (
         "delivered pages kept by their variant-free form, for twin probes (cap 50,000, LRU)",
     ),
     StatKey(
+        "urlnorm/memory/foreign_drops", "memory", "close",
+        "distributed: static drops kept against other workers' pages, to be released if those fail "
+        "(cap 100,000; beyond, fetched: `urlnorm/redis/foreign_fetched`)",
+    ),
+    StatKey(
         "urlnorm/memory/narrow_keys", "memory", "close",
         "delivered pages keyed under their host's rules that are not verified on every drop, "
         "so a drop is audited under the rule it needs (cap 100,000, LRU)",
