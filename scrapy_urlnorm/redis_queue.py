@@ -170,7 +170,7 @@ class DropNotices:
 
     def notify_failed(self, keys: tuple[int, ...]) -> None:
         """A request this worker fetched settled without delivering (its claim's ``keys``): tell every worker."""
-        self._failed_unsent.extend(f"{key:x}" for key in keys)
+        self._failed_unsent.extend(f"{self.worker}:{key:x}" for key in keys)
         self._send_failed()
 
     def _send_failed(self) -> None:
@@ -184,11 +184,13 @@ class DropNotices:
         self._failed_unsent.clear()
 
     def take_failed(self) -> list[int]:
-        """Keys of requests any worker fetched that settled without delivering, since the last call."""
+        """Keys of requests other workers fetched that settled without delivering, since the
+        last call (this worker's own settled its ledger when they failed)."""
         self._send_failed()
         entries = self.server.lrange(self.failed_key, self._failed_read, -1)
         self._failed_read += len(entries)
-        return [int(entry, 16) for entry in entries]
+        mine = self.worker.encode()
+        return [int(key, 16) for worker, _, key in (entry.partition(b":") for entry in entries) if worker != mine]
 
     def take_delivered(self) -> list[int]:
         """Keys of requests this worker queued that another worker delivered since the last call."""

@@ -638,6 +638,7 @@ def test_a_static_drop_against_another_workers_page_is_released_when_that_page_f
     assert here.check(Request(tracked.url)) is None  # its representative failed: fetched
     assert here.counters.counts["urlnorm/released/failed_elsewhere"] == 1
     assert queue_here.notices.take_failed() == []  # read once
+    assert queue_there.notices.take_failed() == []  # its own: its ledger settled when it failed
 
 
 def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisServer) -> None:
