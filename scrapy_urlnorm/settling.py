@@ -149,8 +149,8 @@ class Settlement:
                 self.forget_failures(dedup.ledger.delivered(claim))
 
     def failed_elsewhere(self, keys: list[int]) -> None:
-        """Requests a worker fetched settled without delivering (``keys``, any worker's,
-        read from Redis): what this worker dropped against them is released, the static
+        """Requests other workers fetched settled without delivering (``keys``, read from
+        Redis): what this worker dropped against them is released, the static
         steps' drops against another worker's page (``ForeignDrops``) and its own claims'
         drops, where this worker queued the request. Their keys are failed here too, so
         what is released, or comes later, is not dropped against them again."""
