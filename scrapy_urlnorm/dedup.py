@@ -81,9 +81,10 @@ class Deduplicator:
 
     #: The ``spider_idle`` receiver ``wiring`` connects (signals hold receivers weakly).
     idle_handler: Callable[..., None] | None = None
-    #: Told each request that delivered its page, with its static key (RedisScheduler
-    #: tells the worker that queued it, which may hold drops against it).
-    on_delivered: Callable[[Request, int], None] | None = None
+    #: Told each request that delivered its page, with its static key and every key its
+    #: claim holds (RedisScheduler tells the worker that queued it, which may hold drops
+    #: against it, and marks the keys delivered in Redis, where other workers kept some).
+    on_delivered: Callable[[Request, int, tuple[int, ...]], None] | None = None
     #: Told the keys of a claim whose request settled without delivering (distributed:
     #: the other workers release what they dropped against it, see ``ForeignDrops``).
     on_failed: Callable[[tuple[int, ...]], None] | None = None

@@ -29,6 +29,8 @@ from .ledger import Parked, lighten, rebuilt
 from .redis_setup import LEASE, PARENT
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy import Request
 
     from .completion import Completion
@@ -71,11 +73,14 @@ class ForeignDrops:
         self._count += 1
         return True
 
-    def take(self, key: int) -> list[Request]:
-        """What was kept against ``key``, which did not deliver: to be released."""
-        kept = self._by_key.pop(key, ())
-        self._count -= len(kept)
-        return [rebuilt(request) for request in kept]
+    def take(self, keys: Iterable[int]) -> list[Request]:
+        """What was kept against ``keys``, which did not deliver: to be released."""
+        requests: list[Request] = []
+        for key in keys:
+            kept = self._by_key.pop(key, ())
+            self._count -= len(kept)
+            requests += (rebuilt(request) for request in kept)
+        return requests
 
 
 class LeaseHolds:

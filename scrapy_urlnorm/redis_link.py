@@ -22,7 +22,9 @@ logger = logging.getLogger(__name__)
 #: Claims, in one atomic step each: KEYS = [epoch, bucket...]; ARGV = [token,
 #: n, field, rank, field, rank...]. The first n pairs only set ranks (of
 #: fields this worker claimed earlier, before it knew their rank; rank ``d``
-#: gives back a claim: the field keeps the tombstone ``x``, read as absent);
+#: gives back a claim: the field keeps the tombstone ``x``, read as absent;
+#: rank ``v``: the field's page delivered, its rank goes up by ``DELIVERED``
+#: and the drops other workers kept against it, ``<bucket>:k:<field>``, go);
 #: for each other pair the answer is the stored rank, or -1 if the field was
 #: absent and is now stored with the given rank (claimed by the caller; a
 #: rank ``r`` only reads). ``nil`` if the epoch token is not the caller's:
@@ -58,6 +60,9 @@ for i = 2, updates + 1 do
       redis.call('HSET', link, field, 'x')
       new = new - 1
     end
+  elseif rank == 'v' then
+    if link and v ~= 'x' and tonumber(v) < 1000 then redis.call('HSET', link, field, tonumber(v) + 1000) end
+    redis.call('DEL', KEYS[i] .. ':k:' .. field)
   else
     if not link or v == 'x' then new = new + 1 end
     redis.call('HSET', link or v, field, rank)
@@ -79,6 +84,10 @@ end
 if new ~= 0 then redis.call('HINCRBY', KEYS[1], 'count', new) end
 return out
 """
+
+#: What the claim script adds to a stored rank when its page delivered (rank ``v``):
+#: claims answer ``rank + DELIVERED`` from then on (ranks are below 256).
+DELIVERED = 1000
 
 #: Buckets: 2**17 chains of small hashes. Redis keeps a hash of up to 128
 #: entries (``hash-max-listpack-entries``) as one listpack, a few bytes per
@@ -235,10 +244,16 @@ class RedisLink:
         return answer
 
     def set_rank(self, fingerprint: int, rank: int | str, *, now: bool = False) -> None:
-        """Set the rank of a claim made before it was known (``"d"``: give it back),
-        with the next claim: at once if ``now``, or when 256 wait."""
+        """Set the rank of a claim made before it was known (``"d"``: give it back;
+        ``"v"``: its page delivered), with the next claim: at once if ``now``, or when
+        256 wait."""
         self._ranks.append((fingerprint, rank))
         if (now or len(self._ranks) >= 256) and self.available:
+            self.claim([])
+
+    def send_ranks(self) -> None:
+        """Send the ranks kept back for the next claim now (a worker with no claim to make)."""
+        if self._ranks and not self.lost and self.available:
             self.claim([])
 
     # -- availability ---------------------------------------------------------------
@@ -348,8 +363,7 @@ class RedisLink:
 
     def close(self) -> None:
         """Send what still waits: the ranks of earlier claims, then what was kept during an outage."""
-        if self._ranks and not self.lost and self.available:
-            self.claim([])
+        self.send_ranks()
         if self.pending and not self.lost:
             self.flush_pending()
         if self.pending and not self.lost:

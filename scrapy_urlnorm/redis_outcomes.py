@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .redis_kept import SharedForeignDrops
 from .redis_setup import LEASE
+from .stores import RedisStore
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -32,6 +34,19 @@ class SharedOutcomes:
         dedup.ledger.on_hold = self.give_back
         dedup.on_delivered = self.delivered
         dedup.on_failed = self.notices.notify_failed
+        store = dedup.seen
+        #: Drops against other workers' pages, kept in Redis (see :mod:`~scrapy_urlnorm.redis_kept`).
+        self.kept: SharedForeignDrops | None = None
+        if dedup.holds.foreign_drops is not None and isinstance(store, RedisStore):
+            self.kept = SharedForeignDrops(
+                store,
+                self.notices.failed_keys,
+                queue._encode_request,
+                queue._decode_request,
+                count=lambda name, value: dedup.count(name, value),
+            )
+            dedup.holds.foreign_drops = self.kept
+            queue.before_ack = self.send_kept
 
     def take(self, hold: tuple[str, str]) -> None:
         """A drop holds this lease now, until its representative settles."""
@@ -46,20 +61,44 @@ class SharedOutcomes:
         else:
             self.queue.settled(lease)
 
-    def delivered(self, request: Request, key: int) -> None:
-        """``request`` (static key ``key``) delivered here: tell the worker that queued it."""
+    def delivered(self, request: Request, key: int, held: tuple[int, ...]) -> None:
+        """``request`` (static key ``key``, its claim ``held``) delivered here: tell the worker
+        that queued it; mark the keys delivered in Redis (what was kept against them goes)."""
         lease = request.meta.get(LEASE)
         if lease is not None:
             self.notices.notify_delivered(lease, key)
+        if self.kept is not None:
+            for held_key in held:
+                self.kept.store.mark_delivered(held_key)
+
+    def send_kept(self) -> bool:
+        """Write the drops kept against other workers' pages into Redis (before a lease
+        is acknowledged); those whose page failed meanwhile are released. False if Redis
+        did not take them."""
+        if self.kept is None:
+            return True
+        released = self.kept.send()
+        if released is None:
+            return False
+        if released:
+            self.dedup.settling.release_kept(released)
+        return True
 
     def settle(self) -> None:
         """Claims of requests this worker queued and another one delivered: settled as
         delivered. Then what was dropped here against requests that failed anywhere is
         released."""
         settling = self.dedup.settling
+        self.send_kept()
+        if self.kept is not None:
+            self.kept.store.link.send_ranks()  # the pages delivered here, marked for the others
         keys = self.notices.take_delivered()
         if keys:
             settling.delivered_elsewhere(keys)
-        keys = self.notices.take_failed()
-        if keys:
-            settling.failed_elsewhere(keys)
+        theirs, mine = self.notices.take_failed()
+        if theirs:
+            settling.failed_elsewhere(theirs)
+        if mine:
+            # This worker's own requests that failed: it settled its ledger then; what
+            # any worker (alive or not) kept against them in Redis is released here too.
+            settling.release_foreign(mine)

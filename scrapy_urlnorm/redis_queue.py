@@ -114,8 +114,9 @@ class DropNotices:
     after all: a duplicate).
 
     A request that settles without delivering is told to every worker (the list
-    ``<key>:failed``, read from where each worker last read it): what they dropped
-    against it is released (see :class:`~scrapy_urlnorm.holds.ForeignDrops`).
+    ``<key>:failed``, read from where each worker last read it; its key is added to
+    the set ``<key>:failed:keys`` in the same transaction): what they dropped
+    against it is released (see :mod:`~scrapy_urlnorm.redis_kept`).
     """
 
     def __init__(self, server: Any, key: str, worker: str, lease: float, inflight: dict[str, bytes]) -> None:
@@ -126,6 +127,7 @@ class DropNotices:
         self.held_key = f"{key}:held:{worker}"
         self.inbox = f"{key}:delivered:{worker}"
         self.failed_key = f"{key}:failed"
+        self.failed_keys = f"{key}:failed:keys"
         self._failed_read = 0  # entries of failed_key read so far
         self._failed_unsent: list[str] = []  # not taken by Redis yet: sent with the next call
         self.worker = worker
@@ -177,20 +179,28 @@ class DropNotices:
         if not self._failed_unsent:
             return
         try:
-            self.server.rpush(self.failed_key, *self._failed_unsent)
+            pipe = self.server.pipeline(transaction=True)
+            pipe.sadd(self.failed_keys, *(entry.partition(":")[2] for entry in self._failed_unsent))
+            pipe.rpush(self.failed_key, *self._failed_unsent)
+            pipe.execute()
         except Exception as exc:  # sent again with the next call: a release late, not lost
             logger.debug("Could not tell the other workers a request failed: %s", exc)
             return
         self._failed_unsent.clear()
 
-    def take_failed(self) -> list[int]:
-        """Keys of requests other workers fetched that settled without delivering, since the
-        last call (this worker's own settled its ledger when they failed)."""
+    def take_failed(self) -> tuple[list[int], list[int]]:
+        """Keys of requests that settled without delivering since the last call: those
+        other workers fetched, and this worker's own (it settled its ledger when they
+        failed; what was kept against them in Redis is to be released still)."""
         self._send_failed()
         entries = self.server.lrange(self.failed_key, self._failed_read, -1)
         self._failed_read += len(entries)
         mine = self.worker.encode()
-        return [int(key, 16) for worker, _, key in (entry.partition(b":") for entry in entries) if worker != mine]
+        theirs: list[int] = []
+        own: list[int] = []
+        for worker, _, key in (entry.partition(b":") for entry in entries):
+            (own if worker == mine else theirs).append(int(key, 16))
+        return theirs, own
 
     def take_delivered(self) -> list[int]:
         """Keys of requests this worker queued that another worker delivered since the last call."""
@@ -225,6 +235,9 @@ class ReliableQueue(Base):
         self.notices = DropNotices(self.server, self.key, self.worker, self.lease, self.inflight)
         self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
         self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
+        #: Called before a lease is acknowledged (what a drop made under it keeps in Redis
+        #: goes first: ``SharedOutcomes.send_kept``); False: not acknowledged yet.
+        self.before_ack: Callable[[], bool] | None = None
         self._reclaim = self.server.register_script(_RECLAIM)
         self._recover = self.server.register_script(_RECOVER)
         self.stopped = False
@@ -246,7 +259,7 @@ class ReliableQueue(Base):
     def _tick(self) -> None:
         try:
             self._beat()
-            if self._unacked:
+            if self._unacked and (self.before_ack is None or self.before_ack()):
                 pipe = self.server.pipeline(transaction=False)
                 for entry in self._unacked:
                     pipe.lrem(self.processing, 1, entry)
@@ -339,10 +352,13 @@ class ReliableQueue(Base):
         entry = self.inflight.pop(lease, None) if lease else None
         if entry is None:
             return
-        try:
-            self.server.lrem(self.processing, 1, entry)
-        except Exception:
+        if self.before_ack is not None and not self.before_ack():
             self._unacked.append(entry)
+        else:
+            try:
+                self.server.lrem(self.processing, 1, entry)
+            except Exception:
+                self._unacked.append(entry)
         _count(self.spider, "urlnorm/redis/acked")
 
     def ack_ended(self) -> int:
@@ -407,6 +423,7 @@ class ReliableQueue(Base):
             self.key,
             self.workers,
             self.notices.failed_key,
+            self.notices.failed_keys,
             *(f"{self.key}:processing:{w}" for w in members),
             *(f"{self.key}:held:{w}" for w in members),
             *(f"{self.key}:delivered:{w}" for w in members),
@@ -427,6 +444,8 @@ class ReliableQueue(Base):
         if self.stopped:
             return
         try:
+            if self.before_ack is not None:
+                self.before_ack()  # the drops kept against other workers' pages outlive this worker
             if not finished:
                 while self.server.lmove(self.processing, self.key, "LEFT", "RIGHT") is not None:
                     pass

@@ -96,7 +96,7 @@ class Settlement:
                 dedup.audits.audit_drops(claim, fingerprint.value, key, request.url)
                 self.forget_failures(ledger.delivered(claim))
             if dedup.on_delivered is not None:
-                dedup.on_delivered(request, fingerprint.value)
+                dedup.on_delivered(request, fingerprint.value, held)
         else:
             holds = claim is not None and claim.held_by(request.url)
             if holds or any(key in dedup.failed for key in fingerprint.keys):  # (a key failing, or failed)
@@ -155,17 +155,28 @@ class Settlement:
         drops, where this worker queued the request. Their keys are failed here too, so
         what is released, or comes later, is not dropped against them again."""
         dedup = self.dedup
-        foreign = dedup.holds.foreign_drops
         ledger = dedup.ledger
         for key in keys:
             dedup.failed.add((key,))
             claim = ledger.claim_of(key)
             if claim is not None:
                 ledger.failed(claim, "failed_elsewhere", mark=dedup.failed.add)
-            for request in foreign.take(key) if foreign is not None else ():
-                ledger.released += 1
-                dedup.count("urlnorm/released/failed_elsewhere")
-                dedup.reschedule_released(request, "failed_elsewhere")
+        self.release_foreign(keys)
+
+    def release_foreign(self, keys: list[int] | tuple[int, ...]) -> None:
+        """Requests ``keys`` settled without delivering: what was dropped against them as
+        other workers' pages (by this worker, or kept in Redis by any) is released."""
+        foreign = self.dedup.holds.foreign_drops
+        if foreign is not None:
+            self.release_kept(foreign.take(keys))
+
+    def release_kept(self, requests: list[Request]) -> None:
+        """Release drops kept against other workers' pages that did not deliver."""
+        dedup = self.dedup
+        for request in requests:
+            dedup.ledger.released += 1
+            dedup.count("urlnorm/released/failed_elsewhere")
+            dedup.reschedule_released(request, "failed_elsewhere")
 
     def release_orphans(self) -> int:
         """At ``spider_idle``: release drops whose representative can no longer settle,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from .redis_link import DEFAULT_BUCKET_BITS, Epoch, RedisLink
+from .redis_link import DEFAULT_BUCKET_BITS, DELIVERED, Epoch, RedisLink
 from .seen import FingerprintSet, SeenFile
 
 logger = logging.getLogger(__name__)
@@ -159,6 +159,7 @@ class RedisStore:
         self._own = FingerprintSet(bits)  # added by this worker: it represents them (see represented_here)
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
+        self._delivered = FingerprintSet(bits)  # their pages delivered, as claims answered (see DELIVERED)
         self.epoch = Epoch(self.client, key, bits)
         self.link = RedisLink(
             self.client,
@@ -239,6 +240,7 @@ class RedisStore:
             self._absent.clear()
         for (fingerprint, mark), stored in zip(batch, answer, strict=True):  # mark: a rank, or "r" (a read)
             if stored >= 0:
+                stored = self._rank(fingerprint, stored)
                 if mark == "r":
                     self._theirs_add(fingerprint, stored)
                 else:
@@ -249,6 +251,24 @@ class RedisStore:
                 self._mine[fingerprint] = int(mark)
                 new += 1
         return new
+
+    def _rank(self, fingerprint: int, stored: int) -> int:
+        """The rank a claim answered (``stored``), noting whether its page delivered."""
+        if stored >= DELIVERED:
+            self._delivered.add(fingerprint, 0)
+            return stored - DELIVERED
+        return stored
+
+    def delivered(self, fingerprint: int) -> bool:
+        """Whether the page of ``fingerprint`` delivered, as far as this worker heard
+        (its own pages, and what claims answered): a drop against it needs no keeping."""
+        return self._delivered.get(fingerprint) is not None
+
+    def mark_delivered(self, fingerprint: int) -> None:
+        """The page of ``fingerprint`` delivered (fetched by this worker): noted in Redis
+        with the next claim, which also deletes what other workers kept against it."""
+        if self._delivered.add(fingerprint, 0) is None:
+            self.link.set_rank(fingerprint, "v")
 
     def _unknown(self, fingerprint: int) -> bool:
         return fingerprint not in self._mine and self._known.get(fingerprint) is None
@@ -294,8 +314,9 @@ class RedisStore:
         answer = self._claim([(fingerprint, "r")])
         if not answer or answer[0] < 0:
             return None
-        self._theirs_add(fingerprint, answer[0])
-        return None if self._shielded(fingerprint) else answer[0]
+        stored = self._rank(fingerprint, answer[0])
+        self._theirs_add(fingerprint, stored)
+        return None if self._shielded(fingerprint) else stored
 
     def add(self, fingerprint: int, rank: int) -> int | None:
         known = self._known.get(fingerprint)
@@ -316,8 +337,9 @@ class RedisStore:
             answer = self._claim([(fingerprint, rank)])
             if answer:
                 if answer[0] >= 0:
-                    self._claimed_by_other(fingerprint, answer[0])
-                    return answer[0]
+                    stored = self._rank(fingerprint, answer[0])
+                    self._claimed_by_other(fingerprint, stored)
+                    return stored
                 return None
         if not link.lost:
             link.pending.append((fingerprint, rank))
@@ -357,6 +379,7 @@ class RedisStore:
         self._own.clear()
         self._mine.clear()
         self._absent.clear()
+        self._delivered.clear()
         self.link.restart()
 
     def close(self) -> None:

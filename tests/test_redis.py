@@ -40,6 +40,7 @@ from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.learning import Learner
 from scrapy_urlnorm.redis_batch import request_keys
+from scrapy_urlnorm.redis_outcomes import SharedOutcomes
 from scrapy_urlnorm.redis_queue import ReliableQueue, SpillFile
 from scrapy_urlnorm.redis_setup import (
     BATCH_MIDDLEWARE,
@@ -615,6 +616,22 @@ def test_a_taught_form_another_worker_queued_holds_its_claim_here(server: RedisS
     assert reclaimed.meta[M.RECOVERED]
 
 
+def two_workers(server: RedisServer) -> tuple[SharedOutcomes, list[str], SharedOutcomes, list[str]]:
+    """Two workers of one crawl, wired as RedisScheduler wires them: each one's outcomes and
+    what its filter was given back (released drops)."""
+    spider = fake_spider()
+    workers: list[Any] = []
+    for _ in range(2):
+        released: list[str] = []
+        outcomes = SharedOutcomes(ReliableQueue(client(server), spider, "q:requests"), learned_dedup(server, released))
+        workers += (outcomes, released)
+    return tuple(workers)  # type: ignore[return-value]
+
+
+def kept_lists(server: RedisServer) -> list[bytes]:
+    return sorted(client(server).scan_iter(match="t:seen:{*}:k:*"))
+
+
 def test_a_static_drop_against_another_workers_page_is_released_when_that_page_fails(server: RedisServer) -> None:
     """Another worker queued ``/c/``; this one dropped ``/c/?utm_source=x`` against it, the
     same URL to the static policy. That request did not deliver (``robots.txt`` forbids
@@ -622,23 +639,79 @@ def test_a_static_drop_against_another_workers_page_is_released_when_that_page_f
     through Redis, this worker releases its drop, and its filter admits it now. Not kept,
     the drop was lost (``bench_differential.py --redis 2 --flaky --robots --params``,
     seed 146802: a page ``robots.txt`` allowed only as ``:80/...?fbclid=...`` spelled it)."""
-    released: list[str] = []
-    here, there = learned_dedup(server, released), learned_dedup(server, [])
-    spider = fake_spider()
-    queue_here, queue_there = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
-    there.on_failed = queue_there.notices.notify_failed
+    here, released, there, _ = two_workers(server)
     page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
-    assert there.check(page) is None
-    here.seen.prefetch(*request_keys(here, [tracked]))  # type: ignore[attr-defined]
-    assert here.check(tracked) == "tracking_params"
-    assert queue_here.notices.take_failed() == []
-    there.settling.settle(page, delivered=False, why="ignored")
-    here.settling.failed_elsewhere(queue_here.notices.take_failed())
+    assert there.dedup.check(page) is None
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [tracked]))  # type: ignore[attr-defined]
+    assert here.dedup.check(tracked) == "tracking_params"
+    assert here.notices.take_failed() == ([], [])
+    there.dedup.settling.settle(page, delivered=False, why="ignored")
+    here.settle()
     assert released == [tracked.url]
-    assert here.check(Request(tracked.url)) is None  # its representative failed: fetched
-    assert here.counters.counts["urlnorm/released/failed_elsewhere"] == 1
-    assert queue_here.notices.take_failed() == []  # read once
-    assert queue_there.notices.take_failed() == []  # its own: its ledger settled when it failed
+    assert here.dedup.check(Request(tracked.url)) is None  # its representative failed: fetched
+    assert here.dedup.counters.counts["urlnorm/released/failed_elsewhere"] == 1
+    assert here.notices.take_failed() == ([], [])  # read once
+
+
+def test_a_killed_workers_drop_against_another_workers_page_outlives_it(server: RedisServer) -> None:
+    """The drop of ``/c/?utm_source=x`` against the other worker's ``/c/`` is written into
+    Redis before the lease of the page that linked it is acknowledged. Killed after, this
+    worker cannot release it; the worker whose ``/c/`` fails does (``--redis 2 --kills 1
+    --robots``, seed 147221: the killed worker's drop, kept in its memory, was lost)."""
+    here, released_here, there, released_there = two_workers(server)
+    page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
+    assert there.dedup.check(page) is None
+    here.queue.push(Request("http://h/links"))
+    linking = here.queue.pop()
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [tracked]))  # type: ignore[attr-defined]
+    assert here.dedup.check(tracked) == "tracking_params"
+    assert kept_lists(server) == []  # not written yet: the lease of /links is held
+    here.queue.ack(linking.meta[LEASE])
+    assert len(kept_lists(server)) == 1
+    assert here.dedup.counters.counts["urlnorm/redis/foreign_kept"] == 1
+    del here  # killed: its memory is gone
+    there.dedup.settling.settle(page, delivered=False, why="ignored")
+    there.settle()
+    assert released_there == [tracked.url] and released_here == []
+    assert there.dedup.check(Request(tracked.url)) is None  # its representative failed: fetched
+    assert kept_lists(server) == []
+
+
+def test_drops_kept_in_redis_go_when_their_page_delivers(server: RedisServer) -> None:
+    """Kept in Redis until their page delivers: the worker that fetched it marks its key
+    delivered and deletes the list in one step; a drop made after that is not written."""
+    here, released, there, _ = two_workers(server)
+    page = Request("http://h/c/")
+    assert there.dedup.check(page) is None
+    for url in ("http://h/c/?utm_source=x", "http://h/c/?utm_source=y"):
+        here.dedup.seen.prefetch(*request_keys(here.dedup, [Request(url)]))  # type: ignore[attr-defined]
+        assert here.dedup.check(Request(url)) == "tracking_params"
+    assert here.send_kept() and len(kept_lists(server)) == 1
+    there.dedup.settling.settle(page, delivered=True)
+    there.settle()  # its next claim, or twice a second
+    assert kept_lists(server) == []
+    late = Request("http://h/c/?utm_source=z")
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [late]))  # type: ignore[attr-defined]
+    assert here.dedup.check(late) == "tracking_params"
+    assert here.send_kept() and kept_lists(server) == [] and len(here.kept) == 0  # type: ignore[arg-type]
+    assert here.dedup.counters.counts["urlnorm/redis/foreign_kept"] == 2  # not the late one
+    assert released == []
+    newcomer = learned_dedup(server, [])  # a worker whose claim finds the page delivered keeps nothing
+    newcomer.seen.prefetch(*request_keys(newcomer, [late]))  # type: ignore[attr-defined]
+    assert newcomer.seen.delivered(newcomer.fingerprint(late).value)  # type: ignore[attr-defined]
+
+
+def test_a_drop_written_after_its_page_failed_is_released_by_the_worker_that_made_it(server: RedisServer) -> None:
+    """The page failed between the drop and its writing: Redis says so (the key is in
+    ``<queue>:failed:keys``), and the worker that made the drop releases it at once."""
+    here, released, there, _ = two_workers(server)
+    page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x")
+    assert there.dedup.check(page) is None
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [tracked]))  # type: ignore[attr-defined]
+    assert here.dedup.check(tracked) == "tracking_params"
+    there.dedup.settling.settle(page, delivered=False, why="ignored")
+    assert here.send_kept()
+    assert released == [tracked.url] and kept_lists(server) == []
 
 
 def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisServer) -> None:

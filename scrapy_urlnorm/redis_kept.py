@@ -1,0 +1,178 @@
+"""Drops against other workers' pages, kept in Redis where they outlive the worker that made them.
+
+A static step drops ``/x?utm_source=a`` against the ``/x`` another worker
+queued (see :class:`~scrapy_urlnorm.holds.ForeignDrops`). If that request then
+settles without delivering, the drop must be released, and the worker that made
+it may be dead by then (``kill -9``): kept in its memory, the drop died with it
+(``bench_differential.py --redis 2 --kills 1 --robots``, seed 147221). So each
+such drop is written into Redis, under the key it was dropped against
+(``<bucket>:k:<field>``, beside that key's field in the shared seen set), before
+the lease of the page that yielded it is acknowledged: killed sooner, that page
+is fetched again by another worker, and its links with it.
+
+What becomes of a key decides what becomes of the list, atomically in Redis:
+
+- its page delivers: the worker that fetched it marks the field delivered (with
+  its next claim) and deletes the list in the same script; a drop made after
+  that is not written (the script reads the mark);
+- its request fails: the worker that fetched it adds the key to
+  ``<queue>:failed:keys``, tells every worker (``<queue>:failed``), and then, as
+  every worker told, takes the list (whoever comes first takes it all) and
+  releases what it holds through its own filter; a drop made after that is not
+  written, but released by the worker that made it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .holds import MAX_FOREIGN_DROPS, ForeignDrops
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .stores import RedisStore
+
+logger = logging.getLogger(__name__)
+
+#: Keep drops: KEYS = [epoch, failed keys, bucket...]; ARGV = [field, key, entry, ...].
+#: Per drop: 0 if its key failed (not written: the caller releases it), 2 if its page
+#: delivered (nothing to keep), else 1 (pushed to ``<bucket>:k:<field>``).
+_KEEP = """
+local cap = tonumber(redis.call('HGET', KEYS[1], 'cap')) or 0
+local function stored(bucket, field)
+  local link, i = bucket, 0
+  while true do
+    local v = redis.call('HGET', link, field)
+    if v then return v end
+    if cap == 0 or redis.call('HLEN', link) < cap then return nil end
+    i = i + 1
+    link = bucket .. ':' .. i
+  end
+end
+local out = {}
+for i = 3, #KEYS do
+  local field, key, entry = ARGV[3 * i - 8], ARGV[3 * i - 7], ARGV[3 * i - 6]
+  local v = stored(KEYS[i], field)
+  if redis.call('SISMEMBER', KEYS[2], key) == 1 then
+    out[i - 2] = 0
+  elseif v and v ~= 'x' and tonumber(v) >= 1000 then
+    out[i - 2] = 2
+  else
+    redis.call('RPUSH', KEYS[i] .. ':k:' .. field, entry)
+    out[i - 2] = 1
+  end
+end
+return out
+"""
+
+#: Take what was kept against failed keys: KEYS = [kept list...]; returns every entry.
+_TAKE = """
+local out = {}
+for _, list in ipairs(KEYS) do
+  for _, entry in ipairs(redis.call('LRANGE', list, 0, -1)) do out[#out + 1] = entry end
+  redis.call('DEL', list)
+end
+return out
+"""
+
+
+class SharedForeignDrops(ForeignDrops):
+    """:class:`~scrapy_urlnorm.holds.ForeignDrops` written into Redis (see the module doc).
+
+    A drop waits here, serialized, until :meth:`send` writes it (before the
+    lease of the page that yielded it is acknowledged, and twice a second). A
+    request that does not serialize for Redis is kept in this worker's memory,
+    as before. Past ``limit`` drops waiting, a request is fetched instead."""
+
+    def __init__(
+        self,
+        store: RedisStore,
+        failed_keys: str,
+        encode: Callable[[Request], bytes],
+        decode: Callable[[bytes], Request],
+        *,
+        count: Callable[[str, int], None],
+        limit: int = MAX_FOREIGN_DROPS,
+    ) -> None:
+        super().__init__(limit)
+        self.store = store
+        self.failed_keys = failed_keys
+        self._encode = encode
+        self._decode = decode
+        self._stat = count
+        self._unsent: list[tuple[int, bytes, Request]] = []
+        self._untaken: set[int] = set()  # failed keys whose lists Redis did not give yet
+        client = store.client
+        self._keep_script = client.register_script(_KEEP)
+        self._take_script = client.register_script(_TAKE)
+
+    def __len__(self) -> int:
+        return super().__len__() + len(self._unsent)
+
+    def _list(self, key: int) -> bytes:
+        bucket, field = self.store.locate(key)
+        return bucket.encode() + b":k:" + field
+
+    def keep(self, key: int, request: Request) -> bool:
+        if self.store.delivered(key):
+            return True  # its page delivered: the drop is discharged already
+        try:
+            entry = self._encode(request)
+        except Exception:  # (what UNSERIALIZABLE names) kept in memory, fetched if this worker dies
+            return super().keep(key, request)
+        if len(self._unsent) >= self.limit:
+            return False
+        self._unsent.append((key, entry, request))
+        return True
+
+    def send(self) -> list[Request] | None:
+        """Write the drops kept since the last call into Redis. Returns those whose key
+        failed meanwhile (the caller releases them); ``None`` if Redis did not take them
+        (they wait for the next call: the lease they came with is not acknowledged)."""
+        unsent = self._unsent
+        if not unsent:
+            return []
+        keys: list[Any] = [self.store.epoch.epoch_key, self.failed_keys]
+        args: list[Any] = []
+        for key, entry, _ in unsent:
+            bucket, field = self.store.locate(key)
+            keys.append(bucket)
+            args += (field, f"{key:x}", entry)
+        try:
+            answer = self._keep_script(keys=keys, args=args)
+        except Exception as exc:
+            logger.debug("Could not keep %d drop(s) in Redis yet: %s", len(unsent), exc)
+            return None
+        self._unsent = []
+        kept = sum(1 for state in answer if state == 1)
+        if kept:
+            self._stat("urlnorm/redis/foreign_kept", kept)
+        return [request for (_, _, request), state in zip(unsent, answer, strict=True) if state == 0]
+
+    def take(self, keys: Iterable[int]) -> list[Request]:
+        """What was kept against ``keys``, which did not deliver, here and in Redis
+        (whichever worker kept it): to be released."""
+        keys = set(keys) | self._untaken
+        requests = super().take(keys)
+        unsent = [drop for drop in self._unsent if drop[0] not in keys]
+        requests += [request for key, _, request in self._unsent if key in keys]
+        self._unsent = unsent
+        if not keys:
+            return requests
+        try:
+            entries = self._take_script(keys=[self._list(key) for key in keys])
+        except Exception as exc:  # taken with the next failure read (still in Redis)
+            logger.debug("Could not take the drops kept against %d failed key(s): %s", len(keys), exc)
+            self._untaken = keys
+            return requests
+        self._untaken = set()
+        for entry in entries:
+            try:
+                requests.append(self._decode(entry))
+            except Exception as exc:  # not a request this spider can rebuild: said, not silent
+                logger.error("A drop kept in Redis could not be rebuilt, not released (%s): %r", exc, entry[:80])
+                self._stat("urlnorm/redis/foreign_unreadable", 1)
+        return requests
