@@ -128,10 +128,11 @@ class SharedForeignDrops(ForeignDrops):
         self._unsent.append((key, entry, request))
         return True
 
-    def send(self) -> list[Request] | None:
+    def send(self) -> list[tuple[int, Request]] | None:
         """Write the drops kept since the last call into Redis. Returns those whose key
-        failed meanwhile (the caller releases them); ``None`` if Redis did not take them
-        (they wait for the next call: the lease they came with is not acknowledged)."""
+        failed meanwhile, with that key (the caller releases them); ``None`` if Redis did
+        not take them (they wait for the next call: the lease they came with is not
+        acknowledged)."""
         unsent = self._unsent
         if not unsent:
             return []
@@ -150,7 +151,7 @@ class SharedForeignDrops(ForeignDrops):
         kept = sum(1 for state in answer if state == 1)
         if kept:
             self._stat("urlnorm/redis/foreign_kept", kept)
-        return [request for (_, _, request), state in zip(unsent, answer, strict=True) if state == 0]
+        return [(key, request) for (key, _, request), state in zip(unsent, answer, strict=True) if state == 0]
 
     def take(self, keys: Iterable[int]) -> list[Request]:
         """What was kept against ``keys``, which did not deliver, here and in Redis

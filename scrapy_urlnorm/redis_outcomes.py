@@ -81,7 +81,10 @@ class SharedOutcomes:
         if released is None:
             return False
         if released:
-            self.dedup.settling.release_kept(released)
+            failed = self.dedup.failed
+            for key, _ in released:
+                failed.add((key,))  # so the filter lets the released request through
+            self.dedup.settling.release_kept([request for _, request in released])
         return True
 
     def settle(self) -> None:

@@ -401,7 +401,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/memory/foreign_drops", "memory", "close",
-        "distributed: static drops kept against other workers' pages, to be released if those fail "
+        "distributed: static drops against other workers' pages not written into Redis yet "
+        "(`urlnorm/redis/foreign_kept`), or kept here because they do not serialize "
         "(cap 100,000; beyond, fetched: `urlnorm/redis/foreign_fetched`)",
     ),
     StatKey(
@@ -479,6 +480,16 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/redis/kept_local", "redis", "live",
         "requests that do not serialize for Redis (a callback that is no method of the spider, such as "
         "robots.txt's `NO_CALLBACK`): queued in this worker's memory and fetched by it",
+    ),
+    StatKey(
+        "urlnorm/redis/foreign_kept", "redis", "live",
+        "static drops against other workers' pages written into Redis, where they outlive this "
+        "worker: released by whichever worker hears first that such a page failed, deleted when it delivers",
+    ),
+    StatKey(
+        "urlnorm/redis/foreign_unreadable", "redis", "live",
+        "drops kept in Redis against a page that failed which this worker could not rebuild into "
+        "requests (logged as errors; a spider whose callbacks differ between workers)",
     ),
     StatKey(
         "urlnorm/redis/foreign_fetched", "redis", "live",

@@ -712,6 +712,7 @@ def test_a_drop_written_after_its_page_failed_is_released_by_the_worker_that_mad
     there.dedup.settling.settle(page, delivered=False, why="ignored")
     assert here.send_kept()
     assert released == [tracked.url] and kept_lists(server) == []
+    assert here.dedup.check(Request(tracked.url)) is None  # failed: not dropped against it again
 
 
 def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisServer) -> None:
