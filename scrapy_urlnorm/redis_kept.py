@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .holds import MAX_FOREIGN_DROPS, ForeignDrops
+from .redis_setup import PARENT
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -84,8 +85,8 @@ class SharedForeignDrops(ForeignDrops):
 
     A drop waits here, serialized, until :meth:`send` writes it (before the
     lease of the page that yielded it is acknowledged, and twice a second). A
-    request that does not serialize for Redis is kept in this worker's memory,
-    as before. Past ``limit`` drops waiting, a request is fetched instead."""
+    request that does not serialize for Redis is fetched instead, as is one
+    past ``limit`` drops waiting."""
 
     def __init__(
         self,
@@ -119,10 +120,14 @@ class SharedForeignDrops(ForeignDrops):
     def keep(self, key: int, request: Request) -> bool:
         if self.store.delivered(key):
             return True  # its page delivered: the drop is discharged already
+        parent = request.meta.pop(PARENT, None)  # this worker's lease: no business of the taker's
         try:
             entry = self._encode(request)
-        except Exception:  # (what UNSERIALIZABLE names) kept in memory, fetched if this worker dies
-            return super().keep(key, request)
+        except Exception:  # (what UNSERIALIZABLE names) kept in memory it would die with this worker
+            return False  # fetched
+        finally:
+            if parent is not None:
+                request.meta[PARENT] = parent
         if len(self._unsent) >= self.limit:
             return False
         self._unsent.append((key, entry, request))

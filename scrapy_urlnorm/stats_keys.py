@@ -402,8 +402,8 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/foreign_drops", "memory", "close",
         "distributed: static drops against other workers' pages not written into Redis yet "
-        "(`urlnorm/redis/foreign_kept`), or kept here because they do not serialize "
-        "(cap 100,000; beyond, fetched: `urlnorm/redis/foreign_fetched`)",
+        "(`urlnorm/redis/foreign_kept`; cap 100,000, beyond which they are fetched: "
+        "`urlnorm/redis/foreign_fetched`)",
     ),
     StatKey(
         "urlnorm/memory/narrow_keys", "memory", "close",
@@ -494,7 +494,7 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/redis/foreign_fetched", "redis", "live",
         "requests a static step would have dropped against another worker's page, fetched instead: "
-        "the drops kept against such pages, to be released if they fail, were at their cap",
+        "they do not serialize for Redis, where such drops are kept, or 100,000 waited to be written there",
     ),
     StatKey(
         "urlnorm/redis/learned_fetched", "redis", "live",

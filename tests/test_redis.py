@@ -677,6 +677,22 @@ def test_a_killed_workers_drop_against_another_workers_page_outlives_it(server: 
     assert kept_lists(server) == []
 
 
+def test_a_drop_that_cannot_be_kept_in_redis_is_fetched(server: RedisServer) -> None:
+    """A request that does not serialize (its callback no method of the spider) could
+    only be kept in this worker's memory, and die with it: it is fetched instead."""
+
+    def elsewhere(response: Any) -> None:
+        pass
+
+    here, _, there, _ = two_workers(server)
+    page = Request("http://h/c/", callback=elsewhere)
+    tracked = Request("http://h/c/?utm_source=x", callback=elsewhere)
+    assert there.dedup.check(page) is None
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [tracked]))  # type: ignore[attr-defined]
+    assert here.dedup.check(tracked) is None
+    assert here.dedup.counters.counts["urlnorm/redis/foreign_fetched"] == 1
+
+
 def test_drops_kept_in_redis_go_when_their_page_delivers(server: RedisServer) -> None:
     """Kept in Redis until their page delivers: the worker that fetched it marks its key
     delivered and deletes the list in one step; a drop made after that is not written."""
