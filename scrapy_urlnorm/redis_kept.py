@@ -117,8 +117,14 @@ class SharedForeignDrops(ForeignDrops):
         bucket, field = self.store.locate(key)
         return bucket.encode() + b":k:" + field
 
+    def delivered(self, key: int) -> None:
+        """The page of ``key`` delivered here: marked in Redis with the next claim, which
+        deletes what any worker kept against it (and claims of it answer it delivered)."""
+        if self.store.delivered.add(key, 0) is None:
+            self.store.link.set_rank(key, "v")
+
     def keep(self, key: int, request: Request) -> bool:
-        if self.store.delivered(key):
+        if self.store.delivered.get(key) is not None:
             return True  # its page delivered: the drop is discharged already
         parent = request.meta.pop(PARENT, None)  # this worker's lease: no business of the taker's
         try:

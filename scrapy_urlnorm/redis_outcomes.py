@@ -69,7 +69,7 @@ class SharedOutcomes:
             self.notices.notify_delivered(lease, key)
         if self.kept is not None:
             for held_key in held:
-                self.kept.store.mark_delivered(held_key)
+                self.kept.delivered(held_key)
 
     def send_kept(self) -> bool:
         """Write the drops kept against other workers' pages into Redis (before a lease

@@ -159,7 +159,8 @@ class RedisStore:
         self._own = FingerprintSet(bits)  # added by this worker: it represents them (see represented_here)
         self._mine: dict[int, int] = {}  # claimed by this worker, not confirmed by add() yet
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
-        self._delivered = FingerprintSet(bits)  # their pages delivered, as claims answered (see DELIVERED)
+        #: Keys whose page delivered, as claims answered (``DELIVERED``) or this worker saw.
+        self.delivered = FingerprintSet(bits)
         self.epoch = Epoch(self.client, key, bits)
         self.link = RedisLink(
             self.client,
@@ -255,20 +256,9 @@ class RedisStore:
     def _rank(self, fingerprint: int, stored: int) -> int:
         """The rank a claim answered (``stored``), noting whether its page delivered."""
         if stored >= DELIVERED:
-            self._delivered.add(fingerprint, 0)
+            self.delivered.add(fingerprint, 0)
             return stored - DELIVERED
         return stored
-
-    def delivered(self, fingerprint: int) -> bool:
-        """Whether the page of ``fingerprint`` delivered, as far as this worker heard
-        (its own pages, and what claims answered): a drop against it needs no keeping."""
-        return self._delivered.get(fingerprint) is not None
-
-    def mark_delivered(self, fingerprint: int) -> None:
-        """The page of ``fingerprint`` delivered (fetched by this worker): noted in Redis
-        with the next claim, which also deletes what other workers kept against it."""
-        if self._delivered.add(fingerprint, 0) is None:
-            self.link.set_rank(fingerprint, "v")
 
     def _unknown(self, fingerprint: int) -> bool:
         return fingerprint not in self._mine and self._known.get(fingerprint) is None
@@ -379,7 +369,7 @@ class RedisStore:
         self._own.clear()
         self._mine.clear()
         self._absent.clear()
-        self._delivered.clear()
+        self.delivered.clear()
         self.link.restart()
 
     def close(self) -> None:
