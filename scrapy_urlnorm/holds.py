@@ -90,6 +90,7 @@ class LeaseHolds:
         self.distributed = distributed
         self._ledger = ledger
         self._represented_here = getattr(seen, "represented_here", None) if distributed else None
+        self._delivered = getattr(seen, "delivered", None)  # (what claims found delivered elsewhere)
         #: Static drops against other workers' pages (distributed only).
         self.foreign_drops = ForeignDrops() if distributed else None
         self._journal: Completion | None = None
@@ -124,11 +125,17 @@ class LeaseHolds:
             self._journal.unhold(hold[1])  # type: ignore[union-attr]
 
     def foreign(self, key: int) -> bool:
-        """``key`` is another worker's only: a learned drop against it could rest on a
-        request that worker's filter dropped after claiming its URL, so on a page
-        nobody fetches; and that worker's ledger could not release it."""
+        """``key`` is another worker's only, and not known to have delivered: a learned
+        drop against it could rest on a request that worker's filter dropped after
+        claiming its URL, so on a page nobody fetches; and that worker's ledger could
+        not release it. Once a claim found its page delivered, a drop against it rests
+        on a page the crawl has (parked here, released here if its rule is revoked)."""
         represented_here = self._represented_here
-        return represented_here is not None and not represented_here(key)
+        return (
+            represented_here is not None
+            and not represented_here(key)
+            and (self._delivered is None or self._delivered.get(key) is None)
+        )
 
     @property
     def active(self) -> bool:

@@ -679,7 +679,7 @@ class RedisScheduler(Scheduler):
                 self.queue.ack(request.meta.get(LEASE))  # a redirect or retry of it was a duplicate
             return False
         if self.stats:
-            self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
+            self.stats.inc_value("scheduler/enqueued/redis")
         # The parent's lease is this worker's business (settled by enqueue_request): not
         # written into the entry, where the popping worker would settle it as its own.
         parent = request.meta.pop(PARENT, None)
@@ -727,7 +727,7 @@ class RedisScheduler(Scheduler):
             if claim is not None:
                 claim(request)
         if request is not None and self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis", spider=self.spider)
+            self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
     def has_pending_requests(self) -> bool:

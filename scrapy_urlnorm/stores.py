@@ -228,8 +228,12 @@ class RedisStore:
             if fingerprint not in wanted and (self._unknown(fingerprint) or self._shielded(fingerprint)):
                 wanted[fingerprint] = rank  # a key only read so far is claimed: its own URL is a duplicate
         for fingerprint in reads:
-            if fingerprint not in wanted and fingerprint not in self._absent and self._unknown(fingerprint):
-                wanted[fingerprint] = "r"
+            if (
+                fingerprint not in wanted
+                and fingerprint not in self._absent
+                and (self._unknown(fingerprint) or self._shielded(fingerprint))
+            ):
+                wanted[fingerprint] = "r"  # (read again while shielded: its page may have delivered since)
         if not wanted or not self.link.available:
             return 0
         batch = list(wanted.items())
@@ -275,7 +279,11 @@ class RedisStore:
             self._trusted.add(fingerprint)
 
     def _shielded(self, fingerprint: int) -> bool:
-        return self._theirs.get(fingerprint) is not None and self._trusted.get(fingerprint) is None
+        return (
+            self._theirs.get(fingerprint) is not None
+            and self._trusted.get(fingerprint) is None
+            and self.delivered.get(fingerprint) is None
+        )
 
     def get(self, fingerprint: int) -> int | None:
         """The stored rank (``None``: absent). A read: only :meth:`prefetch`
@@ -287,7 +295,9 @@ class RedisStore:
         dropped against another worker's page *by a learned rule*. That page
         may fail (an error, a redirect the other worker drops) and that
         worker's drop ledger cannot release a drop made here, while this
-        request's own key, held here, keeps every worker from fetching it.
+        request's own key, held here, keeps every worker from fetching it;
+        unless a claim or a read found its page delivered (``delivered``): then
+        the drop rests on a page the crawl has, as on one of this worker's.
         At-least-once: two workers may fetch pages that only a learned rule
         says are the same. A key found by a claim (a request's own key) is a
         duplicate of the other worker's request, the same URL: dropped."""

@@ -548,6 +548,23 @@ def test_a_learned_drop_is_not_made_against_a_url_only_another_worker_claimed(se
     assert dedup.stats is None and dedup.counters.counts["urlnorm/redis/learned_fetched"] == 1
 
 
+def test_a_learned_drop_is_made_against_another_workers_page_once_it_delivered(server: RedisServer) -> None:
+    """Once the other worker's ``/c/`` delivered (marked in Redis with its next claim), a
+    read of its key says so, and ``/c`` (the same page under the learned rule) is dropped
+    against it, parked here as against a page of this worker's (released here if the
+    rule is revoked). Before that, it was fetched: a second download of the page."""
+    here, _, there, _ = two_workers(server)
+    page, variant = Request("http://h/c/"), Request("http://h/c")
+    assert there.dedup.check(page) is None
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [variant]))  # type: ignore[attr-defined]
+    there.dedup.settling.settle(page, delivered=True)
+    there.settle()  # its marks go to Redis
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [variant]))  # read again: shielded until delivered
+    assert here.dedup.check(variant) == "learned:trailing_slash"
+    assert here.dedup.ledger.parked() == 1 and here.dedup.ledger.unsettled() == 0
+    assert "urlnorm/redis/learned_fetched" not in here.dedup.counters.counts
+
+
 def test_a_drop_against_a_pending_page_holds_the_lease_of_the_page_that_linked_it(server: RedisServer) -> None:
     """Killed before the representative settles, the worker leaves that lease to be
     reclaimed: the linking page is fetched again and its links with it."""
