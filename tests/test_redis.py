@@ -333,6 +333,28 @@ def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None
     assert len(alive) == 3
 
 
+def test_a_start_request_is_held_under_a_lease_of_its_own(server: RedisServer) -> None:
+    """A start request is not popped, so no lease held its page: a worker killed after
+    claiming the start page's links and before queueing them all lost those links (the
+    start request sent again by the restarted worker is a duplicate of the claim). It is
+    adopted into the worker's processing list now, and reclaimed if the worker dies."""
+    spider = fake_spider()
+    alive, dying = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
+    start = Request("http://h/", dont_filter=True, meta={"is_start_request": True})
+    assert dying.adopt(start)
+    lease = start.meta[LEASE]
+    assert alive.others_pending() == 1
+    dying._heartbeat.stop()
+    client(server).pexpire(dying.alive, 1)
+    while client(server).exists(dying.alive):
+        time.sleep(0.01)
+    assert alive.reclaim() == 1
+    again = alive.pop()
+    assert again.url == "http://h/" and again.meta[RECLAIMED] and again.meta[LEASE] == lease
+    alive.ack(again.meta[LEASE])
+    assert alive.inflight == {} and alive.others_pending() == 0
+
+
 def test_leases_of_requests_that_ended_unseen_are_acknowledged_when_the_worker_is_idle(server: RedisServer) -> None:
     """A ``dont_filter`` redirect loop ends with ``RedirectMiddleware``'s "max redirections
     reached", raised in ``process_response``, where no middleware sees it: its lease
