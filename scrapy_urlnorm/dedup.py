@@ -245,7 +245,8 @@ class Deduplicator:
     def delivered_here(self, key: int) -> bool:
         """Whether a drop against ``key`` can rest on a page this crawl already has: its
         representative is not pending, did not fail, was sent as written and (distributed)
-        was this worker's. A drop made outside ``check`` with no claim to wait on needs it."""
+        was this worker's or is marked delivered in Redis. A drop made outside ``check``
+        with no claim to wait on needs it."""
         return not (
             self.ledger.is_pending(key) or key in self.failed or key in self.abandoned or self.holds.foreign(key)
         )
