@@ -317,6 +317,8 @@ class DropLedger(ClaimTable):
         self.on_hold: Callable[[Any], None] | None = None
         #: Called with a drop's ``hold`` when the drop takes it.
         self.on_take: Callable[[Any], None] | None = None
+        #: Called with each drop parked (distributed: mirrored in Redis, see ``SharedParkedDrops``).
+        self.on_park: Callable[[Drop], None] | None = None
 
     def delivered(self, claim: Claim) -> tuple[int, ...]:
         """The representative delivered its page: discharge its drops; its keys are returned."""
@@ -432,6 +434,8 @@ class DropLedger(ClaimTable):
             return False
         if not counted:
             self.held += 1
+        if self.on_park is not None:
+            self.on_park(drop)
         return True
 
     def revoke_host(self, host: str) -> int:

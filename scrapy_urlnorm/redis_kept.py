@@ -29,11 +29,12 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .holds import MAX_FOREIGN_DROPS, ForeignDrops
-from .redis_setup import PARENT
+from .redis_setup import LEASE, PARENT
 
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from .ledger import Drop
     from .stores import RedisStore
 
 logger = logging.getLogger(__name__)
@@ -187,4 +188,74 @@ class SharedForeignDrops(ForeignDrops):
             except Exception as exc:  # not a request this spider can rebuild: said, not silent
                 logger.error("A drop kept in Redis could not be rebuilt, not released (%s): %r", exc, entry[:80])
                 self._stat("urlnorm/redis/foreign_unreadable", 1)
+        return requests
+
+
+class SharedParkedDrops:
+    """The learned drops this worker parked, mirrored into Redis so they outlive it.
+
+    A learned drop against a delivered page is parked, to be released if the rule is
+    revoked (:mod:`scrapy_urlnorm.parking`). Killed, the worker could release none of
+    them. So each is written into ``<queue>:parked:<worker>`` (one entry per URL,
+    before the lease of the page that yielded it is acknowledged), and the worker that
+    reclaims what a dead worker held takes that hash too and puts each request through
+    its own filter again: dropped again under the rules still active (parked there in
+    turn), fetched where a rule was revoked meanwhile. Entries are deleted with the
+    hash when the worker closes; a drop released since it was written is checked again
+    at worst, and its URL, fetched by then, is a duplicate the filter drops.
+    A request that does not serialize is not mirrored (kept in memory, as before)."""
+
+    def __init__(
+        self,
+        server: Any,
+        key: str,
+        encode: Callable[[Request], bytes],
+        decode: Callable[[bytes], Request],
+        *,
+        count: Callable[[str, int], None],
+    ) -> None:
+        self.server = server
+        self.key = key
+        self._encode = encode
+        self._decode = decode
+        self._stat = count
+        self._unsent: dict[str, bytes] = {}
+
+    def __len__(self) -> int:
+        return len(self._unsent)
+
+    def parked(self, drop: Drop) -> None:
+        """``drop`` was parked: written with the next :meth:`send`."""
+        request = drop.request
+        if PARENT in request.meta or LEASE in request.meta:  # this worker's leases: nobody else's business
+            meta = {key: value for key, value in request.meta.items() if key not in (PARENT, LEASE)}
+            request = request.replace(meta=meta)
+        try:
+            self._unsent[drop.url] = self._encode(request)
+        except Exception:  # (what UNSERIALIZABLE names) kept in memory only, as before
+            self._stat("urlnorm/redis/parked_unshared", 1)
+
+    def send(self) -> bool:
+        """Write what was parked since the last call; False if Redis did not take it."""
+        if not self._unsent:
+            return True
+        try:
+            self.server.hset(self.key, mapping=self._unsent)
+        except Exception as exc:
+            logger.debug("Could not share %d parked drop(s) yet: %s", len(self._unsent), exc)
+            return False
+        self._stat("urlnorm/redis/parked_shared", len(self._unsent))
+        self._unsent = {}
+        return True
+
+    def adopted(self, entries: list[bytes]) -> list[Request]:
+        """The requests a dead worker parked, rebuilt (to go through the filter again)."""
+        requests = []
+        for entry in entries:
+            try:
+                requests.append(self._decode(entry))
+            except Exception as exc:  # not a request this spider can rebuild: said, not silent
+                logger.error("A drop parked in Redis could not be rebuilt, not checked again (%s): %r", exc, entry[:80])
+                self._stat("urlnorm/redis/parked_unreadable", 1)
+        self._stat("urlnorm/redis/parked_adopted", len(requests))
         return requests

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .redis_kept import SharedForeignDrops
+from .redis_kept import SharedForeignDrops, SharedParkedDrops
 from .redis_setup import LEASE
 from .stores import RedisStore
 
@@ -46,7 +46,17 @@ class SharedOutcomes:
                 count=lambda name, value: dedup.count(name, value),
             )
             dedup.holds.foreign_drops = self.kept
-            queue.before_ack = self.send_kept
+        #: Learned drops parked here, mirrored in Redis (see :class:`SharedParkedDrops`).
+        self.parked = SharedParkedDrops(
+            queue.server,
+            queue.parked,
+            queue._encode_request,
+            queue._decode_request,
+            count=lambda name, value: dedup.count(name, value),
+        )
+        dedup.ledger.on_park = self.parked.parked
+        queue.roster.on_adopted = self.adopt
+        queue.before_ack = self.send_kept
 
     def take(self, hold: tuple[str, str]) -> None:
         """A drop holds this lease now, until its representative settles."""
@@ -72,9 +82,11 @@ class SharedOutcomes:
                 self.kept.delivered(held_key)
 
     def send_kept(self) -> bool:
-        """Write the drops kept against other workers' pages into Redis (before a lease
-        is acknowledged); those whose page failed meanwhile are released. False if Redis
-        did not take them."""
+        """Write into Redis the drops parked here and those kept against other workers'
+        pages (before a lease is acknowledged); of the latter, those whose page failed
+        meanwhile are released. False if Redis did not take them."""
+        if not self.parked.send():
+            return False
         if self.kept is None:
             return True
         released = self.kept.send()
@@ -86,6 +98,13 @@ class SharedOutcomes:
                 failed.add((key,))  # so the filter lets the released request through
             self.dedup.settling.release_kept([request for _, request in released])
         return True
+
+    def adopt(self, entries: list[bytes]) -> None:
+        """A worker died and this one reclaimed what it held: what it had parked goes
+        through this worker's filter again (dropped again, or fetched where its rule
+        was revoked since)."""
+        for request in self.parked.adopted(entries):
+            self.dedup.reschedule_released(request, "adopted")
 
     def settle(self) -> None:
         """Claims of requests this worker queued and another one delivered: settled as

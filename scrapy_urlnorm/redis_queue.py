@@ -41,6 +41,7 @@ from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from .redis_outcomes import SharedOutcomes
+from .redis_roster import Roster
 from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
 from .stores import RedisStore, without_retries
 
@@ -57,21 +58,6 @@ STATE_LOST = "urlnorm_redis_state_lost"
 SPILL_FILE = "urlnorm.redis-spill"
 _WORKER = 12  # hex digits of a worker id: who queued an entry, at its start
 _ID = _WORKER + 16  # hex digits of a lease id (the worker's id, then a random part)
-
-# Move a dead worker's processing list back to the shared queue (next to be popped).
-_RECLAIM = """
-if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
-local n = 0
-while true do
-  local v = redis.call('RPOP', KEYS[2])
-  if not v then break end
-  redis.call('RPUSH', KEYS[1], '!' .. v)
-  n = n + 1
-end
-redis.call('SREM', KEYS[4], ARGV[1])
-redis.call('DEL', KEYS[5])
-return n
-"""
 
 # Move entries of this worker's processing list back to the queue (next to be popped).
 _RECOVER = """
@@ -218,7 +204,10 @@ class ReliableQueue(Base):
     lease); ``<key>:held:<worker>`` how many of its leases only wait on a
     drop's representative and ``<key>:delivered:<worker>`` the requests it
     queued that another worker fetched and that delivered (see
-    :class:`DropNotices`); ``<key>:workers`` the set of workers. Request
+    :class:`DropNotices`); ``<key>:parked:<worker>`` the learned drops it
+    parked (taken by the worker that reclaims what it held, see
+    :class:`~scrapy_urlnorm.redis_kept.SharedParkedDrops`); ``<key>:workers``
+    the set of workers. Request
     priorities are ignored, as in scrapy-redis' ``FifoQueue``.
     """
 
@@ -226,39 +215,29 @@ class ReliableQueue(Base):
         super().__init__(without_retries(server), spider, key, serializer)
         settings = spider.crawler.settings
         self.lease = settings.getfloat("URLNORM_REDIS_LEASE", 30.0)
-        self._lease_ms = max(int(self.lease * 1000), 100)  # how long this worker's keys outlive a beat
         self.worker = os.urandom(6).hex()
         self.processing = f"{self.key}:processing:{self.worker}"
-        self.alive = f"{self.key}:alive:{self.worker}"
-        self.workers = f"{self.key}:workers"
+        self.parked = f"{self.key}:parked:{self.worker}"
         self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
         self.notices = DropNotices(self.server, self.key, self.worker, self.lease, self.inflight)
+        self.roster = Roster(self.server, self.key, self.worker, self.lease, self.notices, spider)
+        self.alive, self.workers = self.roster.alive, self.roster.workers
         self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
         self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet
         #: Called before a lease is acknowledged (what a drop made under it keeps in Redis
         #: goes first: ``SharedOutcomes.send_kept``); False: not acknowledged yet.
         self.before_ack: Callable[[], bool] | None = None
-        self._reclaim = self.server.register_script(_RECLAIM)
         self._recover = self.server.register_script(_RECOVER)
         self.stopped = False
-        self._beat()
+        self.roster.beat()
         self._heartbeat = task.LoopingCall(self._tick)
         self._heartbeat.start(max(self.lease / 3, 0.1), now=False)
 
     # -- leases -------------------------------------------------------------------
 
-    def _beat(self) -> None:
-        held = self.notices.held_count()
-        pipe = self.server.pipeline(transaction=False)
-        pipe.sadd(self.workers, self.worker)
-        pipe.set(self.alive, b"1", px=self._lease_ms)
-        pipe.set(self.notices.held_key, held, px=self._lease_ms)
-        pipe.execute()
-        self.notices.shared = held
-
     def _tick(self) -> None:
         try:
-            self._beat()
+            self.roster.beat()
             if self._unacked and (self.before_ack is None or self.before_ack()):
                 pipe = self.server.pipeline(transaction=False)
                 for entry in self._unacked:
@@ -271,47 +250,11 @@ class ReliableQueue(Base):
 
     def reclaim(self) -> int:
         """Move back into the queue what dead workers held; how many requests."""
-        total = 0
-        for member in self.server.smembers(self.workers):
-            worker = member.decode()
-            if worker == self.worker:
-                continue
-            moved = int(
-                self._reclaim(
-                    keys=[
-                        self.key,
-                        f"{self.key}:processing:{worker}",
-                        f"{self.key}:alive:{worker}",
-                        self.workers,
-                        f"{self.key}:held:{worker}",
-                    ],
-                    args=[worker],
-                )
-            )
-            if moved > 0:
-                logger.warning(
-                    "Worker %s stopped renewing its lease (%.1f s): %d request(s) it held are queued again",
-                    worker,
-                    self.lease,
-                    moved,
-                )
-                _count(self.spider, "urlnorm/redis/reclaimed", moved)
-                total += moved
-        return total
+        return self.roster.reclaim()
 
     def others_pending(self) -> int:
-        """Requests other workers hold (alive or not yet reclaimed), but those
-        that only wait on a drop's representative (see :meth:`hold`)."""
-        members = [m.decode() for m in self.server.smembers(self.workers)]
-        others = [w for w in members if w != self.worker]
-        if not others:
-            return 0
-        pipe = self.server.pipeline(transaction=False)
-        for worker in others:
-            pipe.llen(f"{self.key}:processing:{worker}")
-            pipe.get(f"{self.key}:held:{worker}")
-        answers = pipe.execute()
-        return sum(max(int(n) - int(held or 0), 0) for n, held in zip(answers[::2], answers[1::2], strict=True))
+        """Requests other workers hold (see :meth:`Roster.others_pending`)."""
+        return self.roster.others_pending()
 
     def recover_own(self) -> int:
         """Move back into the queue the entries of this worker's processing list
@@ -447,6 +390,7 @@ class ReliableQueue(Base):
             *(f"{self.key}:processing:{w}" for w in members),
             *(f"{self.key}:held:{w}" for w in members),
             *(f"{self.key}:delivered:{w}" for w in members),
+            *(f"{self.key}:parked:{w}" for w in members),
         )
         self.inflight.clear()
 
@@ -472,7 +416,7 @@ class ReliableQueue(Base):
             else:
                 self.recover_own()  # nothing is in flight: anything left there was never received
             pipe = self.server.pipeline(transaction=True)
-            pipe.delete(self.processing, self.alive, self.notices.held_key, self.notices.inbox)
+            pipe.delete(self.processing, self.alive, self.notices.held_key, self.notices.inbox, self.parked)
             pipe.srem(self.workers, self.worker)
             pipe.execute()
         except Exception as exc:

@@ -487,6 +487,23 @@ STATS: tuple[StatKey, ...] = (
         "worker: released by whichever worker hears first that such a page failed, deleted when it delivers",
     ),
     StatKey(
+        "urlnorm/redis/parked_shared", "redis", "live",
+        "learned drops parked here (against delivered pages, for revocation) mirrored into Redis, "
+        "one entry per URL: taken by the worker that reclaims what this one held if it dies",
+    ),
+    StatKey(
+        "urlnorm/redis/parked_adopted", "redis", "live",
+        "drops a dead worker had parked, taken with what it held and put through this worker's filter again",
+    ),
+    StatKey(
+        "urlnorm/redis/parked_unshared", "redis", "live",
+        "parked drops not mirrored into Redis: they do not serialize (kept in this worker's memory only)",
+    ),
+    StatKey(
+        "urlnorm/redis/parked_unreadable", "redis", "live",
+        "drops a dead worker had parked that this worker could not rebuild into requests (logged as errors)",
+    ),
+    StatKey(
         "urlnorm/redis/foreign_unreadable", "redis", "live",
         "drops kept in Redis against a page that failed which this worker could not rebuild into "
         "requests (logged as errors; a spider whose callbacks differ between workers)",

@@ -732,6 +732,30 @@ def test_a_drop_that_cannot_be_kept_in_redis_is_fetched(server: RedisServer) -> 
     assert here.dedup.counters.counts["urlnorm/redis/foreign_fetched"] == 1
 
 
+def test_a_killed_workers_parked_drops_go_through_the_filter_of_the_worker_that_reclaims(
+    server: RedisServer,
+) -> None:
+    """A learned drop against a delivered page is parked, to be released if its rule is
+    revoked; killed, the worker could release none. Mirrored in Redis, they are taken by
+    the worker that reclaims what it held, and go through that worker's filter again."""
+    here, released_here, there, released_there = two_workers(server)
+    page, variant = Request("http://h/c/"), Request("http://h/c")
+    assert here.dedup.check(page) is None
+    here.dedup.settling.settle(page, delivered=True)
+    here.dedup.seen.prefetch(*request_keys(here.dedup, [variant]))  # type: ignore[attr-defined]
+    assert here.dedup.check(variant) == "learned:trailing_slash"
+    assert here.dedup.ledger.parked() == 1 and client(server).hlen(here.queue.parked) == 0
+    assert here.send_kept() and client(server).hlen(here.queue.parked) == 1
+    here.queue._heartbeat.stop()  # killed
+    client(server).pexpire(here.queue.alive, 1)
+    while client(server).exists(here.queue.alive):
+        time.sleep(0.01)
+    there.queue.reclaim()
+    assert released_there == [variant.url] and released_here == []
+    assert there.dedup.counters.counts["urlnorm/redis/parked_adopted"] == 1
+    assert not client(server).exists(here.queue.parked)
+
+
 def test_drops_kept_in_redis_go_when_their_page_delivers(server: RedisServer) -> None:
     """Kept in Redis until their page delivers: the worker that fetched it marks its key
     delivered and deletes the list in one step; a drop made after that is not written."""
