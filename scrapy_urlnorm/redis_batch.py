@@ -181,15 +181,11 @@ class RedisBatchMiddleware:
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         """A start request is checked at download time (it skips the scheduler's
         filter): its own key is claimed first, atomically, so when two workers
-        send the same start URL at once one of them reads it as a duplicate. It is
-        held under a lease of its own, as a popped request is (``ReliableQueue.adopt``)."""
+        send the same start URL at once one of them reads it as a duplicate."""
         if request.dont_filter and request.meta.get("is_start_request"):
             key = self._own_key(request)
             if key is not None:
                 self.store.prefetch([key])
-            queue = self._queue()
-            if queue is not None and LEASE not in request.meta:
-                queue.adopt(request)
 
     def _own_key(self, request: Request) -> tuple[int, int] | None:
         try:

@@ -304,26 +304,6 @@ class ReliableQueue(Base):
                 self._unacked.append(entry)
         _count(self.spider, "urlnorm/redis/acked")
 
-    def adopt(self, request: Request) -> bool:
-        """Hold ``request``, which this worker fetches without popping it (a start request),
-        under a lease of its own, as if popped: killed before what its page yields is all
-        queued (its links are claimed first, in one batch), the worker leaves it to be
-        fetched again, links and all. Without it, such links were claimed and never queued
-        (``bench_differential.py --redis 2 --kills 1``, seed 147708: the start page's
-        link, and what was dropped against it, lost)."""
-        try:
-            entry = self.encode(request)
-        except UNSERIALIZABLE:
-            return False
-        try:
-            self.server.lpush(self.processing, entry)
-        except Exception:  # Redis away: as before, the page is not held
-            return False
-        lease = entry[:_ID].decode()
-        self.inflight[lease] = entry
-        request.meta[LEASE] = lease
-        return True
-
     def ack_ended(self) -> int:
         """For a worker with nothing in its downloader or scraper: acknowledge every lease
         it holds but those drops hold. A request can end where no middleware sees it (an
@@ -684,9 +664,13 @@ class RedisScheduler(Scheduler):
                 self.stats.inc_value("urlnorm/redis_errors")
             logger.debug("Could not pop from Redis: %s", exc)
             return None
-        if request is not None and request.meta.pop(FOREIGN, False):
+        if request is not None and (
+            request.meta.pop(FOREIGN, False) or (request.meta.get(RECLAIMED) and request.meta.get("is_start_request"))
+        ):
             # Checked by another worker: this one holds its claim now (as after a
-            # crash), so what this worker drops against it waits on its page.
+            # crash), so what this worker drops against it waits on its page. So is a
+            # start request reclaimed from a worker that died while fetching it, even
+            # one this worker queued: its key was claimed by that fetch.
             claim = getattr(self.df, "claim_foreign", None)
             if claim is not None:
                 claim(request)
