@@ -1,4 +1,7 @@
-"""Drops against other workers' pages, kept in Redis where they outlive the worker that made them.
+"""Drops kept in Redis, where they outlive the worker that made them (``kill -9``).
+
+:class:`SharedForeignDrops` keeps the static drops against other workers' pages,
+:class:`SharedParkedDrops` mirrors the learned drops a worker parked.
 
 A static step drops ``/x?utm_source=a`` against the ``/x`` another worker
 queued (see :class:`~scrapy_urlnorm.holds.ForeignDrops`). If that request then
@@ -20,6 +23,10 @@ What becomes of a key decides what becomes of the list, atomically in Redis:
   every worker told, takes the list (whoever comes first takes it all) and
   releases what it holds through its own filter; a drop made after that is not
   written, but released by the worker that made it.
+
+A learned drop against a delivered page is parked, to be released if its rule is
+revoked; :class:`SharedParkedDrops` mirrors those, and the worker that reclaims
+what a dead worker held puts them through its own filter again.
 """
 
 from __future__ import annotations
@@ -112,7 +119,7 @@ class SharedForeignDrops(ForeignDrops):
         self._take_script = client.register_script(_TAKE)
 
     def __len__(self) -> int:
-        return super().__len__() + len(self._unsent)
+        return len(self._unsent)
 
     def _list(self, key: int) -> bytes:
         bucket, field = self.store.locate(key)
@@ -169,9 +176,8 @@ class SharedForeignDrops(ForeignDrops):
         """What was kept against ``keys``, which did not deliver, here and in Redis
         (whichever worker kept it): to be released."""
         keys = set(keys) | self._untaken
-        requests = super().take(keys)
         unsent = [drop for drop in self._unsent if drop[0] not in keys]
-        requests += [request for key, _, request in self._unsent if key in keys]
+        requests = [request for key, _, request in self._unsent if key in keys]
         self._unsent = unsent
         if not keys:
             return requests
