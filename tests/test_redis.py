@@ -296,6 +296,31 @@ def fake_spider(lease: float = 30.0) -> Any:
     return SimpleNamespace(name="q", crawler=SimpleNamespace(settings=settings, stats=None))
 
 
+def addon_scheduler(server: RedisServer) -> tuple[Any, Any]:
+    """A crawler with the add-on on ``server`` and its scheduler, opened (the real wiring)."""
+    from scrapy import Spider
+    from scrapy.utils.misc import load_object
+
+    class Links(Spider):
+        name = "links"
+
+    settings = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "SCHEDULER": STOCK_SCHEDULER, "REDIS_URL": server.url}
+    crawler = get_crawler(Links, settings_dict=settings)
+    crawler.spider = crawler._create_spider()
+    scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
+    scheduler.open(crawler.spider)
+    return crawler, scheduler
+
+
+def killed(server: RedisServer, queue: ReliableQueue) -> None:
+    """``queue``'s worker stops beating (kill -9) and its lease runs out (no sleeping on a
+    clock: the key's TTL ends it)."""
+    queue._heartbeat.stop()
+    client(server).pexpire(queue.alive, 1)
+    while client(server).exists(queue.alive):
+        time.sleep(0.01)
+
+
 def test_queue_leases_are_acknowledged_or_reclaimed(server: RedisServer) -> None:
     spider = fake_spider()
     alive, dying = (
@@ -341,25 +366,12 @@ def test_a_start_request_reclaimed_from_a_dead_worker_is_fetched_by_the_worker_t
     to this worker: it is the dead worker's fetch, not a copy of it, and is not skipped as
     "already seen" (``--redis 2 --kills 1``, seeds 147708, 147736, 147741: the start page
     and what only it linked to were lost, whenever the worker that queued it popped it)."""
-    from scrapy import Spider
-    from scrapy.utils.misc import load_object
-
-    class Links(Spider):
-        name = "links"
-
-    settings = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "SCHEDULER": STOCK_SCHEDULER, "REDIS_URL": server.url}
-    crawler = get_crawler(Links, settings_dict=settings)
-    crawler.spider = crawler._create_spider()
-    scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
-    scheduler.open(crawler.spider)
+    crawler, scheduler = addon_scheduler(server)
     start = Request("http://h/", dont_filter=True, meta={"is_start_request": True})
     assert scheduler.enqueue_request(start)
     dying = ReliableQueue(client(server), crawler.spider, scheduler.queue.key)
     assert dying.pop().url == start.url  # the other worker fetches it, claims its key, and dies
-    dying._heartbeat.stop()
-    client(server).pexpire(dying.alive, 1)
-    while client(server).exists(dying.alive):
-        time.sleep(0.01)
+    killed(server, dying)
     assert scheduler.queue.reclaim() == 1
     again = scheduler.next_request()
     assert again.url == start.url and again.meta[RECLAIMED] and again.meta[M.RECOVERED]
@@ -760,10 +772,7 @@ def test_a_killed_workers_parked_drops_go_through_the_filter_of_the_worker_that_
     assert here.dedup.check(variant) == "learned:trailing_slash"
     assert here.dedup.ledger.parked() == 1 and client(server).hlen(here.queue.parked) == 0
     assert here.send_kept() and client(server).hlen(here.queue.parked) == 1
-    here.queue._heartbeat.stop()  # killed
-    client(server).pexpire(here.queue.alive, 1)
-    while client(server).exists(here.queue.alive):
-        time.sleep(0.01)
+    killed(server, here.queue)
     there.queue.reclaim()
     assert released_there == [variant.url] and released_here == []
     assert there.dedup.counters.counts["urlnorm/redis/parked_adopted"] == 1
@@ -841,18 +850,9 @@ def test_a_request_that_does_not_serialize_is_fetched_by_this_worker(server: Red
     until ``CLOSESPIDER_TIMEOUT`` (``bench_differential.py --redis 2 --flaky --robots``,
     seed 146811). It is kept in this worker's memory and fetched, as Scrapy's disk
     queues keep such requests in memory."""
-    from scrapy import Spider
     from scrapy.http.request import NO_CALLBACK
-    from scrapy.utils.misc import load_object
 
-    class Links(Spider):
-        name = "links"
-
-    settings = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "SCHEDULER": STOCK_SCHEDULER, "REDIS_URL": server.url}
-    crawler = get_crawler(Links, settings_dict=settings)
-    crawler.spider = crawler._create_spider()
-    scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
-    scheduler.open(crawler.spider)
+    crawler, scheduler = addon_scheduler(server)
     robots = Request("http://h/robots.txt", callback=NO_CALLBACK, dont_filter=True)
     assert scheduler.enqueue_request(robots)
     assert not scheduler.spill and scheduler.has_pending_requests()
