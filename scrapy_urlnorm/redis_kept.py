@@ -88,7 +88,43 @@ return out
 """
 
 
-class SharedForeignDrops(ForeignDrops):
+class _RequestsInRedis:
+    """Requests written into Redis by one worker and rebuilt by any."""
+
+    def __init__(
+        self,
+        encode: Callable[[Request], bytes],
+        decode: Callable[[bytes], Request],
+        count: Callable[[str, int], None],
+    ) -> None:
+        self._encode = encode
+        self._decode = decode
+        self._stat = count
+
+    def _entry(self, request: Request) -> bytes:
+        """``request`` serialized without this worker's lease ids: the worker that takes
+        it settles none of them. Raises what serializing raises (see ``UNSERIALIZABLE``)."""
+        meta = request.meta
+        leases = {name: meta.pop(name) for name in (PARENT, LEASE) if name in meta}
+        try:
+            return self._encode(request)
+        finally:
+            meta.update(leases)
+
+    def _rebuilt(self, entries: list[bytes], what: str, unreadable: str) -> list[Request]:
+        """The requests of ``entries``; one that does not rebuild is logged (``what`` became
+        of it) and counted under ``unreadable``: said, not silent."""
+        requests = []
+        for entry in entries:
+            try:
+                requests.append(self._decode(entry))
+            except Exception as exc:  # not a request this spider can rebuild
+                logger.error("A drop kept in Redis could not be rebuilt, %s (%s): %r", what, exc, entry[:80])
+                self._stat(unreadable, 1)
+        return requests
+
+
+class SharedForeignDrops(_RequestsInRedis, ForeignDrops):
     """:class:`~scrapy_urlnorm.holds.ForeignDrops` written into Redis (see the module doc).
 
     A drop waits here, serialized, until :meth:`send` writes it (before the
@@ -106,12 +142,10 @@ class SharedForeignDrops(ForeignDrops):
         count: Callable[[str, int], None],
         limit: int = MAX_FOREIGN_DROPS,
     ) -> None:
-        super().__init__(limit)
+        _RequestsInRedis.__init__(self, encode, decode, count)
+        ForeignDrops.__init__(self, limit)
         self.store = store
         self.failed_keys = failed_keys
-        self._encode = encode
-        self._decode = decode
-        self._stat = count
         self._unsent: list[tuple[int, bytes, Request]] = []
         self._untaken: set[int] = set()  # failed keys whose lists Redis did not give yet
         client = store.client
@@ -134,14 +168,10 @@ class SharedForeignDrops(ForeignDrops):
     def keep(self, key: int, request: Request) -> bool:
         if self.store.delivered.get(key) is not None:
             return True  # its page delivered: the drop is discharged already
-        parent = request.meta.pop(PARENT, None)  # this worker's lease: no business of the taker's
         try:
-            entry = self._encode(request)
+            entry = self._entry(request)
         except Exception:  # (what UNSERIALIZABLE names) kept in memory it would die with this worker
             return False  # fetched
-        finally:
-            if parent is not None:
-                request.meta[PARENT] = parent
         if len(self._unsent) >= self.limit:
             return False
         self._unsent.append((key, entry, request))
@@ -188,16 +218,10 @@ class SharedForeignDrops(ForeignDrops):
             self._untaken = keys
             return requests
         self._untaken = set()
-        for entry in entries:
-            try:
-                requests.append(self._decode(entry))
-            except Exception as exc:  # not a request this spider can rebuild: said, not silent
-                logger.error("A drop kept in Redis could not be rebuilt, not released (%s): %r", exc, entry[:80])
-                self._stat("urlnorm/redis/foreign_unreadable", 1)
-        return requests
+        return requests + self._rebuilt(entries, "not released", "urlnorm/redis/foreign_unreadable")
 
 
-class SharedParkedDrops:
+class SharedParkedDrops(_RequestsInRedis):
     """The learned drops this worker parked, mirrored into Redis so they outlive it.
 
     A learned drop against a delivered page is parked, to be released if the rule is
@@ -220,11 +244,9 @@ class SharedParkedDrops:
         *,
         count: Callable[[str, int], None],
     ) -> None:
+        super().__init__(encode, decode, count)
         self.server = server
         self.key = key
-        self._encode = encode
-        self._decode = decode
-        self._stat = count
         self._unsent: dict[str, bytes] = {}
 
     def __len__(self) -> int:
@@ -232,12 +254,8 @@ class SharedParkedDrops:
 
     def parked(self, drop: Drop) -> None:
         """``drop`` was parked: written with the next :meth:`send`."""
-        request = drop.request
-        if PARENT in request.meta or LEASE in request.meta:  # this worker's leases: nobody else's business
-            meta = {key: value for key, value in request.meta.items() if key not in (PARENT, LEASE)}
-            request = request.replace(meta=meta)
         try:
-            self._unsent[drop.url] = self._encode(request)
+            self._unsent[drop.url] = self._entry(drop.request)
         except Exception:  # (what UNSERIALIZABLE names) kept in memory only, as before
             self._stat("urlnorm/redis/parked_unshared", 1)
 
@@ -256,12 +274,6 @@ class SharedParkedDrops:
 
     def adopted(self, entries: list[bytes]) -> list[Request]:
         """The requests a dead worker parked, rebuilt (to go through the filter again)."""
-        requests = []
-        for entry in entries:
-            try:
-                requests.append(self._decode(entry))
-            except Exception as exc:  # not a request this spider can rebuild: said, not silent
-                logger.error("A drop parked in Redis could not be rebuilt, not checked again (%s): %r", exc, entry[:80])
-                self._stat("urlnorm/redis/parked_unreadable", 1)
+        requests = self._rebuilt(entries, "not checked again", "urlnorm/redis/parked_unreadable")
         self._stat("urlnorm/redis/parked_adopted", len(requests))
         return requests

@@ -43,7 +43,7 @@ class SharedOutcomes:
                 self.notices.failed_keys,
                 queue._encode_request,
                 queue._decode_request,
-                count=lambda name, value: dedup.count(name, value),
+                count=dedup.count,
             )
             dedup.holds.foreign_drops = self.kept
         #: Learned drops parked here, mirrored in Redis (see :class:`SharedParkedDrops`).
@@ -52,7 +52,7 @@ class SharedOutcomes:
             queue.parked,
             queue._encode_request,
             queue._decode_request,
-            count=lambda name, value: dedup.count(name, value),
+            count=dedup.count,
         )
         dedup.ledger.on_park = self.parked.parked
         queue.roster.on_adopted = self.adopt

@@ -26,6 +26,7 @@ processing is fetched again.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import pickle
@@ -220,7 +221,8 @@ class ReliableQueue(Base):
         self.parked = f"{self.key}:parked:{self.worker}"
         self.inflight: dict[str, bytes] = {}  # lease id -> the entry in the processing list
         self.notices = DropNotices(self.server, self.key, self.worker, self.lease, self.inflight)
-        self.roster = Roster(self.server, self.key, self.worker, self.lease, self.notices, spider)
+        stats = functools.partial(_count, spider)
+        self.roster = Roster(self.server, self.key, self.worker, self.lease, self.notices, stats)
         self.alive, self.workers = self.roster.alive, self.roster.workers
         self.outstanding: dict[str, int] = {}  # lease id -> what its callback yielded, not settled yet
         self._unacked: list[bytes] = []  # acknowledgements Redis did not take yet

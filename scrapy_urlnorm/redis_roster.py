@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy import Spider
-
     from .redis_queue import DropNotices
 
 logger = logging.getLogger(__name__)
@@ -43,12 +41,20 @@ return {n, parked}
 class Roster:
     """This worker's heartbeat, and the leases and parked drops of workers that died."""
 
-    def __init__(self, server: Any, key: str, worker: str, lease: float, notices: DropNotices, spider: Spider) -> None:
+    def __init__(
+        self,
+        server: Any,
+        key: str,
+        worker: str,
+        lease: float,
+        notices: DropNotices,
+        count: Callable[[str, int], None],
+    ) -> None:
         self.server = server
         self.key = key
         self.worker = worker
         self.lease = lease
-        self.spider = spider
+        self._count = count  # (the crawler's stats)
         self.notices = notices
         self._lease_ms = max(int(lease * 1000), 100)  # how long this worker's keys outlive a beat
         self.alive = f"{key}:alive:{worker}"
@@ -95,9 +101,7 @@ class Roster:
                     self.lease,
                     moved,
                 )
-                stats = getattr(getattr(self.spider, "crawler", None), "stats", None)
-                if stats is not None:
-                    stats.inc_value("urlnorm/redis/reclaimed", moved)
+                self._count("urlnorm/redis/reclaimed", moved)
                 total += moved
         return total
 
