@@ -60,6 +60,42 @@ def request_keys(dedup: Deduplicator, output: Iterable[Any]) -> tuple[list[tuple
     return claims, reads
 
 
+def own_key(dedup: Deduplicator, request: Request) -> tuple[int, int] | None:
+    """``request``'s exact key and rank, or None where the filter cannot key it (the
+    filter itself reports that)."""
+    try:
+        fingerprint = dedup.fingerprint(request)
+    except Exception:
+        return None
+    return fingerprint.value, fingerprint.rank
+
+
+def unfilter_reclaimed(dedup: Deduplicator, store: RedisStore, request: Request) -> None:
+    """``request`` may have been claimed by a worker that died without queueing it: a
+    link of a page reclaimed from it, or where a reclaimed request redirected
+    (``bench_differential.py --redis 2 --kills 1 --refresh``, seed 148669: dropped
+    against the dead worker's claim, the target was lost). It goes unfiltered
+    (at-least-once: some are fetched twice). Not a request whose key this worker holds
+    (queued or delivered here: the filter knows what became of it), nor a URL sent
+    unfiltered this way already: the dead worker's pages link the same URLs, and each
+    copy was fetched (``--redis 2 --kills 1``, seed 146602: 886 requests where stock
+    made 201, one URL 25 times)."""
+    key = own_key(dedup, request)
+    if key is not None and store.represented_here(key[0]):
+        return
+    try:
+        stock = dedup.settling.sent.fingerprint(request)  # the crawler's own: stock's idea of one URL
+    except Exception:  # not for us to judge: unfiltered, as before
+        request.dont_filter = True
+        return
+    refetched = store.refetched
+    if stock in refetched:
+        return
+    if len(refetched) < MAX_REFETCHED:
+        refetched.add(stock)
+    request.dont_filter = True
+
+
 class RedisBatchMiddleware:
     """Claims a page's requests in one round trip; acknowledges queue leases."""
 
@@ -69,8 +105,6 @@ class RedisBatchMiddleware:
         if not isinstance(self.dedup.seen, RedisStore):
             raise NotConfigured("no Redis store")
         self.store: RedisStore = self.dedup.seen
-        #: Stock fingerprints of the links of reclaimed pages sent unfiltered (see ``_reclaimed``).
-        self._refetched: set[bytes] = set()
         self.dedup.request_ended.append(self._done)
         for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
             crawler.signals.connect(self._item_settled, signal=signal)
@@ -84,33 +118,13 @@ class RedisBatchMiddleware:
     def _reclaimed(self, response: Response, output: list[Any]) -> None:
         """A page reclaimed from a worker that died: that worker may have
         claimed its links without queueing them, so they are queued unfiltered
-        (at-least-once: some are fetched twice). Not a link whose key this worker
-        holds (queued or delivered here: the filter knows what became of it), nor
-        a URL it sent unfiltered already for another reclaimed page: the dead
-        worker's pages link the same URLs, and each copy was fetched
-        (``bench_differential.py --redis 2 --kills 1``, seed 146602: 886 requests
-        where stock made 201, one URL 25 times)."""
+        (see :func:`unfilter_reclaimed`)."""
         request = response.request
         if request is None or not request.meta.get(RECLAIMED):
             return
-        refetched = self._refetched
-        fingerprint = self.dedup.settling.sent.fingerprint  # the crawler's own: stock's idea of one URL
         for entry in output:
-            if not isinstance(entry, Request) or entry.dont_filter:
-                continue
-            key = self._own_key(entry)
-            if key is not None and self.store.represented_here(key[0]):
-                continue
-            try:
-                stock = fingerprint(entry)
-            except Exception:  # not for us to judge: unfiltered, as before
-                entry.dont_filter = True
-                continue
-            if stock in refetched:
-                continue
-            if len(refetched) < MAX_REFETCHED:
-                refetched.add(stock)
-            entry.dont_filter = True
+            if isinstance(entry, Request) and not entry.dont_filter:
+                unfilter_reclaimed(self.dedup, self.store, entry)
 
     def _prefetch(self, output: list[Any]) -> None:
         claims, reads = request_keys(self.dedup, output)
@@ -183,22 +197,15 @@ class RedisBatchMiddleware:
         filter): its own key is claimed first, atomically, so when two workers
         send the same start URL at once one of them reads it as a duplicate."""
         if request.dont_filter and request.meta.get("is_start_request"):
-            key = self._own_key(request)
+            key = own_key(self.dedup, request)
             if key is not None:
                 self.store.prefetch([key])
-
-    def _own_key(self, request: Request) -> tuple[int, int] | None:
-        try:
-            fingerprint = self.dedup.fingerprint(request)
-        except Exception:  # the filter itself reports what it cannot key
-            return None
-        return fingerprint.value, fingerprint.rank
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         """A download error no other middleware turned into a retry: the request is done.
         A start request dropped at download time gives back the claim it took."""
         if request.dont_filter and request.meta.get("is_start_request"):
-            key = self._own_key(request)
+            key = own_key(self.dedup, request)
             if key is not None:
                 self.store.release(key[0])  # nothing once the filter kept it (add() confirmed it)
         self._done(request)

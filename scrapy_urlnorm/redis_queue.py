@@ -41,6 +41,7 @@ from scrapy_redis.queue import Base
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
+from .redis_batch import request_keys, unfilter_reclaimed
 from .redis_outcomes import SharedOutcomes
 from .redis_roster import Roster
 from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
@@ -605,9 +606,12 @@ class RedisScheduler(Scheduler):
     def _enqueue(self, request: Request) -> bool:
         if self.lost:
             return False  # closing: the crawl's shared state is gone
+        if request.meta.pop(RECLAIMED, False) and self.store is not None and not request.dont_filter:
+            # A redirect of a request reclaimed from a worker that died (its meta copied):
+            # that worker may have claimed the target without queueing it. Popped from the
+            # meta, so the entry is marked reclaimed only by a reclaim.
+            unfilter_reclaimed(self.df.dedup, self.store, request)
         if self.store is not None and not request.dont_filter:
-            from .redis_batch import request_keys
-
             # The decision is the answer of the atomic claim (nothing to do if
             # RedisBatchMiddleware claimed it with its page's other links).
             claims, reads = request_keys(self.df.dedup, [request])

@@ -161,6 +161,9 @@ class RedisStore:
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
         #: Keys whose page delivered, as claims answered (``DELIVERED``) or this worker saw.
         self.delivered = FingerprintSet(bits)
+        #: Stock fingerprints of requests sent unfiltered because a worker that died may
+        #: have claimed them (``redis_batch.unfilter_reclaimed``).
+        self.refetched: set[bytes] = set()
         self.epoch = Epoch(self.client, key, bits)
         self.link = RedisLink(
             self.client,
