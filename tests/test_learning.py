@@ -1308,6 +1308,40 @@ def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: 
     assert (dedup.check(variant) is None and M.AUDIT in variant.meta) is audited
 
 
+@pytest.mark.parametrize(("pages", "audited"), [(("a", "b"), True), (("a", "b", "c", "d"), False)])
+def test_first_drops_are_audited_where_the_pages_digest_is_not_known(pages: tuple[str, ...], audited: bool) -> None:
+    """Differential seed 148366 (``--kills 2 --flaky --robots --params``): ``www_alias``
+    learned after a resume dropped ``www.h/view/index.html`` against a page a killed run
+    delivered, whose digest died with it, so no audit was sent; the twins differ on that
+    one page. A rule's first drops are audited all the same: such an audit compares
+    nothing (its page is one of its own) and is not one of the rule's first checks, so
+    the next drop is audited too, within the scope's budget."""
+    from scrapy import Request
+
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.audits import AUDITS_PER_SCOPE
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for page in pages:
+        learner.observe_page(f"http://h.test/{page}.html", hash(page), length=BODY)
+        learner.observe_page(f"http://www.h.test/{page}.html", hash(page), length=BODY)
+    sent = []
+    for n in range(AUDITS_PER_SCOPE + 2):
+        delivered = Request(f"http://h.test/x{n}.html")
+        assert dedup.check(delivered) is None
+        dedup.settling.settle(delivered, delivered=True)  # (no digest remembered: a page of a killed run)
+        variant = Request(f"http://www.h.test/x{n}.html")
+        if dedup.check(variant) is None:
+            assert M.AUDIT in variant.meta
+            dedup.audits.settle(variant, hash(n))
+            assert variant.meta[M.AUDIT]["inconclusive"]
+            sent.append(n)
+    assert sent == (list(range(AUDITS_PER_SCOPE)) if audited else [])
+
+
 @pytest.mark.parametrize(
     ("body", "relative"),
     [
