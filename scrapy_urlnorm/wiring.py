@@ -112,9 +112,8 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         shared_rules=shared_rules,
     )
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
-    # (Distributed, other workers' keys have no depth here: see the limits in depths.py.)
     resumed = store is None and settings.getint("DEPTH_LIMIT") > 0 and len(dedup.seen) > 0
-    dedup.depths = ClaimDepths.for_crawl(settings, jobdir, resumed=resumed, bits=bits)
+    dedup.depths = ClaimDepths.for_crawl(settings, jobdir, resumed=resumed, bits=bits, shared=dedup.distributed)
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None

@@ -296,7 +296,7 @@ def fake_spider(lease: float = 30.0) -> Any:
     return SimpleNamespace(name="q", crawler=SimpleNamespace(settings=settings, stats=None))
 
 
-def addon_scheduler(server: RedisServer) -> tuple[Any, Any]:
+def addon_scheduler(server: RedisServer, **extra: Any) -> tuple[Any, Any]:
     """A crawler with the add-on on ``server`` and its scheduler, opened (the real wiring)."""
     from scrapy import Spider
     from scrapy.utils.misc import load_object
@@ -304,7 +304,7 @@ def addon_scheduler(server: RedisServer) -> tuple[Any, Any]:
     class Links(Spider):
         name = "links"
 
-    settings = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "SCHEDULER": STOCK_SCHEDULER, "REDIS_URL": server.url}
+    settings = {"ADDONS": {"scrapy_urlnorm.Addon": 0}, "SCHEDULER": STOCK_SCHEDULER, "REDIS_URL": server.url, **extra}
     crawler = get_crawler(Links, settings_dict=settings)
     crawler.spider = crawler._create_spider()
     scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
@@ -869,6 +869,34 @@ def test_a_redirect_of_a_reclaimed_request_is_sent_unfiltered_once(server: Redis
     twice = again.replace(url="http://h/new")  # the same URL again: filtered, as any request
     assert not scheduler.enqueue_request(twice) and not twice.dont_filter
     scheduler.close("finished")
+
+
+def test_with_depth_limit_a_request_shallower_than_depth_limit_is_fetched_where_another_worker_claimed_it(
+    server: RedisServer,
+) -> None:
+    """Another worker's claim has no depth here: dropped against it, a page that worker
+    fetched one level deeper had its links cut by ``DEPTH_LIMIT`` (``bench_differential.py
+    --redis 2 --depth-limit 3 --offsite --callbacks``, seed 149232: ``www.h1.test/`` lost).
+    It counts as claimed at ``DEPTH_LIMIT``, as after a kill: a shallower request is
+    fetched, once per depth on this worker; one at ``DEPTH_LIMIT`` is dropped."""
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    (theirs, _), (mine, _) = (addon_scheduler(server, DEPTH_LIMIT=3) for _ in range(2))
+    other, here = (Deduplicator.for_crawler(crawler) for crawler in (theirs, mine))
+    assert here.depths is not None and here.depths.unknown == 3
+
+    def check(dedup: Deduplicator, url: str, depth: int) -> str | None:
+        request = Request(url, meta={"depth": depth})
+        dedup.seen.prefetch(*request_keys(dedup, [request]))  # type: ignore[attr-defined]  # (as the scheduler)
+        return dedup.check(request)
+
+    assert check(other, "http://h/x", 3) is None
+    assert check(here, "http://h/x", 1) is None  # shallower: fetched
+    assert check(here, "http://h/x", 2) == "exact"  # claimed here at 1 now
+    assert check(here, "http://h/y", 3) is None
+    assert check(other, "http://h/y", 3) == "exact"  # not shallower: dropped
+    here.publish_counts()
+    assert here.stats is not None and here.stats.get_value("urlnorm/depth_refetched") == 1
 
 
 def test_a_request_that_does_not_serialize_is_fetched_by_this_worker(server: RedisServer) -> None:
