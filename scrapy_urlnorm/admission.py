@@ -232,16 +232,17 @@ class Admission:
     def claim(self, request: Request, fingerprint: Fingerprint, source: Claim | None = None) -> Claim:
         """``request`` becomes the representative of its keys."""
         value, learned = fingerprint.value, fingerprint.learned
+        keys: tuple[int, ...] = (value,) if learned is None else (value, learned)
+        if self.dedup.depths is not None:
+            # Before the seen set hears of them: a distributed one stores the depth too.
+            self.dedup.depths.claimed(request, keys)
         new = self._seen_add(value, fingerprint.rank) is None
         if new and request.callback is not None:
             salt = callback_salt(request)
             if salt and self._seen_get(value ^ salt) is not None:
                 self.count("urlnorm/callbacks_kept_apart")  # (see :mod:`scrapy_urlnorm.callbacks`)
-        if learned is None:
-            keys: tuple[int, ...] = (value,)
-        else:
+        if learned is not None:
             self._seen_add(learned, fingerprint.learned_rank)
-            keys = (value, learned)
         if self.dedup.debug:
             for key in keys:
                 self.first_urls.setdefault(key, request.url)
@@ -250,6 +251,4 @@ class Admission:
             self.ledger.merge(source, claim)
         if self.dedup.on_claimed is not None:
             self.dedup.on_claimed(request, claim.keys)
-        if self.dedup.depths is not None:
-            self.dedup.depths.claimed(request, keys)
         return claim

@@ -34,16 +34,17 @@ loaded at the resume. A resume that finds none (the last run was killed) does
 not know how deep the keys it loaded were claimed, and takes them as claimed
 at ``DEPTH_LIMIT``: when unsure, fetch.
 
-In a distributed crawl a key another worker claimed has no depth on this one,
-so it counts as claimed at ``DEPTH_LIMIT``, as after a kill: a request
-shallower than that is fetched where only another worker claimed its key, once
-per worker and depth. Counted as claimed at depth 0 before, such a key's page
-was followed one level too deep on the other worker and links below it were cut
+In a distributed crawl each key's shallowest claim depth is stored beside its
+rank in Redis (``redis_link.DEPTH_UNIT``): a claim carries its request's depth,
+a worker that claims a key shallower (let through for that) lowers it, and
+every claim or read answers it, so another worker's key counts as claimed at
+that depth here. Counted as claimed at depth 0 before, such a key's page was
+followed one level too deep on the other worker and links below it were cut
 (``bench_differential.py --redis 2 --depth-limit 3 --offsite --callbacks``, seed
 149232: ``www.h1.test/``, linked from a lowercase spelling of a page the other
-worker fetched one level deeper under its own spelling). It costs requests:
-cross-worker duplicates above the deepest level are fetched. Keeping each key's
-depth beside it in Redis would spare them; not done yet.
+worker fetched one level deeper under its own spelling). A key whose depth is
+not stored yet (claimed before its depth was known) counts as claimed at
+``DEPTH_LIMIT``, as after a kill: when unsure, fetch.
 """
 
 from __future__ import annotations
@@ -98,12 +99,7 @@ class ClaimDepths:
             return None
         depths = cls(path=Path(jobdir, DEPTHS_FILE) if jobdir else None, bits=bits)
         if shared:
-            depths.unknown = limit
-            logger.info(
-                "Distributed crawl with DEPTH_LIMIT=%d: a request shallower than that is fetched "
-                "where only another worker claimed its key (its depth there is not known here)",
-                limit,
-            )
+            depths.unknown = limit  # (a key another worker claimed before its depth was stored)
             return depths
         if not depths.load() and resumed:
             depths.unknown = limit
@@ -125,6 +121,16 @@ class ClaimDepths:
         for key in keys:
             if depth < depths.get(key, before):
                 depths[key] = depth
+
+    def claim_depth(self, key: int) -> int | None:
+        """The shallowest depth ``key`` was claimed at, if known (stored with it in Redis)."""
+        return self._depths.get(key)
+
+    def claimed_elsewhere(self, key: int, depth: int) -> None:
+        """Another worker claimed ``key`` at ``depth`` (distributed): no request as deep or
+        deeper is fetched here for it, as if claimed here."""
+        if depth < self._depths.get(key, depth + 1):
+            self._depths[key] = depth
 
     def delivered(self, request: Request, keys: Iterable[int]) -> None:
         """``request`` delivered ``keys``' page: its links are followed from its depth.

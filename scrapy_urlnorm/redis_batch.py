@@ -23,6 +23,8 @@ from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
 
 from .dedup import Deduplicator
+from .depths import depth_of
+from .redis_link import with_depth
 from .redis_setup import LEASE, PARENT, RECLAIMED
 from .stores import RedisStore
 
@@ -45,6 +47,7 @@ def request_keys(dedup: Deduplicator, output: Iterable[Any]) -> tuple[list[tuple
     those itself if it keeps the request)."""
     claims: list[tuple[int, int]] = []
     reads: list[int] = []
+    depths = dedup.depths is not None  # (DEPTH_LIMIT: the claim says how deep, see depths.py)
     for entry in output:
         if not isinstance(entry, Request) or entry.dont_filter:
             continue
@@ -52,7 +55,8 @@ def request_keys(dedup: Deduplicator, output: Iterable[Any]) -> tuple[list[tuple
             fingerprint = dedup.fingerprint(entry)
         except Exception:  # the filter itself reports what it cannot key
             continue
-        claims.append((fingerprint.value, fingerprint.rank))
+        rank = with_depth(fingerprint.rank, depth_of(entry)) if depths else fingerprint.rank
+        claims.append((fingerprint.value, rank))
         if fingerprint.learned is not None:
             reads.append(fingerprint.learned)
             if fingerprint.learned_url is not None and fingerprint.learned_url != fingerprint.url:

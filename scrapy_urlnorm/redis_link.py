@@ -24,8 +24,10 @@ logger = logging.getLogger(__name__)
 #: fields this worker claimed earlier, before it knew their rank; rank ``d``
 #: gives back a claim: the field keeps the tombstone ``x``, read as absent;
 #: rank ``v``: the field's page delivered, its rank goes up by ``DELIVERED``
-#: and the drops other workers kept against it, ``<bucket>:k:<field>``, go);
-#: for each other pair the answer is the stored rank, or -1 if the field was
+#: and the drops other workers kept against it, ``<bucket>:k:<field>``, go;
+#: a numeric rank is merged into the stored value: the new rank, delivered if
+#: either was, the shallower of the depths, see ``DEPTH_UNIT``);
+#: for each other pair the answer is the stored value, or -1 if the field was
 #: absent and is now stored with the given rank (claimed by the caller; a
 #: rank ``r`` only reads). ``nil`` if the epoch token is not the caller's:
 #: the crawl's state was wiped (or cleared); then nothing is written.
@@ -50,6 +52,16 @@ local function find(bucket, field)
     link = bucket .. ':' .. i
   end
 end
+-- the stored value v updated with r: r's rank, delivered if either was, the shallower depth
+local function merge(v, r)
+  local o, n = tonumber(v), tonumber(r)
+  local od, nd = math.floor(o / 2000), math.floor(n / 2000)
+  local d = od
+  if nd > 0 and (od == 0 or nd < od) then d = nd end
+  local delivered = 0
+  if o % 2000 >= 1000 or n % 2000 >= 1000 then delivered = 1000 end
+  return d * 2000 + n % 1000 + delivered
+end
 local updates = tonumber(ARGV[2])
 local out, new = {}, 0
 for i = 2, updates + 1 do
@@ -61,11 +73,13 @@ for i = 2, updates + 1 do
       new = new - 1
     end
   elseif rank == 'v' then
-    if link and v ~= 'x' and tonumber(v) < 1000 then redis.call('HSET', link, field, tonumber(v) + 1000) end
+    if link and v ~= 'x' and tonumber(v) % 2000 < 1000 then redis.call('HSET', link, field, tonumber(v) + 1000) end
     redis.call('DEL', KEYS[i] .. ':k:' .. field)
-  else
-    if not link or v == 'x' then new = new + 1 end
+  elseif not link or v == 'x' then
+    new = new + 1
     redis.call('HSET', link or v, field, rank)
+  else
+    redis.call('HSET', link, field, merge(v, rank))
   end
 end
 for i = updates + 2, #KEYS do
@@ -88,6 +102,15 @@ return out
 #: What the claim script adds to a stored rank when its page delivered (rank ``v``):
 #: claims answer ``rank + DELIVERED`` from then on (ranks are below 256).
 DELIVERED = 1000
+#: With ``DEPTH_LIMIT``, a stored value also holds the shallowest depth a worker claimed
+#: the key at: ``(depth + 1) * DEPTH_UNIT`` on top of the rank and ``DELIVERED`` (0: not
+#: known). Another worker does not drop a shallower request against it (see ``depths``).
+DEPTH_UNIT = 2000
+
+
+def with_depth(rank: int, depth: int | None) -> int:
+    """``rank`` as stored with the claim's ``depth`` (``None``: not known)."""
+    return rank if depth is None else rank + (depth + 1) * DEPTH_UNIT
 
 #: Buckets: 2**17 chains of small hashes. Redis keeps a hash of up to 128
 #: entries (``hash-max-listpack-entries``) as one listpack, a few bytes per
@@ -205,6 +228,8 @@ class RedisLink:
         self.gate: Callable[[], bool] = lambda: True
         self.pending: list[tuple[int, int]] = []  # added while Redis was away
         self._ranks: list[tuple[int, int | str]] = []  # ranks of earlier claims, sent with the next one
+        #: With ``DEPTH_LIMIT``: the depth this worker claimed a fingerprint at, stored with its rank.
+        self.depth_of: Callable[[int], int | None] | None = None
         self._claim_script = client.register_script(_CLAIM)
         self._retry_at = 0.0
         self._backoff = 0.5
@@ -219,9 +244,12 @@ class RedisLink:
         epoch = self.epoch
         keys = [epoch.epoch_key]
         args: list[Any] = [epoch.token, len(ranks)]
+        depth_of = self.depth_of
         for fingerprint, rank in [*ranks, *items]:
             bucket, field = epoch.locate(fingerprint)
             keys.append(bucket)
+            if depth_of is not None and isinstance(rank, int) and rank < DEPTH_UNIT:
+                rank = with_depth(rank, depth_of(fingerprint))
             args += (field, rank)
         try:
             answer = self._claim_script(keys=keys, args=args)

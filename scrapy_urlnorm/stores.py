@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from .redis_link import DEFAULT_BUCKET_BITS, DELIVERED, Epoch, RedisLink
+from .redis_link import DEFAULT_BUCKET_BITS, DELIVERED, DEPTH_UNIT, Epoch, RedisLink
 from .seen import FingerprintSet, SeenFile
 
 logger = logging.getLogger(__name__)
@@ -161,6 +161,8 @@ class RedisStore:
         self._absent: set[int] = set()  # looked up by the last batches and absent: answered once
         #: Keys whose page delivered, as claims answered (``DELIVERED``) or this worker saw.
         self.delivered = FingerprintSet(bits)
+        #: With ``DEPTH_LIMIT``: told the depth another worker claimed a fingerprint at.
+        self.on_depth: Callable[[int, int], None] | None = None
         #: Stock fingerprints of requests sent unfiltered because a worker that died may
         #: have claimed them (``redis_batch.unfilter_reclaimed``).
         self.refetched: set[bytes] = set()
@@ -256,12 +258,17 @@ class RedisStore:
             elif mark == "r":
                 self._absent.add(fingerprint)
             else:
-                self._mine[fingerprint] = int(mark)
+                self._mine[fingerprint] = int(mark) % DEPTH_UNIT  # (the claim's depth is the filter's)
                 new += 1
         return new
 
     def _rank(self, fingerprint: int, stored: int) -> int:
-        """The rank a claim answered (``stored``), noting whether its page delivered."""
+        """The rank a claim answered (``stored``), noting whether its page delivered and
+        (``DEPTH_LIMIT``) how shallow another worker claimed it."""
+        if stored >= DEPTH_UNIT:
+            depth, stored = divmod(stored, DEPTH_UNIT)
+            if self.on_depth is not None:
+                self.on_depth(fingerprint, depth - 1)
         if stored >= DELIVERED:
             self.delivered.add(fingerprint, 0)
             return stored - DELIVERED
@@ -327,13 +334,15 @@ class RedisStore:
             if self._shielded(fingerprint):
                 self._trusted.add(fingerprint)  # this worker's own representative too from now on
             self._own.add(fingerprint, known)
+            if self.link.depth_of is not None:
+                self.link.set_rank(fingerprint, known)  # (its depth here, if shallower, with the next claim)
             return known
         claimed = self._mine.pop(fingerprint, None)
         self._known.add(fingerprint, rank)
         self._own.add(fingerprint, rank)
         if claimed is not None:
-            if claimed != rank:
-                self.link.set_rank(fingerprint, rank)  # sent with the next claim
+            if claimed != rank or self.link.depth_of is not None:
+                self.link.set_rank(fingerprint, rank)  # sent with the next claim (with its depth)
             return None
         link = self.link
         if link.available:

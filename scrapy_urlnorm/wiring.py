@@ -114,6 +114,9 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     crawler.signals.connect(dedup.close, signal=signals.spider_closed)
     resumed = store is None and settings.getint("DEPTH_LIMIT") > 0 and len(dedup.seen) > 0
     dedup.depths = ClaimDepths.for_crawl(settings, jobdir, resumed=resumed, bits=bits, shared=dedup.distributed)
+    if dedup.depths is not None and isinstance(store, RedisStore):
+        store.link.depth_of = dedup.depths.claim_depth
+        store.on_depth = dedup.depths.claimed_elsewhere
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None

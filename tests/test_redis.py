@@ -106,6 +106,27 @@ def test_two_workers_share_one_atomic_seen_set(server: RedisServer) -> None:
     assert len(second) == 0
 
 
+def test_the_seen_set_keeps_each_keys_shallowest_claim_depth(server: RedisServer) -> None:
+    """With ``DEPTH_LIMIT`` a stored value also holds the shallowest depth a worker claimed
+    the key at; a claim or read answers it, a rank sent later keeps the shallower depth
+    and the delivered mark, and the rank answered is as without depths."""
+    from scrapy_urlnorm.redis_link import with_depth
+
+    first, second = RedisStore(client(server), "t:seen"), RedisStore(client(server), "t:seen")
+    told: list[tuple[int, int]] = []
+    second.on_depth = lambda key, depth: told.append((key, depth))
+    assert first.prefetch([(7, with_depth(5, 3))]) == 1
+    assert second.prefetch([(7, 9)]) == 0 and second.get(7) == 5 and told == [(7, 3)]
+    first.link.depth_of = {7: 1}.get  # claimed shallower here since
+    first.link.set_rank(7, 5, now=True)
+    first.link.set_rank(7, "v", now=True)  # its page delivered
+    first.link.depth_of = {7: 2}.get  # (not shallower: the stored depth stays)
+    first.link.set_rank(7, 5, now=True)
+    third = RedisStore(client(server), "t:seen")
+    third.on_depth = lambda key, depth: told.append((key, depth))
+    assert third.get(7) == 5 and told[-1] == (7, 1) and third.delivered.get(7) is not None
+
+
 def test_spill_file_keeps_every_whole_record(tmp_path: Path) -> None:
     spill = SpillFile(tmp_path / "spill")
     for n in range(3):
@@ -874,11 +895,11 @@ def test_a_redirect_of_a_reclaimed_request_is_sent_unfiltered_once(server: Redis
 def test_with_depth_limit_a_request_shallower_than_depth_limit_is_fetched_where_another_worker_claimed_it(
     server: RedisServer,
 ) -> None:
-    """Another worker's claim has no depth here: dropped against it, a page that worker
+    """Another worker's claim had no depth here: dropped against it, a page that worker
     fetched one level deeper had its links cut by ``DEPTH_LIMIT`` (``bench_differential.py
     --redis 2 --depth-limit 3 --offsite --callbacks``, seed 149232: ``www.h1.test/`` lost).
-    It counts as claimed at ``DEPTH_LIMIT``, as after a kill: a shallower request is
-    fetched, once per depth on this worker; one at ``DEPTH_LIMIT`` is dropped."""
+    The claim's depth is stored with it: a shallower request is fetched, once per depth
+    on this worker; one as deep or deeper is dropped."""
     from scrapy_urlnorm.dedup import Deduplicator
 
     (theirs, _), (mine, _) = (addon_scheduler(server, DEPTH_LIMIT=3) for _ in range(2))
@@ -895,6 +916,8 @@ def test_with_depth_limit_a_request_shallower_than_depth_limit_is_fetched_where_
     assert check(here, "http://h/x", 2) == "exact"  # claimed here at 1 now
     assert check(here, "http://h/y", 3) is None
     assert check(other, "http://h/y", 3) == "exact"  # not shallower: dropped
+    assert check(other, "http://h/z", 1) is None
+    assert check(here, "http://h/z", 2) == "exact"  # deeper than their claim: dropped
     here.publish_counts()
     assert here.stats is not None and here.stats.get_value("urlnorm/depth_refetched") == 1
 
