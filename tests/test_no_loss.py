@@ -490,6 +490,46 @@ async def test_a_slash_rule_does_not_cost_a_page_it_does_not_hold_for() -> None:
     assert_no_loss(stock, addon)
 
 
+def moved_catch_all_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Redirects ``/dK`` to ``/dK/`` (teaching ``/x`` -> ``/x/``); ``/old`` redirects to
+    ``/news/``; any other path is a soft 404 (a catch-all). ``go.test/go`` redirects to
+    ``/old``."""
+    dirs = [f"/d{k}" for k in range(4)]
+    if path in dirs:
+        return Reply.redirect(path + "/")
+    if path == "/":
+        return Reply.page("moved:home", dirs)
+    if path == "/d3/":
+        return Reply.page("moved:/d3/", ["http://go.test/go"])
+    if path in (f"{d}/" for d in dirs):
+        return Reply.page(f"moved:{path}", ["/"])
+    if path == "/old":
+        return Reply.redirect("/news/")
+    if path == "/news/":
+        return Reply.page("moved:/news/", ["/"])
+    return Reply.page("", ["/"])  # soft 404: no document
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_target_is_not_sent_in_its_taught_form() -> None:
+    """Differential seed 149453 (``--redis 2 --depth-limit 4 --offsite --callbacks
+    --params``): ``www.h/go/0`` redirected to ``h/old/0``, a link that redirects elsewhere
+    (``/team/news/``) on a host that taught ``/x`` -> ``/x/``; sent as its shortcut
+    ``/old/0/``, a catch-all's soft 404 answered, and the link as written, parked
+    under the shortcut, was never compared with it: a redirect target is never
+    audited. A redirect target goes as written, as stock follows it."""
+    stock, addon = await stock_and_addon(
+        {
+            "moved.test": FunctionSite(moved_catch_all_site),
+            "go.test": FunctionSite(lambda path, query, headers: Reply.redirect("http://moved.test/old")),
+        },
+        ["http://moved.test/"],
+        ORDERED,
+    )
+    assert "moved:/news/" in stock.docs
+    assert_no_loss(stock, addon)
+
+
 CANON_PAGES = [f"/p{n}" for n in range(6)]
 CANON_DIRS = [f"/k{n}" for n in range(4)]
 
