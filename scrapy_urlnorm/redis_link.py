@@ -112,6 +112,7 @@ def with_depth(rank: int, depth: int | None) -> int:
     """``rank`` as stored with the claim's ``depth`` (``None``: not known)."""
     return rank if depth is None else rank + (depth + 1) * DEPTH_UNIT
 
+
 #: Buckets: 2**17 chains of small hashes. Redis keeps a hash of up to 128
 #: entries (``hash-max-listpack-entries``) as one listpack, a few bytes per
 #: entry; past that a bucket grows a second link. Each bucket costs ~100 bytes
