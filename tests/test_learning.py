@@ -15,6 +15,7 @@ from demoweb.crawling import CrawlResult, crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from demoweb.web import DOCUMENTS, START_URLS, build_sites
 
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.hostrules import LearnedPolicies
 from scrapy_urlnorm.learning import Learner, Rule, policy_overrides
 from scrapy_urlnorm.normalize import normalize_url
@@ -1283,15 +1284,8 @@ def test_a_page_in_flight_when_its_hosts_rules_change_is_keyed_under_them() -> N
     assert stats.get_value("urlnorm/pages_keyed_on_delivery") == 1
 
 
-@pytest.mark.parametrize(("pages", "audited"), [(("a", "b"), True), (("a", "b", "c", "d"), False)])
-def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: tuple[str, ...], audited: bool) -> None:
-    """The first drops of a rule learned from two pairs are audited; a rule whose
-    content already matched on two pages more (pairs downloaded while it was
-    undecided) showed what those audits would, and its drops are sampled."""
-    from scrapy import Request
-
-    from scrapy_urlnorm import meta as M
-    from scrapy_urlnorm.dedup import Deduplicator
+def www_alias_taught_by(pages: tuple[str, ...]) -> Deduplicator:
+    """A deduplicator (audits at 2%) whose ``www_alias`` on h.test matched on ``pages``."""
 
     dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
     learner = dedup.learner
@@ -1300,6 +1294,19 @@ def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: 
         learner.observe_page(f"http://h.test/{page}.html", hash(page), length=BODY)
         learner.observe_page(f"http://www.h.test/{page}.html", hash(page), length=BODY)
     assert ("h.test", "www_alias", "") in active(learner)
+    return dedup
+
+
+@pytest.mark.parametrize(("pages", "audited"), [(("a", "b"), True), (("a", "b", "c", "d"), False)])
+def test_a_rule_content_matched_on_more_pages_has_no_first_drops_audited(pages: tuple[str, ...], audited: bool) -> None:
+    """The first drops of a rule learned from two pairs are audited; a rule whose
+    content already matched on two pages more (pairs downloaded while it was
+    undecided) showed what those audits would, and its drops are sampled."""
+    from scrapy import Request
+
+    from scrapy_urlnorm import meta as M
+
+    dedup = www_alias_taught_by(pages)
     delivered = Request("http://h.test/x.html")
     assert dedup.check(delivered) is None
     dedup.audits.auditor.remember(dedup.fingerprint(delivered).keys, 1)
@@ -1320,14 +1327,8 @@ def test_first_drops_are_audited_where_the_pages_digest_is_not_known(pages: tupl
 
     from scrapy_urlnorm import meta as M
     from scrapy_urlnorm.audits import AUDITS_PER_SCOPE
-    from scrapy_urlnorm.dedup import Deduplicator
 
-    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
-    learner = dedup.learner
-    assert learner is not None
-    for page in pages:
-        learner.observe_page(f"http://h.test/{page}.html", hash(page), length=BODY)
-        learner.observe_page(f"http://www.h.test/{page}.html", hash(page), length=BODY)
+    dedup = www_alias_taught_by(pages)
     sent = []
     for n in range(AUDITS_PER_SCOPE + 2):
         delivered = Request(f"http://h.test/x{n}.html")
