@@ -93,15 +93,16 @@ class ClaimDepths:
         cls, settings: BaseSettings, jobdir: str | None, *, resumed: bool, bits: int, shared: bool = False
     ) -> ClaimDepths | None:
         """``None`` without ``DEPTH_LIMIT``; ``resumed``: the seen set holds keys of an earlier
-        run; ``shared``: it holds other workers' keys (distributed), whose depths are unknown."""
+        run; ``shared``: it holds other workers' keys (distributed), some of whose depths
+        may not be stored yet."""
         limit = settings.getint("DEPTH_LIMIT")
         if limit <= 0:
             return None
         depths = cls(path=Path(jobdir, DEPTHS_FILE) if jobdir else None, bits=bits)
+        loaded = depths.load()
         if shared:
             depths.unknown = limit  # (a key another worker claimed before its depth was stored)
-            return depths
-        if not depths.load() and resumed:
+        elif not loaded and resumed:
             depths.unknown = limit
             logger.info(
                 "No %s from the last run (it did not stop cleanly): requests shallower than "
