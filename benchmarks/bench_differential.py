@@ -153,6 +153,7 @@ def row(comparison: Comparison) -> dict[str, Any]:
         "stock_lost": sorted(comparison.web.documents - comparison.stock.docs),
         "lost": sorted(comparison.lost),
         "robots_luck": sorted(comparison.robots_luck),
+        "offsite_luck": sorted(comparison.offsite_luck),
         "problems": problems,
         "sanity": sanity,
         "describe": comparison.web.describe() if problems or sanity else "",
@@ -177,6 +178,8 @@ def line(result: dict[str, Any]) -> str:
     verdict = "; ".join(result["sanity"] + result["problems"]) or "ok"
     if result.get("robots_luck"):
         verdict += f" (robots.txt luck, not lost: {result['robots_luck']})"
+    if result.get("offsite_luck"):
+        verdict += f" (offsite reached by a retry, not lost: {result['offsite_luck']})"
     return (
         f"seed {result['seed']:>5} {result['order']:<20} stock {stock['requests']:>4} req {stock['docs']:>3} docs"
         f" {stock['seconds']:>5.1f}s | add-on {addon['requests']:>4} req {addon['docs']:>3} docs"
@@ -507,6 +510,14 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
                 f" {len(luck)} crawl(s) stock collected only because a robots.txt it asked for failed"
                 f" (robots.txt forbids every URL stock had them at; seeds"
                 f" {', '.join(str(r['seed']) for r in luck[:10])}{', ...' if len(luck) > 10 else ''})"
+            )
+        offsite = [r for r in done if r.get("offsite_luck")]
+        if offsite:
+            out.append(
+                f"not counted as lost: {sum(len(r['offsite_luck']) for r in offsite)} document(s) in"
+                f" {len(offsite)} crawl(s) stock collected only on hosts allowed_domains leaves out,"
+                f" past the offsite filter with a retry's dont_filter (seeds"
+                f" {', '.join(str(r['seed']) for r in offsite[:10])}{', ...' if len(offsite) > 10 else ''})"
             )
     return "\n".join(out)
 

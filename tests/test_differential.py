@@ -41,6 +41,7 @@ from demoweb.randomweb import (
     Comparison,
     CrawlOrder,
     CrawlSummary,
+    allowed_domains,
     compare,
     doc_id_of,
     generate,
@@ -373,6 +374,35 @@ def test_robots_txt_luck_is_told_apart_only_where_the_addon_was_given_that_robot
     allows = robots_rules(web)
     assert not allows("http://h2.test/Blog/Contact-8.htm") and not allows("http://h2.test:80/Blog/Contact-8.htm")
     assert allows("http://h2.test/Press/Faq-3.htm") and allows("http://nowhere.test/Blog/")
+
+
+@pytest.mark.parametrize(
+    ("flaky", "url", "luck"),
+    [
+        (True, "http://h0.test/download?session=opening-keynote-day-1&utm_source=twitter", True),
+        (False, "http://h0.test/download?session=opening-keynote-day-1&utm_source=twitter", False),
+        (True, "http://www.h0.test/download?session=opening-keynote-day-1", False),  # allowed: no luck needed
+        (True, "http://h0.test/", False),  # a start URL: stock's every crawl has it
+    ],
+)
+def test_offsite_luck_is_told_apart_only_where_stock_needed_a_retry_to_pass_the_offsite_filter(
+    flaky: bool, url: str, luck: bool
+) -> None:
+    """Seed 149594 (``--flaky --robots --offsite``): stock's first fetch of a page on the
+    allowed ``www.h0.test`` failed, and its retry (``dont_filter``) was redirected to the
+    offsite ``h0.test``, which the offsite filter then let through; the add-on fetched the
+    same URL without a failure, and its redirect was filtered, as stock's others were. A
+    document stock collected only at offsite URLs, neither a start URL nor a start URL's
+    redirect, is the flaky server's luck: reported apart, not lost."""
+    web = generate(149594)
+    assert "h0.test" not in allowed_domains(web, 149594) and "http://h0.test/" in web.start_urls
+    doc = "h0.test/download?session=opening-keynote-day-1"
+    stock = CrawlSummary([doc], 10, "finished", 1.0, {}, urls_of={doc: frozenset({url})})
+    addon = CrawlSummary([], 5, "finished", 1.0, {})
+    order = replace(CrawlOrder.from_seed(149594), offsite=True, flaky=flaky)
+    comparison = Comparison(149594, order, web, stock, addon)
+    assert comparison.offsite_luck == ({doc} if luck else set())
+    assert comparison.lost == (set() if luck else {doc})
 
 
 @pytest.mark.parametrize(
