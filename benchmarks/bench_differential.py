@@ -503,22 +503,17 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             f"add-on lost {lost} of {collected:,} documents stock collected"
         )
         out.append(twice_report(done))
-        luck = [r for r in done if r.get("robots_luck")]
-        if luck:
-            out.append(
-                f"not counted as lost: {sum(len(r['robots_luck']) for r in luck)} document(s) in"
-                f" {len(luck)} crawl(s) stock collected only because a robots.txt it asked for failed"
-                f" (robots.txt forbids every URL stock had them at; seeds"
-                f" {', '.join(str(r['seed']) for r in luck[:10])}{', ...' if len(luck) > 10 else ''})"
-            )
-        offsite = [r for r in done if r.get("offsite_luck")]
-        if offsite:
-            out.append(
-                f"not counted as lost: {sum(len(r['offsite_luck']) for r in offsite)} document(s) in"
-                f" {len(offsite)} crawl(s) stock collected only on hosts allowed_domains leaves out,"
-                f" past the offsite filter with a retry's dont_filter (seeds"
-                f" {', '.join(str(r['seed']) for r in offsite[:10])}{', ...' if len(offsite) > 10 else ''})"
-            )
+        for key, why in (
+            ("robots_luck", "because a robots.txt it asked for failed (it forbids every URL stock had them at; "),
+            ("offsite_luck", "on hosts allowed_domains leaves out, past the offsite filter after a retry ("),
+        ):
+            luck = [r for r in done if r.get(key)]
+            if luck:
+                seeds = ", ".join(str(r["seed"]) for r in luck[:10]) + (", ..." if len(luck) > 10 else "")
+                out.append(
+                    f"not counted as lost: {sum(len(r[key]) for r in luck)} document(s) in {len(luck)} crawl(s)"
+                    f" stock collected only {why}seeds {seeds})"
+                )
     return "\n".join(out)
 
 
