@@ -16,6 +16,14 @@ substance, and only that:
 - the content of a ``<meta>`` whose name says CSRF (``csrf-token``, ``_csrf``);
 - ``nonce`` attributes (of ``<script>``, ``<link>`` and ``<style>``).
 
+Where the page's own URL carries a parameter whose value looks like a random
+token (a session written into links when the client keeps no cookie:
+``/a?s=8f3a...``), the values of that parameter in the page's links are left
+out too: such a site writes the session into every link of an answer, so no
+two sessions' answers of one page would agree, and the session parameter
+could never be learned (see :mod:`scrapy_urlnorm.spellings`). Only token-like
+values of that one name go; the links themselves stay.
+
 Everything else stays: visible text, links, attributes, the code and data of
 scripts (a single-page application's pages may differ only there). Two pages
 that differ in any of it have different digests. Other bodies (and HTML
@@ -28,9 +36,13 @@ page holds.
 
 from __future__ import annotations
 
+import functools
 import re
+from urllib.parse import unquote
 
 import xxhash
+
+from .params import looks_like_token
 
 #: Where something to leave out may start: a comment, or a tag that may carry a
 #: per-answer value (lower case only, see :func:`substance`).
@@ -45,21 +57,52 @@ _CONTENT = re.compile(rb"""\bcontent\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.
 _NONCE = re.compile(rb"""\snonce\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNORECASE)
 
 
-#: The last HTML body digested and its digest: the downloader middleware and, with
-#: ``URLNORM_CRAWL_LOG``, the report digest the same response one after the other.
-_last: tuple[bytes, int] = (b"", xxhash.xxh3_64_intdigest(b""))
+#: A token's characters, as ``SESSION_TOKEN`` has them (what follows a session
+#: parameter's ``=`` in a link of a page whose URL spells it with a token).
+_TOKEN_VALUE = rb"[0-9A-Za-z_\-]{16,}"
+
+#: The last HTML body digested, the page's URL, and its digest: the downloader
+#: middleware and, with ``URLNORM_CRAWL_LOG``, the report digest the same
+#: response one after the other.
+_last: tuple[bytes, str, int] = (b"", "", xxhash.xxh3_64_intdigest(b""))
 
 
-def page_digest(body: bytes, *, html: bool = True) -> int:
-    """The 64-bit digest of a page's ``body`` (``html``: leave out its per-answer tokens)."""
+def page_digest(body: bytes, *, html: bool = True, url: str = "") -> int:
+    """The 64-bit digest of a page's ``body`` (``html``: leave out its per-answer
+    tokens, and the session tokens in its links of the parameters ``url`` carries)."""
     global _last
     if not html:
         return xxhash.xxh3_64_intdigest(body)
-    if body is _last[0]:  # (bytes never change: the same object has the same digest)
-        return _last[1]
-    digest = xxhash.xxh3_64_intdigest(substance(body))
-    _last = (body, digest)
+    if body is _last[0] and url == _last[1]:  # (bytes never change: the same object has the same digest)
+        return _last[2]
+    kept = substance(body)
+    names = session_names(url)
+    if names:
+        kept = _session_values(tuple(names)).sub(rb"\1", kept)
+    digest = xxhash.xxh3_64_intdigest(kept)
+    _last = (body, url, digest)
     return digest
+
+
+def session_names(url: str) -> list[str]:
+    """The names of ``url``'s query parameters whose values look like random tokens."""
+    query = url.partition("?")[2].partition("#")[0]
+    if not query:
+        return []
+    names = []
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if name and value and name not in names and looks_like_token(unquote(value)):
+            names.append(name)
+    return names
+
+
+@functools.lru_cache(maxsize=64)
+def _session_values(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """Where a link spells a token value of parameters ``names`` (``?s=<token>``,
+    ``&s=``, ``&amp;s=``, ``;s=``): the name and ``=`` are group 1."""
+    alternatives = b"|".join(re.escape(name.encode("latin-1", "replace")) for name in names)
+    return re.compile(rb"([?&;](?:" + alternatives + rb")=)" + _TOKEN_VALUE)
 
 
 def substance(body: bytes) -> bytes:

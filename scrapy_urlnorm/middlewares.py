@@ -280,7 +280,7 @@ class NormalizeMiddleware:
                 self.dedup.responses.observe_page(
                     request,
                     response.url,
-                    page_digest(response.body, html=isinstance(response, HtmlResponse)),
+                    page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url),
                     length=len(response.body),
                     server=(response.headers.get("Server") or b"").decode("latin-1"),
                     canonical=canonical_link(response),

@@ -115,7 +115,7 @@ class UrlNormReport:
             "url": chain[0],
             "final_url": response.url,
             "status": response.status,
-            "digest": f"{page_digest(response.body, html=isinstance(response, HtmlResponse)):016x}"
+            "digest": f"{page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url):016x}"
             if response.status == 200
             else None,
             "referer": referer_str(request),

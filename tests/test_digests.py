@@ -105,3 +105,22 @@ def test_a_response_digested_twice_is_read_once(monkeypatch: pytest.MonkeyPatch)
     assert page_digest(body) == first and len(calls) == 1
     again = body[:10] + body[10:]  # an equal body, another object: read again
     assert again is not body and page_digest(again) == first and len(calls) == 2
+
+
+def linked(session: str, *, text: str = "Pricing") -> bytes:
+    return (
+        f'<html><body><h1>{text}</h1><a href="/a?s={session}">a</a>'
+        f'<a href="/b?n=2&amp;s={session}">b</a><a href="/c;s={session}">c</a></body></html>'
+    ).encode()
+
+
+def test_a_session_in_links_is_left_out_where_the_url_has_one() -> None:
+    """Two sessions' answers of one page agree where the page's URL names the
+    session parameter with a token; elsewhere, and for pages that differ, they do not."""
+    one, two = "8f3a9c21d4e5b6a7e1", "0b1c2d3e4f5a6b7c99"
+    assert page_digest(linked(one), url=f"http://h/p?s={one}") == page_digest(linked(two), url=f"http://h/p?s={two}")
+    assert page_digest(linked(one)) != page_digest(linked(two))
+    assert page_digest(linked(one), url="http://h/p?s=footer") != page_digest(linked(two), url="http://h/p?s=footer")
+    assert page_digest(linked(one), url=f"http://h/p?t={one}") != page_digest(linked(two), url=f"http://h/p?t={two}")
+    other = linked(two, text="Terms")
+    assert page_digest(linked(one), url=f"http://h/p?s={one}") != page_digest(other, url=f"http://h/p?s={two}")
