@@ -70,6 +70,7 @@ from .hostrules import twins
 from .learning import RuleKind
 from .recent import put_recent
 from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_DIFFERS, REDIRECT_UNDECIDED, RedirectVerdicts
+from .spellings import ParamSpellings
 from .steps import REASONS, STEP_RANKS, STEPS
 from .validators import CheapAudits
 
@@ -302,6 +303,8 @@ class AuditDesk:
         self.cheap = CheapAudits(self)
         #: What an audit's redirect says of its drop (see ``redirect_verdicts``).
         self.verdicts = RedirectVerdicts(dedup, auditor)
+        #: Resources whose parameter's spellings all answered one page (see ``spellings``).
+        self.spellings = ParamSpellings()
 
     def verifies_every(self, host: str, reason: str) -> bool:
         """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
@@ -335,13 +338,26 @@ class AuditDesk:
     def _should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
         """``Auditor.should_audit`` for a drop of ``request`` for ``reason`` on ``host`` (a
         learned rule's, or a static step's), with the rule's budget and what its content showed."""
-        every = self.verifies_every(host, reason)
+        every = self.verifies_every(host, reason) and not self._settled(request, key)
         scope = self.scope(host, reason) if learned else reason
         vouched = learned and not every and self.vouched(host, reason)
         inherited = bool(request.meta.get(M.NO_AUDIT))
         return self.auditor.should_audit(
             scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
         )
+
+    def _settled(self, request: Request, key: int) -> bool:
+        """Whether ``request``'s URL spells a parameter of a resource whose spellings
+        all answered the delivered page of ``key`` (see :mod:`scrapy_urlnorm.spellings`):
+        its drop needs no verification of its own."""
+        digest = self.auditor.digest(key)
+        if digest is None or "?" not in request.url:
+            return False
+        url = self.dedup.normalize(request.url)[0]
+        if url is None or not self.spellings.settles(url, digest):
+            return False
+        self.dedup.count("urlnorm/settled_spellings")
+        return True
 
     def vouched(self, host: str, reason: str) -> bool:
         """Whether the learned rule behind ``reason`` on ``host``'s site matched by content

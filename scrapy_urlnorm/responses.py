@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from scrapy.http import TextResponse
 
 from . import meta as M
+from .hostrules import twins
 from .keys import host_of
 from .relative_links import has_relative_links
 
@@ -59,6 +60,7 @@ class ResponseFeed:
                 dedup.twins.delivered(request, fingerprint, digest, length)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
         if dedup.learner is not None:
+            self._spelled(url, digest)
             dedup.rule_keeper.observe_page(
                 request,
                 url,
@@ -69,6 +71,30 @@ class ResponseFeed:
                 location=negotiated[1] if negotiated else None,
                 relative_links=relative_links,
             )
+
+    def _spelled(self, url: str, digest: int) -> None:
+        """Tell the parameter spellings of ``url``'s resources what it answered; where a
+        settled resource answered another page, release as written what was dropped
+        there on its settling (see :mod:`scrapy_urlnorm.spellings`)."""
+        if "?" not in url:
+            return
+        dedup = self.dedup
+        normalized = dedup.normalize(url)[0]
+        if normalized is None:
+            return
+        spellings = dedup.audits.spellings
+        unsettled = spellings.observe(normalized, digest)
+        if not unsettled:
+            return
+        dedup.count("urlnorm/unsettled_spellings", len(unsettled))
+        ledger = dedup.ledger
+        suspect = []
+        for host in twins(host_of(normalized)):
+            for drop in ledger.parked_of(host):
+                dropped = dedup.normalize(drop.url)[0]
+                if dropped is not None and spellings.resources(dropped) & unsettled:
+                    suspect.append(drop)
+        ledger.release_as_written(suspect, "unsettled")
 
     def links_by_directory(self, response: Response) -> bool:
         """Whether ``response``'s page has links relative to its directory, asked only

@@ -1,0 +1,151 @@
+"""Session-like parameters: recognised by their values, confirmed by content, per resource.
+
+A site that writes a session token into its links when the client keeps no
+cookie (``/a?s=8f3a...``, under a name no list knows) gives every page as many
+URLs as there are answers linking to it, and a fresh token in every answer's
+links: stock Scrapy fetches each spelling, and each answer makes new ones.
+``ignore_param:s`` is learned from content, but, as every ``ignore_param``
+rule, verified on every drop (``VERIFIED_FAMILIES``: a parameter ignored on
+articles may select the page of a list), so each spelling is still downloaded.
+
+Three things together tell a session token from a parameter that selects a
+page, and only then is a spelling's drop not verified on its own (it is
+sampled like any learned drop):
+
+- its values look like random tokens (:func:`~scrapy_urlnorm.params.looks_like_token`:
+  no number, word or slug; ``?ref=footer`` and ``?page=2`` never qualify);
+- the host's values of that parameter are not tied to one path: one value was
+  seen on two paths (a session's token rides on every link of an answer; an
+  identifier names one resource);
+- on this *resource* (the URL less that parameter: ``/a`` for ``/a?s=...``),
+  three token spellings answered one page and none answered another (a resource
+  whose dead identifiers all answer the same soft 404 shows no token on two
+  paths; a list that varies never settles).
+
+What a resource learned stays there: a spelling elsewhere is verified as
+before. A settled resource that answers another page later unsettles for good,
+and :meth:`ParamSpellings.observe` names it, so the drops made on its settling
+are fetched after all.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from urllib.parse import unquote
+
+from .params import looks_like_token
+from .recent import put_recent
+
+#: Token spellings of a parameter that must answer one page on a resource.
+SPELLINGS_TO_SETTLE = 3
+#: Resources (URL less one parameter) remembered, least recently seen forgotten first.
+RESOURCES_REMEMBERED = 20_000
+#: Token values remembered with the path they were seen on.
+VALUES_REMEMBERED = 20_000
+#: Query pairs of a URL looked at (a longer query's later parameters are not).
+PAIRS_LOOKED_AT = 8
+#: A resource that answered two pages; a value seen on two paths.
+_VARIED = _SHARED = -1
+
+
+class ParamSpellings:
+    """Which parameters carry session-like tokens, and which resources settled on one page."""
+
+    def __init__(self, cap: int = RESOURCES_REMEMBERED) -> None:
+        self.cap = cap
+        # hash((URL less the parameter, its name)) -> [digest or _VARIED, token spellings seen]
+        self._resources: OrderedDict[int, list] = OrderedDict()
+        # hash((host, name, value)) -> hash of the path it was seen on, or _SHARED
+        self._values: OrderedDict[int, int] = OrderedDict()
+        self._session_like: set[int] = set()  # hash((host, name)) of parameters whose tokens ride on paths
+
+    def observe(self, url: str, digest: int) -> set[int]:
+        """Normalized ``url`` answered a page ``digest``; returns the settled resources
+        of it that answered another page now (the drops made on their settling are
+        suspect: see :meth:`resources`)."""
+        unsettled = set()
+        for resource, name, spelling in _spellings_of(url):
+            token = _tokens(spelling)
+            if token:
+                self._saw(url, name, spelling)
+            entry = self._resources.get(resource)
+            if entry is None:
+                put_recent(self._resources, resource, [digest, {spelling} if token else set()], self.cap)
+                continue
+            self._resources.move_to_end(resource)
+            if entry[0] == _VARIED:
+                continue
+            if entry[0] != digest:
+                if len(entry[1]) >= SPELLINGS_TO_SETTLE:
+                    unsettled.add(resource)
+                entry[0], entry[1] = _VARIED, set()
+            elif token and len(entry[1]) < SPELLINGS_TO_SETTLE:
+                entry[1].add(spelling)
+        return unsettled
+
+    def settles(self, url: str, digest: int) -> bool:
+        """Whether normalized ``url`` spells a session-like parameter with a token, on a
+        resource whose token spellings all answered the page ``digest``."""
+        host = _host_of(url)
+        for resource, name, spelling in _spellings_of(url):
+            if hash((host, name)) not in self._session_like or not _tokens(spelling):
+                continue
+            entry = self._resources.get(resource)
+            if entry is not None and entry[0] == digest and len(entry[1]) >= SPELLINGS_TO_SETTLE:
+                return True
+        return False
+
+    @staticmethod
+    def resources(url: str) -> set[int]:
+        """The resources normalized ``url`` is a spelling of (as :meth:`observe` returns them)."""
+        return {resource for resource, _name, _spelling in _spellings_of(url)}
+
+    def _saw(self, url: str, name: str, spelling: str) -> None:
+        """A token ``spelling`` of ``name`` on ``url``'s path: two paths make it session-like."""
+        host = _host_of(url)
+        value = hash((host, name, spelling))
+        path = hash(url.partition("?")[0])
+        seen = self._values.get(value)
+        if seen is None:
+            put_recent(self._values, value, path, VALUES_REMEMBERED)
+        elif seen != path and seen != _SHARED:
+            self._values[value] = _SHARED
+            if len(self._session_like) < VALUES_REMEMBERED:
+                self._session_like.add(hash((host, name)))
+
+    def __len__(self) -> int:
+        return len(self._resources) + len(self._values)
+
+    def clear(self) -> None:
+        self._resources.clear()
+        self._values.clear()
+        self._session_like.clear()
+
+
+def _tokens(spelling: str) -> bool:
+    """Whether each of ``spelling``'s values (``\\0``-joined) looks like a random token."""
+    return all(looks_like_token(unquote(value)) for value in spelling.split("\0"))
+
+
+def _host_of(url: str) -> str:
+    return url.partition("//")[2].partition("/")[0].partition("?")[0]
+
+
+def _spellings_of(url: str) -> list[tuple[int, str, str]]:
+    """``url``'s resources, one per parameter name in its query (each the URL less that
+    parameter, hashed with its name), with the name and its spelling (its values)."""
+    head, sep, rest = url.partition("?")
+    if not sep:
+        return []
+    query = rest.partition("#")[0]
+    pairs = query.split("&")[:PAIRS_LOOKED_AT]
+    names: dict[str, list[str]] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name:
+            names.setdefault(name, []).append(value)
+    out = []
+    for name, values in names.items():
+        others = "&".join(pair for pair in pairs if pair.partition("=")[0] != name)
+        out.append((hash((head, others, name)), name, "\0".join(sorted(values))))
+    return out
