@@ -99,6 +99,9 @@ FLAGS: dict[str, str] = {
     "params": "give about half the hosts documents told apart by their query, on an application that reads "
     "it: listings paged by ?page=n (?page=1 the first), items by ?id=, sort orders and languages with a "
     "default value, posts at /?p=n, parameters the site ignores (?ref=nav), in any order",
+    "sessions": "give about half the hosts (random webs only) a session kept in their links' URLs under a "
+    "name no list knows (?s=<token>, ?visit=...): an answer without one opens a session, every link to the "
+    "site carries the request's; the site ignores the parameter",
     "https": "serve about half the hosts as HTTPS sites (TLS in the proxy's CONNECT tunnel): two in three "
     "redirect http:// to https://, the others serve both alike; pages spell some links to them https://",
 }
@@ -126,8 +129,14 @@ def parse_setting(item: str) -> tuple[str, Any]:
 
 def web_of(seed: int) -> RandomWeb:
     """The web ``seed`` is crawled on, with this run's generator and conditions."""
-    make = generate_framework_web if WEB == "frameworks" else generate
-    return make(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "frameworks":
+        return generate_framework_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    return generate(
+        seed,
+        meta_refresh=ON.get("refresh", False),
+        query_pages=ON.get("params", False),
+        url_sessions=ON.get("sessions", False),
+    )
 
 
 def summarize(crawl: CrawlSummary) -> dict[str, Any]:

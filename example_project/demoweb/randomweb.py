@@ -109,6 +109,10 @@ _FILLER = (
     "Excepteur sint occaecat cupidatat non proident, sunt in culpa.",
 )
 _DOC_ID = re.compile(rb'<meta name="doc-id" content="([^"]*)">')
+#: A link of a rendered page: the tag's start, then its address (HTML-escaped).
+_ANCHOR_HREF = re.compile(rb'(<a href=")([^"]*)"')
+#: Names sites keep sessions under in URLs where no list of the add-on knows them.
+_URL_SESSION_NAMES = ("s", "sess", "visit", "u", "vid", "sk")
 _HREF = re.compile(r'<a href="([^"]*)"')
 
 
@@ -215,6 +219,10 @@ class RandomSite(TwinHosts):
     #: in any order, ``query_ignored`` names ignored (``?ref=nav``), and a parameter at
     #: its ``query_defaults`` value the same as none (``?page=1``, ``?sort=name``).
     parses_query: bool = False
+    #: A session kept in the URL, under a name no list knows (``generate(url_sessions=True)``):
+    #: an answer to a request without one opens a session, and every link to the site in an
+    #: answer carries the request's session (``?s=<token>``); the site ignores the parameter.
+    url_session: str = ""
     query_ignored: frozenset[str] = frozenset()
     query_defaults: dict[str, str] = field(default_factory=dict)
     pages: list[Page] = field(default_factory=list)
@@ -259,7 +267,13 @@ class RandomSite(TwinHosts):
         return Reply(200, body.encode(), {"Content-Type": "text/html; charset=utf-8", "Server": self.server})
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
-        reply = self._answer(path, query, headers)
+        if self.url_session:
+            query, session = self._take_session(query)
+            reply = self._answer(path, query, headers)
+            if reply.status == 200 and _DOC_ID.search(reply.body):
+                reply = self._with_session(reply, session or f"{random.getrandbits(64) | 1 << 63:016x}")
+        else:
+            reply = self._answer(path, query, headers)
         if self.etags == "none" or reply.status != 200:
             return reply
         body = reply.body
@@ -313,6 +327,31 @@ class RandomSite(TwinHosts):
             return self.soft_404()
         return Reply.not_found()
 
+    def _take_session(self, query: str) -> tuple[str, str]:
+        """``query`` without the site's session parameter, and the session it named."""
+        kept, session = [], ""
+        for pair in query.split("&"):
+            name, _, value = pair.partition("=")
+            if name == self.url_session:
+                session = value
+            elif pair:
+                kept.append(pair)
+        return "&".join(kept), session
+
+    def _with_session(self, reply: Reply, session: str) -> Reply:
+        """``reply`` with ``session`` in each of its links to this site."""
+        own = tuple(f"http://{host}/" for host in self.hosts) + tuple(f"http://{host}:80/" for host in self.hosts)
+
+        def spelled(match: re.Match[bytes]) -> bytes:
+            href = html.unescape(match.group(2).decode())
+            if href.startswith("//") or ("://" in href and not href.startswith(own)):
+                return match.group(0)
+            head, mark, fragment = href.partition("#")
+            head += ("&" if "?" in head else "?") + f"{self.url_session}={session}"
+            return match.group(1) + html.escape(head + mark + fragment).encode() + b'"'
+
+        return replace(reply, body=_ANCHOR_HREF.sub(spelled, reply.body))
+
     def parsed_query(self, query: str) -> str:
         """``query`` as this application reads it: sorted, without the parameters it
         ignores or that carry their default value."""
@@ -327,6 +366,7 @@ class RandomSite(TwinHosts):
         flags = [self.family, f"twin={self.twin}" if self.twin != "none" else ""]
         flags += [
             "case-insensitive" if self.case_insensitive else "",
+            f"url-session={self.url_session}" if self.url_session else "",
             f"index={'/'.join(self.index_names)}" if self.index_names else "",
             f"slash={self.slash}" if self.slash != "none" else "",
             "multiviews" if self.multiviews else "",
@@ -457,10 +497,13 @@ def generate(
     documents: int | None = None,
     meta_refresh: bool = False,
     query_pages: bool = False,
+    url_sessions: bool = False,
 ) -> RandomWeb:
     """A random small web (2-5 hosts, 10-60 documents) determined by ``seed`` alone;
     ``meta_refresh``: with the ``<meta http-equiv="refresh">`` stubs of :func:`_add_refreshes`;
-    ``query_pages``: with the listings, items and posts of :func:`_add_query_pages`."""
+    ``query_pages``: with the listings, items and posts of :func:`_add_query_pages`;
+    ``url_sessions``: about half the hosts keep a session in their links' URLs
+    (:attr:`RandomSite.url_session`)."""
     rng = random.Random(seed)
     n_hosts = hosts or rng.randint(2, 5)
     total = documents or rng.randint(10, 60)
@@ -547,6 +590,11 @@ def generate(
         _add_refreshes(random.Random(f"{seed}:meta-refresh"), web)
     if query_pages:
         _add_query_pages(random.Random(f"{seed}:query-pages"), web)
+    if url_sessions:
+        sessions = random.Random(f"{seed}:url-sessions")
+        for site in sites:
+            if sessions.random() < 0.5:
+                site.url_session = sessions.choice(_URL_SESSION_NAMES)
     return web
 
 
@@ -1162,6 +1210,8 @@ class CrawlOrder:
     #: The web has documents told apart by their query (``generate(query_pages=True)``):
     #: paged listings, items by id, sort orders, languages, posts at ``/?p=n``.
     params: bool = False
+    #: About half the hosts keep a session in their links' URLs (``generate(url_sessions=True)``).
+    sessions: bool = False
     #: About half the hosts are HTTPS sites (:class:`~demoweb.server.Secure`): most redirect
     #: ``http://`` to ``https://``, the others serve both; pages spell some links ``https://``.
     https: bool = False
@@ -1198,6 +1248,7 @@ class CrawlOrder:
                     "dynamic" if self.dynamic else "",
                     "lenient" if self.lenient else "",
                     "params" if self.params else "",
+                    "sessions" if self.sessions else "",
                     "https" if self.https else "",
                 ],
             )
@@ -1557,7 +1608,7 @@ async def compare(
     guard: a crawl that reaches it has sent more requests than the comparison allows anyway,
     so the guard only makes that failure quick (its finish reason says so)."""
     order = order or CrawlOrder.from_seed(seed)
-    web = generate(seed, meta_refresh=order.refresh, query_pages=order.params)
+    web = generate(seed, meta_refresh=order.refresh, query_pages=order.params, url_sessions=order.sessions)
     stock = await crawl_web(web, order, {}, workdir / "stock")
     settings = {**ADDON, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
