@@ -14,9 +14,10 @@ sampled like any learned drop):
 
 - its values look like random tokens (:func:`~scrapy_urlnorm.params.looks_like_token`:
   no number, word or slug; ``?ref=footer`` and ``?page=2`` never qualify);
-- the host's values of that parameter are not tied to one path: one value was
-  seen on two paths (a session's token rides on every link of an answer; an
-  identifier names one resource);
+- the host's values of that parameter are not tied to a path: one value was
+  seen on three paths (a session's token rides on every link of an answer; an
+  identifier names one resource, or a few: ``/item?id=...`` and
+  ``/item/reviews?id=...``);
 - on this *resource* (the URL less that parameter: ``/a`` for ``/a?s=...``),
   three token spellings answered one page and none answered another (a resource
   whose dead identifiers all answer the same soft 404 shows no token on two
@@ -40,12 +41,14 @@ from .recent import put_recent
 SPELLINGS_TO_SETTLE = 3
 #: Resources (URL less one parameter) remembered, least recently seen forgotten first.
 RESOURCES_REMEMBERED = 20_000
-#: Token values remembered with the path they were seen on.
+#: Token values remembered with the paths they were seen on.
 VALUES_REMEMBERED = 20_000
+#: Paths one token value must be seen on for its parameter to be session-like.
+PATHS_OF_A_SESSION = 3
 #: Query pairs of a URL looked at (a longer query's later parameters are not).
 PAIRS_LOOKED_AT = 8
-#: A resource that answered two pages; a value seen on two paths.
-_VARIED = _SHARED = -1
+#: A resource that answered two pages.
+_VARIED = -1
 
 
 class ParamSpellings:
@@ -55,8 +58,8 @@ class ParamSpellings:
         self.cap = cap
         # hash((URL less the parameter, its name)) -> [digest or _VARIED, token spellings seen]
         self._resources: OrderedDict[int, list] = OrderedDict()
-        # hash((host, name, value)) -> hash of the path it was seen on, or _SHARED
-        self._values: OrderedDict[int, int] = OrderedDict()
+        # hash((host, name, value)) -> hashes of the paths it was seen on (up to PATHS_OF_A_SESSION)
+        self._values: OrderedDict[int, tuple[int, ...]] = OrderedDict()
         self._session_like: set[int] = set()  # hash((host, name)) of parameters whose tokens ride on paths
 
     def observe(self, url: str, digest: int) -> set[int]:
@@ -101,17 +104,17 @@ class ParamSpellings:
         return {resource for resource, _name, _spelling in _spellings_of(url)}
 
     def _saw(self, url: str, name: str, spelling: str) -> None:
-        """A token ``spelling`` of ``name`` on ``url``'s path: two paths make it session-like."""
+        """A token ``spelling`` of ``name`` on ``url``'s path: enough paths make it session-like."""
         host = _host_of(url)
         value = hash((host, name, spelling))
         path = hash(url.partition("?")[0])
-        seen = self._values.get(value)
-        if seen is None:
-            put_recent(self._values, value, path, VALUES_REMEMBERED)
-        elif seen != path and seen != _SHARED:
-            self._values[value] = _SHARED
-            if len(self._session_like) < VALUES_REMEMBERED:
-                self._session_like.add(hash((host, name)))
+        paths = self._values.get(value, ())
+        if path in paths or len(paths) >= PATHS_OF_A_SESSION:
+            return
+        paths = (*paths, path)
+        put_recent(self._values, value, paths, VALUES_REMEMBERED)
+        if len(paths) >= PATHS_OF_A_SESSION and len(self._session_like) < VALUES_REMEMBERED:
+            self._session_like.add(hash((host, name)))
 
     def __len__(self) -> int:
         return len(self._resources) + len(self._values)

@@ -71,13 +71,14 @@ async def test_session_tokens_settle_per_resource(monkeypatch: pytest.MonkeyPatc
     assert 2 * requests < verified_requests <= stock_requests
 
 
-def test_a_resource_settles_on_three_token_spellings_seen_on_two_paths() -> None:
+def test_a_resource_settles_on_three_token_spellings_of_a_value_seen_on_three_paths() -> None:
     found = ParamSpellings()
     tokens = ["8f3a9c21d4e5b6a7", "0b1c2d3e4f5a6b7c", "9e8d7c6b5a4f3e2d", "1a2b3c4d5e6f7a8b"]
     for token in tokens[:3]:
         assert not found.observe(f"http://h/a?s={token}", 1)
-    assert not found.settles(f"http://h/a?s={tokens[3]}", 1)  # no token seen on two paths yet
     found.observe(f"http://h/b?s={tokens[0]}", 2)
+    assert not found.settles(f"http://h/a?s={tokens[3]}", 1)  # no token seen on three paths yet
+    found.observe(f"http://h/c?s={tokens[0]}", 2)
     assert found.settles(f"http://h/a?s={tokens[3]}", 1)
     assert not found.settles(f"http://h/a?s={tokens[3]}", 2)  # another representative's page
     assert not found.settles("http://h/a?s=footer", 1)  # a word is never taken for a token
