@@ -44,6 +44,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.forbidden.sizes(),
         **dedup.audits.auditor.sizes(),
+        "param_spellings": len(dedup.audits.spellings),
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
         **(dedup.twins.sizes() if dedup.twins is not None else {}),
     }

@@ -103,7 +103,8 @@ STATS: tuple[StatKey, ...] = (
         "distributed, dropped against a request that did not deliver where another worker fetched it), "
         "because their rule "
         "was revoked (`revoked`), "
-        "or because the learned drop could not be parked for revocation (`parked_overflow`)",
+        "or because the learned drop could not be parked for revocation (`parked_overflow`); `unsettled`: "
+        "dropped unverified as a session-token spelling of a resource that later answered another page",
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
     StatKey(
@@ -220,6 +221,15 @@ STATS: tuple[StatKey, ...] = (
         "audits that found a different page (the learned rule is revoked)",
     ),
     StatKey("urlnorm/audits_inconclusive", "audits", "live", "audits whose reference page was unknown"),
+    StatKey(
+        "urlnorm/settled_spellings", "audits", "live",
+        "drops under a rule verified on every drop not verified, because the URL spells a session-like "
+        "parameter with a token on a resource whose three token spellings answered the representative's page",
+    ),
+    StatKey(
+        "urlnorm/unsettled_spellings", "audits", "live",
+        "settled resources that answered another page later (their unverified drops are released as written)",
+    ),
     StatKey(
         "urlnorm/audits_answered", "audits", "live",
         "audits settled by what their URL answered when fetched before (for another rule, or as written): "
@@ -381,6 +391,10 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/page_digests_for_audits", "memory", "close",
         "digests of fetched pages kept for audits (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/param_spellings", "memory", "close",
+        "resources and token values remembered for session-like parameters (20,000 each, LRU)",
     ),
     StatKey(
         "urlnorm/memory/audit_answers", "memory", "close",
