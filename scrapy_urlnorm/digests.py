@@ -16,13 +16,15 @@ substance, and only that:
 - the content of a ``<meta>`` whose name says CSRF (``csrf-token``, ``_csrf``);
 - ``nonce`` attributes (of ``<script>``, ``<link>`` and ``<style>``).
 
-Where the page's own URL carries a parameter whose value looks like a random
-token (a session written into links when the client keeps no cookie:
-``/a?s=8f3a...``), the values of that parameter in the page's links are left
-out too: such a site writes the session into every link of an answer, so no
-two sessions' answers of one page would agree, and the session parameter
-could never be learned (see :mod:`scrapy_urlnorm.spellings`). Only token-like
-values of that one name go; the links themselves stay.
+A session written into links when the client keeps no cookie
+(``/a?s=8f3a...``) is left out too: such a site writes the session into every
+link of an answer, so no two sessions' answers of one page would agree, and
+the session parameter could never be learned (see
+:mod:`scrapy_urlnorm.spellings`). A parameter is taken for a session where the
+page's own URL spells it with a random token, or where the page's links carry
+one token value of it to three paths or more (an answer that opened a
+session: an identifier names one resource); then its token values in the
+links go, and the links themselves stay.
 
 Everything else stays: visible text, links, attributes, the code and data of
 scripts (a single-page application's pages may differ only there). Two pages
@@ -60,6 +62,11 @@ _NONCE = re.compile(rb"""\snonce\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNO
 #: A token's characters, as ``SESSION_TOKEN`` has them (what follows a session
 #: parameter's ``=`` in a link of a page whose URL spells it with a token).
 _TOKEN_VALUE = rb"[0-9A-Za-z_\-]{16,}"
+_TOKEN_CHARS = re.compile(_TOKEN_VALUE)
+#: A link's address with a query in a page (an ``href``): its path (group 1), its query (group 2).
+_LINK_QUERY = re.compile(rb"""href\s*=\s*["']?([^\s"'<>?#]{0,2048})\?([^\s"'<>#]{1,4096})""", re.IGNORECASE)
+#: Paths one token value of a parameter must reach in a page's links to be taken for a session.
+SESSION_PATHS = 3
 
 #: The last HTML body digested, the page's URL, and its digest: the downloader
 #: middleware and, with ``URLNORM_CRAWL_LOG``, the report digest the same
@@ -77,6 +84,9 @@ def page_digest(body: bytes, *, html: bool = True, url: str = "") -> int:
         return _last[2]
     kept = substance(body)
     names = session_names(url)
+    for name in riding_sessions(kept):
+        if name not in names:
+            names.append(name)
     if names:
         kept = _session_values(tuple(names)).sub(rb"\1", kept)
     digest = xxhash.xxh3_64_intdigest(kept)
@@ -94,6 +104,28 @@ def session_names(url: str) -> list[str]:
         name, _, value = pair.partition("=")
         if name and value and name not in names and looks_like_token(unquote(value)):
             names.append(name)
+    return names
+
+
+def riding_sessions(body: bytes) -> list[str]:
+    """Names of parameters whose links in ``body`` carry one random token to
+    :data:`SESSION_PATHS` paths or more: a session the answer opened."""
+    if b"=" not in body:
+        return []
+    paths: dict[tuple[bytes, bytes], set[bytes]] = {}
+    for found in _LINK_QUERY.finditer(body):
+        for pair in found.group(2).split(b"&"):
+            name, _, value = pair.removeprefix(b"amp;").partition(b"=")
+            if len(value) >= 16 and _TOKEN_CHARS.fullmatch(value):
+                seen = paths.setdefault((name, value), set())
+                if len(seen) < SESSION_PATHS:
+                    seen.add(found.group(1))
+    names = []
+    for (name, value), where in paths.items():
+        if len(where) >= SESSION_PATHS and looks_like_token(value.decode("ascii")):
+            decoded = name.decode("latin-1")
+            if decoded and decoded not in names:
+                names.append(decoded)
     return names
 
 

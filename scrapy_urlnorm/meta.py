@@ -34,6 +34,8 @@ NO_HOLD = "_urlnorm_no_hold"
 SHALLOWER = "_urlnorm_shallower"
 #: On an entity-tag canary (see ``canary``): the host it asks about.
 CANARY = "_urlnorm_canary"
+#: On a session probe (see ``spellings``): the parameter whose value it made up.
+SPELLING_PROBE = "_urlnorm_spelling_probe"
 #: On a drop released to be fetched as written (past the filter: its key is its
 #: representative's). Where it redirects, the target is checked as any redirect is.
 AS_WRITTEN = "_urlnorm_as_written"

@@ -155,7 +155,7 @@ class NormalizeMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         meta = request.meta
-        if M.CANARY in meta:
+        if M.CANARY in meta or M.SPELLING_PROBE in meta:
             return None  # our own question to the host: no claim, no check
         if M.AUDIT in meta:
             if self.dedup.audits.answered_since(request):
@@ -222,6 +222,11 @@ class NormalizeMiddleware:
             if tags is not None and not tags.canary_answered(canary, status):
                 self.dedup.count("urlnorm/etags_distrusted")
             self._settled_without_page(request, f"entity-tag canary answered {status}")
+        probe = request.meta.get(M.SPELLING_PROBE)
+        if probe is not None:
+            digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
+            self.dedup.audits.spellings.probed(request.url, probe, digest if status == 200 else None)
+            self._settled_without_page(request, f"session probe answered {status}")
         audit = request.meta.get(M.AUDIT)
         if self.second_chances is not None and status >= 400:
             # Before a shortcut's fallback: its taught form was only unlucky. An audit too:
@@ -312,8 +317,8 @@ class NormalizeMiddleware:
                 logger.debug("Dropped at download time: %s", exception)
             self.dedup.settling.probe_settled(request)
             return None
-        if M.CANARY in request.meta:
-            return None  # unanswered: the host's tags stay unused
+        if M.CANARY in request.meta or M.SPELLING_PROBE in request.meta:
+            return None  # unanswered: the host's tags stay unused, the resource unsettled
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:
             if self.robots_twins is not None and RobotsTwins.is_robots_request(request):

@@ -19,9 +19,16 @@ sampled like any learned drop):
   identifier names one resource, or a few: ``/item?id=...`` and
   ``/item/reviews?id=...``);
 - on this *resource* (the URL less that parameter: ``/a`` for ``/a?s=...``),
-  three token spellings answered one page and none answered another (a resource
-  whose dead identifiers all answer the same soft 404 shows no token on two
-  paths; a list that varies never settles).
+  three token spellings answered one page and none answered another (a list
+  that varies never settles);
+- and the resource answered that page to a token nobody issued: once the third
+  spelling agrees, the add-on asks for the resource with a value of its own
+  making (the last value seen, turned round: same length, same characters),
+  once, never shown to the spider (``urlnorm/spelling_probes``). A server that
+  keeps sessions in URLs serves any value alike; a revision id (``?id=<hash>``
+  on a repository browser, where three revisions of a file may agree and the
+  fourth not) or an item id answers an error or another page, and the
+  resource never settles.
 
 What a resource learned stays there: a spelling elsewhere is verified as
 before. A settled resource that answers another page later unsettles for good,
@@ -32,8 +39,12 @@ are fetched after all.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from urllib.parse import unquote
 
+from scrapy import Request
+
+from . import meta as M
 from .params import looks_like_token
 from .recent import put_recent
 
@@ -49,6 +60,8 @@ PATHS_OF_A_SESSION = 3
 PAIRS_LOOKED_AT = 8
 #: A resource that answered two pages.
 _VARIED = -1
+#: A resource's probe: not sent yet; sent; answered with the resource's page.
+_UNASKED, _ASKED, _CONFIRMED = 0, 1, 2
 
 
 class ParamSpellings:
@@ -56,7 +69,10 @@ class ParamSpellings:
 
     def __init__(self, cap: int = RESOURCES_REMEMBERED) -> None:
         self.cap = cap
-        # hash((URL less the parameter, its name)) -> [digest or _VARIED, token spellings seen]
+        #: Sends a probe past the filter (unset: no probes, so no resource settles).
+        self.send: Callable[[Request], None] | None = None
+        self.count: Callable[[str], None] = lambda key: None
+        # hash((URL less the parameter, its name)) -> [digest or _VARIED, token spellings seen, probe state]
         self._resources: OrderedDict[int, list] = OrderedDict()
         # hash((host, name, value)) -> hashes of the paths it was seen on (up to PATHS_OF_A_SESSION)
         self._values: OrderedDict[int, tuple[int, ...]] = OrderedDict()
@@ -73,18 +89,52 @@ class ParamSpellings:
                 self._saw(url, name, spelling)
             entry = self._resources.get(resource)
             if entry is None:
-                put_recent(self._resources, resource, [digest, {spelling} if token else set()], self.cap)
+                put_recent(self._resources, resource, [digest, {spelling} if token else set(), _UNASKED], self.cap)
                 continue
             self._resources.move_to_end(resource)
             if entry[0] == _VARIED:
                 continue
             if entry[0] != digest:
-                if len(entry[1]) >= SPELLINGS_TO_SETTLE:
+                if entry[2] == _CONFIRMED:
                     unsettled.add(resource)
                 entry[0], entry[1] = _VARIED, set()
             elif token and len(entry[1]) < SPELLINGS_TO_SETTLE:
                 entry[1].add(spelling)
+                if len(entry[1]) >= SPELLINGS_TO_SETTLE:
+                    self._probe(entry, url, name, spelling)
         return unsettled
+
+    def _probe(self, entry: list, url: str, name: str, spelling: str) -> None:
+        """Ask for ``url`` with ``name`` set to a value nobody issued (once per resource)."""
+        if entry[2] != _UNASKED or self.send is None or "\0" in spelling:
+            return
+        entry[2] = _ASKED
+        made_up = spelling[::-1] if spelling[::-1] != spelling else spelling[1:] + spelling[0]
+        head, _, query = url.partition("?")
+        pairs = [f"{name}={made_up}" if pair.partition("=")[0] == name else pair for pair in query.split("&")]
+        self.count("urlnorm/spelling_probes")
+        self.send(
+            Request(
+                f"{head}?{'&'.join(pairs)}",
+                dont_filter=True,
+                priority=1000,  # before the drops that wait for its answer
+                meta={M.SPELLING_PROBE: name, "dont_redirect": True, "dont_retry": True},
+            )
+        )
+
+    def probed(self, url: str, name: str, digest: int | None) -> None:
+        """The probe for ``url``'s resource (parameter ``name``) answered the page
+        ``digest`` (``None``: anything but a page): the resource settles if it is its page."""
+        for resource, spelled, _spelling in _spellings_of(url):
+            if spelled != name:
+                continue
+            entry = self._resources.get(resource)
+            if entry is None or entry[0] == _VARIED:
+                return
+            if entry[0] == digest:
+                entry[2] = _CONFIRMED
+            else:
+                entry[0], entry[1] = _VARIED, set()
 
     def settles(self, url: str, digest: int) -> bool:
         """Whether normalized ``url`` spells a session-like parameter with a token, on a
@@ -94,7 +144,7 @@ class ParamSpellings:
             if hash((host, name)) not in self._session_like or not _tokens(spelling):
                 continue
             entry = self._resources.get(resource)
-            if entry is not None and entry[0] == digest and len(entry[1]) >= SPELLINGS_TO_SETTLE:
+            if entry is not None and entry[0] == digest and entry[2] == _CONFIRMED:
                 return True
         return False
 

@@ -227,6 +227,11 @@ STATS: tuple[StatKey, ...] = (
         "parameter with a token on a resource whose three token spellings answered the representative's page",
     ),
     StatKey(
+        "urlnorm/spelling_probes", "audits", "live",
+        "requests for a resource with a session token nobody issued, once its three token spellings agreed "
+        "(it settles only if the probe answers the same page; never shown to the spider)",
+    ),
+    StatKey(
         "urlnorm/unsettled_spellings", "audits", "live",
         "settled resources that answered another page later (their unverified drops are released as written)",
     ),

@@ -122,6 +122,9 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None
     if dedup.learned is not None:
         dedup.learned.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
+    if dedup.learner is not None:
+        dedup.audits.spellings.send = reschedule
+        dedup.audits.spellings.count = dedup.count
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
         dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
         dedup.audits.cheap.tags.canary = TagCanary(reschedule, dedup.count)

@@ -124,3 +124,21 @@ def test_a_session_in_links_is_left_out_where_the_url_has_one() -> None:
     assert page_digest(linked(one), url=f"http://h/p?t={one}") != page_digest(linked(two), url=f"http://h/p?t={two}")
     other = linked(two, text="Terms")
     assert page_digest(linked(one), url=f"http://h/p?s={one}") != page_digest(other, url=f"http://h/p?s={two}")
+
+
+def opened(session: str, *, text: str = "Pricing") -> bytes:
+    links = "".join(f'<a href="/{page}?s={session}">{page}</a>' for page in ("a", "b", "c/d"))
+    return f"<html><body><h1>{text}</h1>{links}</body></html>".encode()
+
+
+def test_a_session_an_answer_opened_is_left_out() -> None:
+    """A page whose URL has no session, whose links carry one token to three paths
+    (the answer opened a session), agrees with another session's answer of it."""
+    one, two = "8f3a9c21d4e5b6a7e1", "0b1c2d3e4f5a6b7c99"
+    assert page_digest(opened(one), url="http://h/p") == page_digest(opened(two), url=f"http://h/p?s={two}")
+    assert page_digest(opened(one)) != page_digest(opened(two, text="Terms"))
+    # One identifier to three links of one path, or tokens that differ per link: not a session.
+    same_path = "".join(f'<a href="/item?id={one}#{n}">{n}</a>' for n in range(3)).encode()
+    assert page_digest(same_path) != page_digest(same_path.replace(one.encode(), two.encode()))
+    assert digests.riding_sessions(opened(one)) == ["s"]
+    assert digests.riding_sessions(opened("footer-and-more-words")) == []

@@ -10,6 +10,7 @@ import pytest
 import pytest_twisted
 from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
+from scrapy import Request
 from test_learning import ORDERED
 
 from scrapy_urlnorm import spellings
@@ -71,14 +72,20 @@ async def test_session_tokens_settle_per_resource(monkeypatch: pytest.MonkeyPatc
     assert 2 * requests < verified_requests <= stock_requests
 
 
-def test_a_resource_settles_on_three_token_spellings_of_a_value_seen_on_three_paths() -> None:
+def test_a_resource_settles_on_three_token_spellings_and_a_made_up_one() -> None:
     found = ParamSpellings()
+    sent: list[Request] = []
+    found.send = sent.append
     tokens = ["8f3a9c21d4e5b6a7", "0b1c2d3e4f5a6b7c", "9e8d7c6b5a4f3e2d", "1a2b3c4d5e6f7a8b"]
     for token in tokens[:3]:
         assert not found.observe(f"http://h/a?s={token}", 1)
-    found.observe(f"http://h/b?s={tokens[0]}", 2)
-    assert not found.settles(f"http://h/a?s={tokens[3]}", 1)  # no token seen on three paths yet
-    found.observe(f"http://h/c?s={tokens[0]}", 2)
+    for path in ("b", "c"):
+        found.observe(f"http://h/{path}?s={tokens[0]}", 2)
+    # Three spellings agree, and one token rode on three paths: the add-on asks with a token of its own.
+    [probe] = sent
+    assert probe.url == f"http://h/a?s={tokens[2][::-1]}" and probe.dont_filter
+    assert not found.settles(f"http://h/a?s={tokens[3]}", 1)  # not before its answer
+    found.probed(probe.url, "s", 1)
     assert found.settles(f"http://h/a?s={tokens[3]}", 1)
     assert not found.settles(f"http://h/a?s={tokens[3]}", 2)  # another representative's page
     assert not found.settles("http://h/a?s=footer", 1)  # a word is never taken for a token
@@ -87,6 +94,22 @@ def test_a_resource_settles_on_three_token_spellings_of_a_value_seen_on_three_pa
     assert found.observe(f"http://h/a?s={tokens[3]}", 3) == found.resources(f"http://h/a?s={tokens[3]}")
     assert not found.settles(f"http://h/a?s={tokens[0]}", 1)
     assert not found.observe(f"http://h/a?s={tokens[2]}", 1)
+    assert len(sent) == 1
+
+
+def test_a_value_that_selects_the_page_never_settles() -> None:
+    """Three revisions of a file on a repository browser agree; a made-up one does not."""
+    found = ParamSpellings()
+    sent: list[Request] = []
+    found.send = sent.append
+    revisions = ["3f2a9c21d4e5b6a7c8d9", "0b1c2d3e4f5a6b7c8d9e", "9e8d7c6b5a4f3e2d1c0b", "1a2b3c4d5e6f7a8b9c0d"]
+    for revision in revisions[:3]:
+        for path in ("tree", "commit", "log"):
+            found.observe(f"http://h/{path}?id={revision}", hash((path, revision)))
+        found.observe(f"http://h/blob?f=README&id={revision}", 7)
+    assert len(sent) == 1
+    found.probed(sent[0].url, "id", None)  # a revision nobody made: an error
+    assert not found.settles(f"http://h/blob?f=README&id={revisions[3]}", 7)
 
 
 def test_words_and_numbers_never_settle() -> None:
