@@ -27,7 +27,7 @@ def session_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
         return Reply.not_found()
     visit = f"{next(_issued) * 7919:08d}ab{next(_issued):08x}"
     links = [f"{other}?visit={visit}" for other in PAGES if other != path]
-    return Reply.page(f"session:{path}", [*links, "http://items.test/"])
+    return Reply.page(f"session:{path}", [*links, "http://items.test/", "http://repo.test/"])
 
 
 LIVE = {f"{n:08x}-4e5f-9a0b-{n * 31:012x}" for n in (11, 12)}
@@ -46,8 +46,36 @@ def items_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     return Reply.not_found()
 
 
+REVISIONS = [f"{n:02x}3f2a9c21d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8" for n in range(1, 7)]
+
+
+def repository_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """A repository browser: each revision's views link its tree, log and files by
+    ``?id=<revision>``; LICENSE is the same in every revision, README in the first
+    five, not in the sixth. A revision it never made is a 404."""
+    revision = query.removeprefix("id=").partition("&")[0]
+    if path == "/":
+        return Reply.page("repo:home", [f"/commit?id={rev}" for rev in REVISIONS])
+    if revision not in REVISIONS:
+        return Reply.not_found()
+    views = [f"/tree?id={revision}", f"/log?id={revision}", f"/readme?id={revision}", f"/license?id={revision}", "/"]
+    if path == "/license":
+        return Reply.page("repo:license", views)
+    if path == "/readme":
+        return Reply.page("repo:readme-new" if revision == REVISIONS[-1] else "repo:readme", views)
+    if path in ("/commit", "/tree", "/log"):
+        return Reply.page(f"repo:{path[1:]}-{revision[:2]}", views)
+    return Reply.not_found()
+
+
 def web() -> VirtualWeb:
-    return VirtualWeb({"session.test": FunctionSite(session_site), "items.test": FunctionSite(items_site)})
+    return VirtualWeb(
+        {
+            "session.test": FunctionSite(session_site),
+            "items.test": FunctionSite(items_site),
+            "repo.test": FunctionSite(repository_site),
+        }
+    )
 
 
 async def _crawl(addon: bool) -> tuple[set[str], int]:
@@ -64,7 +92,7 @@ async def test_session_tokens_settle_per_resource(monkeypatch: pytest.MonkeyPatc
     stock_docs, stock_requests = await _crawl(addon=False)
     docs, requests = await _crawl(addon=True)
     assert docs == stock_docs  # every page, and every live item (the dead ones are one page)
-    assert {f"items:{item}" for item in LIVE} <= docs
+    assert {f"items:{item}" for item in LIVE} | {"repo:readme", "repo:readme-new"} <= docs
     # Each resource is downloaded a few times (until three spellings agree), not once
     # per answer linking to it, as stock does and as verifying every drop would.
     monkeypatch.setattr(spellings, "SPELLINGS_TO_SETTLE", 10**6)
