@@ -63,8 +63,11 @@ _NONCE = re.compile(rb"""\snonce\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNO
 #: parameter's ``=`` in a link of a page whose URL spells it with a token).
 _TOKEN_VALUE = rb"[0-9A-Za-z_\-]{16,}"
 _TOKEN_CHARS = re.compile(_TOKEN_VALUE)
-#: A link's address with a query in a page (an ``href``): its path (group 1), its query (group 2).
-_LINK_QUERY = re.compile(rb"""href\s*=\s*["']?([^\s"'<>?#]{0,2048})\?([^\s"'<>#]{1,4096})""", re.IGNORECASE)
+_TOKEN_AFTER_EQUALS = re.compile(rb"=[0-9A-Za-z_\-]{16}")
+#: A parameter's name, as read back from its ``=``; how far back; a link's path, how long.
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_NAME_LONGEST = 64
+_PATH_LONGEST = 2048
 #: Paths one token value of a parameter must reach in a page's links to be taken for a session.
 SESSION_PATHS = 3
 
@@ -110,21 +113,31 @@ def session_names(url: str) -> list[str]:
 def riding_sessions(body: bytes) -> list[str]:
     """Names of parameters whose links in ``body`` carry one random token to
     :data:`SESSION_PATHS` paths or more: a session the answer opened."""
-    if b"=" not in body:
-        return []
     paths: dict[tuple[bytes, bytes], set[bytes]] = {}
-    for found in _LINK_QUERY.finditer(body):
-        for pair in found.group(2).split(b"&"):
-            name, _, value = pair.removeprefix(b"amp;").partition(b"=")
-            if len(value) >= 16 and _TOKEN_CHARS.fullmatch(value):
-                seen = paths.setdefault((name, value), set())
-                if len(seen) < SESSION_PATHS:
-                    seen.add(found.group(1))
+    # Each "=" followed by a token's characters (few in most pages, and found by a
+    # pattern that starts with a literal), read back to its name and its link's path.
+    for found in _TOKEN_AFTER_EQUALS.finditer(body):
+        equals = found.start()
+        start = equals
+        while start > 0 and equals - start < _NAME_LONGEST and body[start - 1] in _NAME_BYTES:
+            start -= 1
+        if start == equals or start == 0 or body[start - 1] not in b"?&;":
+            continue  # not a query's parameter
+        mark = body.rfind(b"?", max(0, start - _PATH_LONGEST), start)
+        if mark < 0:
+            continue
+        opening = max(body.rfind(quote, max(0, mark - _PATH_LONGEST), mark) for quote in (b'"', b"'", b" ", b"="))
+        token = _TOKEN_CHARS.match(body, equals + 1)
+        if token is None:  # (the search found sixteen of its characters)
+            continue
+        seen = paths.setdefault((body[start:equals], token.group()), set())
+        if len(seen) < SESSION_PATHS:
+            seen.add(body[opening + 1 : mark])
     names = []
     for (name, value), where in paths.items():
         if len(where) >= SESSION_PATHS and looks_like_token(value.decode("ascii")):
             decoded = name.decode("latin-1")
-            if decoded and decoded not in names:
+            if decoded not in names:
                 names.append(decoded)
     return names
 
