@@ -82,6 +82,10 @@ HOSTS_REMEMBERED = 10_000
 TAGS_BEFORE_TRUST = 2
 
 
+#: A weak tag of a file's shape: two or more hex fields (a date and a size).
+_FILE_TAG = re.compile(r'W/"[0-9a-fA-F]+(?:[-;:][0-9a-fA-F]+)+"')
+
+
 def without_size(tag: str, length: int) -> str | None:
     """``tag`` less the field that is the page's size, ``length`` in hex, as in
     Apache's ``"26b-5f3e2a10a1b2c"`` and nginx's ``"5f3e2a10-26b"`` (fields split at
@@ -122,6 +126,15 @@ class EntityTags:
         pages = self._pages
         known = pages.get((host, tag))
         stem = without_size(tag, length) if length is not None else None
+        if stem is None and length is not None and _FILE_TAG.fullmatch(tag):
+            # A file's tag (date and size, made weak: W/"5f3e2a10-26b") on a body the
+            # server changed (filled in, per-answer tokens): no field is this body's
+            # size, so two pages of one size cannot be told from one page (differential
+            # seed 150322, --dynamic: /catalog.htm?page=4 answered 304 to page 3's tag).
+            self.distrusted.add(host)
+            self._trusted.discard(host)
+            self._distinct.pop(host, None)
+            return False
         shared = pages.get((host, f"size-less {stem}")) if stem is not None else None  # (no tag has a space)
         if (known is not None and known != digest) or (shared is not None and shared != digest):
             self.distrusted.add(host)

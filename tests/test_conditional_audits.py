@@ -210,6 +210,19 @@ def test_tags_of_size_and_a_shared_date_are_no_evidence() -> None:
     assert edited.tag_for(1, "h") == '"5f3e2a10-26b"'
 
 
+def test_a_file_tag_made_weak_on_a_changed_body_is_no_evidence() -> None:
+    """Differential seed 150322 (``--dynamic``): an application kept its files' tags,
+    made weak, on bodies it filled in with a token of each answer; no field was the
+    body's size, so ``/catalog.htm?page=4`` answered ``304`` to page 3's tag of the
+    same size and was lost. Such a host's tags are never used."""
+    weak = EntityTags()
+    assert not weak.observe("h", 'W/"5f3e2a10-26b"', 10, length=0x26B + 54)
+    assert weak.tag_for(1, "h") is None and "h" in weak.distrusted
+    # Weak tags whose size field is the body's, or of no file's shape, are as before.
+    assert EntityTags().observe("h", 'W/"5f3e2a10-26b"', 10, length=0x26B)
+    assert EntityTags().observe("h", 'W/"a1b2c3d4e5"', 10, length=0x26B + 54)
+
+
 def queued_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """nginx ``try_files $uri.html``-like: ``/pN`` serves ``/pN.html`` (same tag), naming
     nothing; the files are linked first, their extensionless links one page deeper."""
