@@ -225,7 +225,9 @@ class NormalizeMiddleware:
         probe = request.meta.get(M.SPELLING_PROBE)
         if probe is not None:
             digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
-            self.dedup.audits.spellings.probed(request.url, probe, digest if status == 200 else None)
+            asked = self.dedup.normalize(request.url)[0]  # (as the resource was keyed)
+            if asked is not None:
+                self.dedup.audits.spellings.probed(asked, probe, digest if status == 200 else None)
             self._settled_without_page(request, f"session probe answered {status}")
         audit = request.meta.get(M.AUDIT)
         if self.second_chances is not None and status >= 400:
