@@ -100,10 +100,16 @@ async def test_session_tokens_settle_per_resource(monkeypatch: pytest.MonkeyPatc
     assert 2 * requests < verified_requests <= stock_requests
 
 
-def test_a_resource_settles_on_three_token_spellings_and_a_made_up_one() -> None:
+def probing() -> tuple[ParamSpellings, list[Request]]:
+    """Spellings whose probes are kept in a list instead of sent."""
     found = ParamSpellings()
     sent: list[Request] = []
     found.send = sent.append
+    return found, sent
+
+
+def test_a_resource_settles_on_three_token_spellings_and_a_made_up_one() -> None:
+    found, sent = probing()
     tokens = ["8f3a9c21d4e5b6a7", "0b1c2d3e4f5a6b7c", "9e8d7c6b5a4f3e2d", "1a2b3c4d5e6f7a8b"]
     for token in tokens[:3]:
         assert not found.observe(f"http://h/a?s={token}", 1)
@@ -127,9 +133,7 @@ def test_a_resource_settles_on_three_token_spellings_and_a_made_up_one() -> None
 
 def test_a_value_that_selects_the_page_never_settles() -> None:
     """Three revisions of a file on a repository browser agree; a made-up one does not."""
-    found = ParamSpellings()
-    sent: list[Request] = []
-    found.send = sent.append
+    found, sent = probing()
     revisions = ["3f2a9c21d4e5b6a7c8d9", "0b1c2d3e4f5a6b7c8d9e", "9e8d7c6b5a4f3e2d1c0b", "1a2b3c4d5e6f7a8b9c0d"]
     for revision in revisions[:3]:
         for path in ("tree", "commit", "log"):
