@@ -131,15 +131,11 @@ class EntityTags:
             # server changed (filled in, per-answer tokens): no field is this body's
             # size, so two pages of one size cannot be told from one page (differential
             # seed 150322, --dynamic: /catalog.htm?page=4 answered 304 to page 3's tag).
-            self.distrusted.add(host)
-            self._trusted.discard(host)
-            self._distinct.pop(host, None)
+            self._distrust(host)
             return False
         shared = pages.get((host, f"size-less {stem}")) if stem is not None else None  # (no tag has a space)
         if (known is not None and known != digest) or (shared is not None and shared != digest):
-            self.distrusted.add(host)
-            self._trusted.discard(host)
-            self._distinct.pop(host, None)
+            self._distrust(host)
             return False
         put_recent(pages, (host, tag), digest, PAIRS_REMEMBERED)
         if stem is not None:
@@ -154,13 +150,18 @@ class EntityTags:
                     self.canary.ask(host, url)
         return True
 
+    def _distrust(self, host: str) -> None:
+        """``host``'s tags are no evidence, from now on."""
+        self.distrusted.add(host)
+        self._trusted.discard(host)
+        self._distinct.pop(host, None)
+
     def canary_answered(self, host: str, status: int) -> bool:
         """``host``'s canary (see :mod:`scrapy_urlnorm.canary`) was answered ``status``;
         False if that made its tags no evidence."""
         if self.canary is None or self.canary.answered(host, status):
             return True
-        self.distrusted.add(host)
-        self._trusted.discard(host)
+        self._distrust(host)
         return False
 
     def remember(self, keys: tuple[int, ...], tag: str) -> None:
