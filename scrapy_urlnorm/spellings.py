@@ -19,9 +19,9 @@ sampled like any learned drop):
   identifier names one resource, or a few: ``/item?id=...`` and
   ``/item/reviews?id=...``);
 - on this *resource* (the URL less that parameter: ``/a`` for ``/a?s=...``),
-  three token spellings answered one page and none answered another (a list
+  two token spellings answered one page and none answered another (a list
   that varies never settles);
-- and the resource answered that page to a token nobody issued: once the third
+- and the resource answered that page to a token nobody issued: once the second
   spelling agrees, the add-on asks for the resource with a value of its own
   making (the last value seen, turned round: same length, same characters),
   once, never shown to the spider (``urlnorm/spelling_probes``). A server that
@@ -49,7 +49,7 @@ from .params import looks_like_token
 from .recent import put_recent
 
 #: Token spellings of a parameter that must answer one page on a resource.
-SPELLINGS_TO_SETTLE = 3
+SPELLINGS_TO_SETTLE = 2
 #: Resources (URL less one parameter) remembered, least recently seen forgotten first.
 RESOURCES_REMEMBERED = 20_000
 #: Token values remembered with the paths they were seen on.

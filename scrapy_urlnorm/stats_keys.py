@@ -224,11 +224,12 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/settled_spellings", "audits", "live",
         "drops under a rule verified on every drop not verified, because the URL spells a session-like "
-        "parameter with a token on a resource whose three token spellings answered the representative's page",
+        "parameter with a token on a resource whose two token spellings and a made-up one answered the "
+        "representative's page",
     ),
     StatKey(
         "urlnorm/spelling_probes", "audits", "live",
-        "requests for a resource with a session token nobody issued, once its three token spellings agreed "
+        "requests for a resource with a session token nobody issued, once two of its token spellings agreed "
         "(it settles only if the probe answers the same page; never shown to the spider)",
     ),
     StatKey(
