@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
+from demoweb.frameworkweb import FrameworkComparison, generate_framework_web
 from demoweb.randomweb import (
     FAMILIES,
     Comparison,
@@ -403,6 +404,24 @@ def test_offsite_luck_is_told_apart_only_where_stock_needed_a_retry_to_pass_the_
     comparison = Comparison(149594, order, web, stock, addon)
     assert comparison.offsite_luck == ({doc} if luck else set())
     assert comparison.lost == (set() if luck else {doc})
+
+
+def test_offsite_luck_reads_the_allowed_domains_of_the_web_compared() -> None:
+    """A frameworks web's hosts are not those of the random web of its seed: a page
+    stock collected on a host its spider allows, and the add-on did not, is lost there
+    too (read from the random web, every frameworks host looked offsite, and any such
+    loss in ``--web frameworks --offsite --flaky`` runs would have been called luck)."""
+    seed = 578440
+    web = generate_framework_web(seed)
+    allowed = allowed_domains(web, seed)
+    url = f"http://{allowed[0]}/not-a-start-url"
+    assert url not in web.start_urls
+    doc = f"{allowed[0]}/not-a-start-url"
+    stock = CrawlSummary([doc], 10, "finished", 1.0, {}, urls_of={doc: frozenset({url})})
+    addon = CrawlSummary([], 5, "finished", 1.0, {})
+    order = replace(CrawlOrder.from_seed(seed), offsite=True, flaky=True)
+    comparison = FrameworkComparison(seed, order, web, stock, addon)
+    assert comparison.offsite_luck == set() and comparison.lost == {doc}
 
 
 @pytest.mark.parametrize(

@@ -1363,7 +1363,7 @@ class Comparison:
         missing = self.stock.docs - self.addon.docs - self.robots_luck
         if not missing:
             return set()
-        allowed = [domain.lower() for domain in allowed_domains(generate(self.seed), self.seed)]
+        allowed = [domain.lower() for domain in allowed_domains(self.web, self.seed)]
 
         def offsite(url: str) -> bool:
             host = (urlsplit(url).hostname or "").lower()
