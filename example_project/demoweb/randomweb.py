@@ -267,13 +267,12 @@ class RandomSite(TwinHosts):
         return Reply(200, body.encode(), {"Content-Type": "text/html; charset=utf-8", "Server": self.server})
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        session = ""
         if self.url_session:
             query, session = self._take_session(query)
-            reply = self._answer(path, query, headers)
-            if reply.status == 200 and _DOC_ID.search(reply.body):
-                reply = self._with_session(reply, session or f"{random.getrandbits(64) | 1 << 63:016x}")
-        else:
-            reply = self._answer(path, query, headers)
+        reply = self._answer(path, query, headers)
+        if self.url_session and reply.status == 200 and _DOC_ID.search(reply.body):
+            reply = self._with_session(reply, session or f"{random.getrandbits(64) | 1 << 63:016x}")
         if self.etags == "none" or reply.status != 200:
             return reply
         body = reply.body
