@@ -8,7 +8,7 @@ links: stock Scrapy fetches each spelling, and each answer makes new ones.
 rule, verified on every drop (``VERIFIED_FAMILIES``: a parameter ignored on
 articles may select the page of a list), so each spelling is still downloaded.
 
-Three things together tell a session token from a parameter that selects a
+Four things together tell a session token from a parameter that selects a
 page, and only then is a spelling's drop not verified on its own (it is
 sampled like any learned drop):
 
@@ -168,11 +168,6 @@ class ParamSpellings:
 
     def __len__(self) -> int:
         return len(self._resources) + len(self._values)
-
-    def clear(self) -> None:
-        self._resources.clear()
-        self._values.clear()
-        self._session_like.clear()
 
 
 def _tokens(spelling: str) -> bool:
