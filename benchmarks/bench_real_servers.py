@@ -63,6 +63,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import sys
 import tempfile
@@ -488,6 +489,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--verbose", action="store_true", help="Scrapy's INFO log")
     parser.add_argument(
+        "--trees",
+        metavar="NAME=PATH,...",
+        help="serve these HTML trees instead of the three Debian documentation trees, e.g. "
+        "apache-manual=/usr/share/doc/apache2-doc/manual (package apache2-doc)",
+    )
+    parser.add_argument(
         "--addon-settings",
         action="append",
         default=[],
@@ -496,6 +503,12 @@ def main(argv: list[str] | None = None) -> int:
         "LOG_LEVEL=DEBUG LOG_FILE=/tmp/x.log to see every decision",
     )
     args = parser.parse_args(argv)
+    if args.trees:
+        try:
+            servers.TREES = servers.parse_trees(args.trees)
+        except ValueError as error:
+            parser.error(str(error))
+        os.environ[servers.TREES_VARIABLE] = args.trees  # (the applications' processes read it)
     if missing := servers.missing(args.servers):
         print(f"missing {missing}: run benchmarks/real_servers/setup.sh (as root) first", file=sys.stderr)
         return 2

@@ -56,11 +56,28 @@ HERE = Path(__file__).resolve().parent
 
 #: URL path -> installed HTML tree (Debian packages ``doxygen-doc``, ``debian-reference-en``,
 #: ``python-requests-doc``): a Doxygen manual with its examples, the Debian Reference, Sphinx docs.
-TREES: dict[str, str] = {
+DEFAULT_TREES: dict[str, str] = {
     "doxygen": "/usr/share/doc/doxygen/html",
     "debian-reference": "/usr/share/debian-reference",
     "requests": "/usr/share/doc/python-requests-doc/html",
 }
+#: Other trees instead (``bench_real_servers.py --trees``): ``name=path,name=path``. An
+#: environment variable, so that the applications' own processes serve the same trees.
+TREES_VARIABLE = "URLNORM_BENCH_TREES"
+
+
+def parse_trees(spec: str) -> dict[str, str]:
+    """``name=path,name=path`` as a dict; a clear ``ValueError`` for anything else."""
+    trees: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, equals, path = item.partition("=")
+        if not equals or not name or "/" in name or not path:
+            raise ValueError(f"a tree is name=path (the name a single URL segment), not {item!r}")
+        trees[name] = path
+    return trees
+
+
+TREES: dict[str, str] = parse_trees(os.environ.get(TREES_VARIABLE, "")) or DEFAULT_TREES
 
 APACHE = "/usr/sbin/apache2"
 NGINX = "/usr/sbin/nginx"
