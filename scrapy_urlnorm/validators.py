@@ -299,7 +299,8 @@ class CheapAudits:
         auditor = self.desk.auditor
         expected = auditor.digest(audit["key"])
         named = ScrapyRequest(target)
-        digest = auditor.answer(self.desk.dedup.keys.static(named).value)
+        answer = self.desk.answer(named, self.desk.dedup.keys.static(named).value, audit["reason"])
+        digest = answer if isinstance(answer, int) else None
         if digest is None and audit["key"] in self.desk.dedup.fingerprint(named).keys:
             digest = expected  # the file named is its representative, spelled by the site's other rules (www.)
         if digest is None or digest != expected or not self.desk.dedup.delivered_here(audit["key"]):

@@ -196,3 +196,32 @@ async def test_a_file_audited_at_check_time_is_fetched_in_full_after_its_head() 
         status = [hit.method for hit in web.hits if hit.target == "/status"]
     assert "mv:/status" in result.doc_ids and "mv:/status.html" in result.doc_ids
     assert status == ["HEAD", "GET"]
+
+
+def twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """One site under ``mv.test`` and ``www.mv.test`` (no redirect: ``www_alias`` is
+    taught by content, so its drops are sampled), negotiating as Apache does, with no
+    entity tags (a tree a package installed: they would be no evidence). ``/pN`` are
+    delivered first; a page deeper links the files on the other twin, ``www.mv.test/pN.html``."""
+    www = "http://www.mv.test"
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": ["/c.html", f"{www}/c.html", "/d.html", f"{www}/d.html", "/hub.html"]}
+    pages |= {"/c.html": [], "/d.html": [], "/hub.html": ["/deeper.html", *pairs], "/deeper.html": ["/more.html"]}
+    pages |= {"/more.html": [f"{www}{p}.html" for p in pairs]} | {p + ".html": [] for p in pairs}
+    return negotiating_reply("mv", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_twins_file_is_verified_by_what_the_other_twin_negotiated() -> None:
+    """``www.mv.test/pN.html`` against the delivered ``mv.test/pN`` rests on
+    ``extension_alias`` (verified on every drop) and ``www_alias`` (sampled). ``/pN``
+    named ``pN.html`` as the file it served, so ``mv.test/pN.html`` answered that page
+    already: only the twins' rule is left, as for any drop between twins. No download
+    (real Apache on a documentation tree: every such drop was one)."""
+    site = FunctionSite(twins_site)
+    with VirtualWeb({"mv.test": site, "www.mv.test": site}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        twin_files = [hit for hit in web.hits if hit.host == "www.mv.test" and hit.target.startswith("/p")]
+    assert len(set(result.doc_ids)) == 14  # the home page, c, d, hub, deeper, more and the eight pN
+    assert len(twin_files) <= 2  # (the twins' rule's own first drops may be audited)
+    assert result.stats.get("urlnorm/audits_answered", 0) >= 6
