@@ -30,8 +30,9 @@ cannot run away:
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 
 Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
-``https_alias`` with redirect evidence), ``extension_alias``, ``ignore_param``
-and ``default_page``: every drop they make is verified, with no budget. The
+``https_alias``, ``case_insensitive_path`` with redirect evidence),
+``extension_alias``, ``ignore_param`` and ``default_page``: every drop they
+make is verified, with no budget. The
 last three because their traps are common where they hold, and no sample of
 other URLs can tell where: Apache MultiViews serves ``/x`` as ``/x.html`` only
 when no file ``/x`` exists, so a site may hold both as pages of their own;

@@ -94,6 +94,8 @@ class LearnedPolicies:
         #: Hosts whose rules mix strict ones (:meth:`verifies_every`) with others: the others' policy.
         self.lenient_by_host: dict[str, NarrowPolicy] = {}
         self._shortcuts: dict[str, tuple[Rule, ...]] = {}
+        #: Host -> the families, other than the shortcuts', its redirects taught (``case_insensitive_path``).
+        self._taught: dict[str, frozenset[str]] = {}
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: every drop of a redirect-taught rule is verified.
         self.verify_taught = True
 
@@ -114,10 +116,15 @@ class LearnedPolicies:
     def verifies_every(self, host: str, family: str) -> bool:
         """Whether every drop of rule ``family`` on ``host`` is verified (the rule is
         *strict*): a family of ``VERIFIED_FAMILIES``, or one ``host``'s redirects taught
-        (see :mod:`scrapy_urlnorm.audits`)."""
+        (a shortcut's, or ``case_insensitive_path`` with redirect evidence: see
+        :mod:`scrapy_urlnorm.audits`)."""
         if family in VERIFIED_FAMILIES:
             return True
-        return self.verify_taught and any(rule.family.value == family for rule in self.shortcut_rules(host))
+        if not self.verify_taught:
+            return False
+        if family in self._taught.get(host, ()):
+            return True
+        return any(rule.family.value == family for rule in self.shortcut_rules(host))
 
     def rules_of(self, host: str) -> list[Rule]:
         """Active rules that apply to ``host``: its own, and its twin's once the twins are one site."""
@@ -143,6 +150,16 @@ class LearnedPolicies:
                 self._shortcuts[host] = shortcuts
             else:
                 self._shortcuts.pop(host, None)
+            # A server that redirects case variants (Apache's mod_speling) corrects a
+            # path it has no file for: where both spellings are files, each is served
+            # as itself (Debian's valgrind manual: FAQ.html and faq.html, one lost).
+            taught = frozenset(
+                r.family.value for r in rules if r.family not in _SHORTCUT_FAMILIES and r.sources.get("redirect")
+            )
+            if taught:
+                self._taught[host] = taught
+            else:
+                self._taught.pop(host, None)
             self.narrow_by_host.pop(host, None)
             self.lenient_by_host.pop(host, None)
             if not rules:
@@ -249,3 +266,4 @@ class LearnedPolicies:
         self.narrow_by_host.clear()
         self.lenient_by_host.clear()
         self._shortcuts.clear()
+        self._taught.clear()

@@ -793,6 +793,37 @@ async def test_a_file_beside_its_multiviews_twin_is_collected() -> None:
     assert "urlnorm/revoked_rules" not in result.stats
 
 
+def case_correcting_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As Apache with ``mod_speling`` (``CheckCaseOnly``) on a case-sensitive file
+    system: a path with no file redirects to the one file its case-folded spelling
+    names; a file is served as itself. ``/FAQ.html`` and ``/faq.html`` are two files
+    (Debian's valgrind manual ships both); the home page links eight case variants
+    first, then, one page deeper, both FAQs."""
+    files = {f"/p{n}.html": [] for n in range(1, 9)}
+    files |= {"/": [f"/P{n}.html" for n in range(1, 9)] + ["/more.html"], "/more.html": ["/FAQ.html", "/faq.html"]}
+    files |= {"/FAQ.html": [], "/faq.html": []}
+    if path in files:
+        return Reply.page(f"cs:{path}", files[path])
+    matches = [name for name in files if name.lower() == path.lower()]
+    if len(matches) == 1:
+        return Reply.redirect(matches[0])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_case_rule_the_hosts_redirects_taught_verifies_every_drop() -> None:
+    """``case_insensitive_path`` is learned from eight redirects; a server that
+    redirects case variants corrects paths it has no file for, and serves two files
+    whose names differ in case as two pages. Every drop of the rule is verified (a
+    held redirect where it holds), so ``/faq.html`` is collected beside ``/FAQ.html``
+    (and the rule, contradicted, revoked: each variant costs its redirect, as before)."""
+    with VirtualWeb({"cs.test": FunctionSite(case_correcting_site)}) as web:
+        result = await crawl(web, ["http://cs.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    assert result.stats["urlnorm/filtered/learned:case_insensitive_path"] >= 1  # the rule was in use
+    assert {"cs:/FAQ.html", "cs:/faq.html"} <= set(result.doc_ids)
+    assert result.stats["urlnorm/audit_mismatches"] >= 1
+
+
 def paged_list_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Articles ignore ``?page=2``; the list it pages through does not."""
     articles = [f"/a{n}" for n in range(1, 9)]

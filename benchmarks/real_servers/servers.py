@@ -515,6 +515,8 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
             "URLNORM_SITE_HOST": host,
             "URLNORM_SITE_LABEL": family.label,
         }
+        if TREES_VARIABLE in os.environ:  # (the applications serve the trees it names)
+            site[TREES_VARIABLE] = os.environ[TREES_VARIABLE]
         child = _start(family.command(directory, port), family.foreground, site)
         try:
             wait_for_port(port)
@@ -593,5 +595,6 @@ def _state(state: Path | None, kind: str) -> Iterator[Path]:
 
 def _clean_env(site: dict[str, str]) -> dict[str, str]:
     """The servers get a minimal environment (no proxy variables, a C locale) and ``site``:
-    the site root, host and label, which the framework applications read (``webapps.py``)."""
+    the site root, host, label and any other trees, which the framework applications
+    read (``webapps.py``)."""
     return {"PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"), "LANG": "C", **site}
