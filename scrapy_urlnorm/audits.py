@@ -68,7 +68,6 @@ from typing import TYPE_CHECKING, Any
 from . import meta as M
 from .depths import depth_of
 from .hostrules import twins
-from .keys import host_of
 from .learning import VERIFIED_FAMILIES, RuleKind
 from .recent import put_recent
 from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_DIFFERS, REDIRECT_UNDECIDED, RedirectVerdicts
@@ -547,42 +546,34 @@ class AuditDesk:
     def answer(self, request: Request, own: int, reason: str) -> int | str | None:
         """What ``request``'s URL (static key ``own``) answered when it was fetched, if
         remembered (see :meth:`Auditor.answer`); else, for a drop of a family verified
-        on every drop (``reason``), the page the same URL on its host's ``www`` twin
-        answered, where the twins are one site by a rule sampled rather than verified on
-        every drop. The drop then rests on that rule alone for the step from one twin to
-        the other, as a drop between twins does: the rest was fetched (real Apache,
-        ``www.h/x.html`` against the delivered ``h/x``, which negotiated ``h/x.html``:
-        every such drop of ``extension_alias`` was a download). Never for an audit of
-        ``www_alias`` itself, which the twin's answer would only repeat."""
+        on every drop (``reason``), the page a spelling of it under its host's sampled
+        rules alone answered (:meth:`answered_as`). The drop then rests on those rules
+        alone for the step between the spellings, as any drop of theirs does: the rest
+        was fetched (real Apache, ``www.h/x.html`` against the delivered ``h/x``, which
+        negotiated ``h/x.html``: every such drop of ``extension_alias`` was a download).
+        Never for an audit of a sampled rule itself, which another spelling's answer
+        would only repeat."""
         answer = self.auditor.answer(own)
         if answer is not None or reason.removeprefix("learned:") not in VERIFIED_FAMILIES:
             return answer
-        twin = self._on_twin(request)
-        if twin is None:
-            return None
-        answer = self.auditor.answer(self.dedup.keys.static(twin).value)
-        return answer if isinstance(answer, int) else None  # (a redirect is the twin's own business)
+        key = self._lenient_key(request)
+        answer = self.auditor.answer(key) if key is not None else None
+        return answer if isinstance(answer, int) else None  # (a redirect is that spelling's own business)
 
-    def _on_twin(self, request: Request) -> Request | None:
-        """``request`` on its host's ``www`` twin, where the twins are one site by a
-        sampled ``www_alias`` and its learned key is the same there; else ``None``."""
-        learned = self.dedup.learned
-        fingerprint = self.dedup.fingerprint(request)
-        url = fingerprint.url
-        if learned is None or url is None or fingerprint.learned is None:
+    def answered_as(self, request: Request, digest: int) -> None:
+        """``request``'s URL answered a page with ``digest`` (delivered, an audit's, or
+        the file a negotiating server named): remembered for its spellings under its
+        host's sampled rules too (see :meth:`answer`)."""
+        key = self._lenient_key(request)
+        if key is not None:
+            self.auditor.answered(key, digest)
+
+    def _lenient_key(self, request: Request) -> int | None:
+        narrow = self.dedup.narrow
+        if narrow is None or request.method != "GET":
             return None
-        host = host_of(url)
-        if not learned.aliased(host) or self.verifies_every(host, _WWW_ALIAS_REASON):
-            return None
-        bare, www = twins(host)
-        start = url.find("//") + 2
-        end = url.find("/", start)
-        head = start + url[start : end if end >= 0 else None].rfind("@") + 1  # (past any user info)
-        if not url.startswith(host, head):
-            return None
-        twin = request.replace(url=url[:head] + (www if host == bare else bare) + url[head + len(host) :])
-        # The same learned key on the twin: the www rule holds there (not narrowed away).
-        return twin if self.dedup.fingerprint(twin).learned == fingerprint.learned else None
+        url = self.dedup.normalize(request.url)[0]
+        return narrow.lenient_key(request, url) if url is not None else None
 
     def _count_answered(self) -> None:
         self.auditor.audits += 1

@@ -93,6 +93,14 @@ class NarrowKeys:
                 if found is not None:
                     put_recent(self._delivered, found[0] ^ salt, found[1], NARROW_KEYS_REMEMBERED)
 
+    def lenient_key(self, request: Request, url: str) -> int | None:
+        """``request``'s key (normalized ``url``) under its host's lenient policy (its
+        rules but the strict ones), where the host has one: URLs whose lenient keys
+        are equal differ only by rules whose drops are sampled."""
+        lenient = self.learned.lenient_by_host.get(host_of(url))
+        found = self._key(request, lenient) if lenient is not None else None
+        return None if found is None else found[0]
+
     def names_delivered(self, request: Request, host: str) -> bool:
         """Whether ``request``'s key under ``host``'s narrow policy (its rules but those of
         ``VERIFIED_FAMILIES``) names a delivered page."""

@@ -58,6 +58,8 @@ class ResponseFeed:
                 tags.remember(keys, tag)
             if dedup.twins is not None and request.method == "GET":
                 dedup.twins.delivered(request, fingerprint, digest, length)
+        if request.method == "GET":
+            audits.answered_as(request, digest)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
         if dedup.learner is not None:
             self._spelled(url, digest)

@@ -281,7 +281,9 @@ class CheapAudits:
         if self.tags is not None:
             self.tags.negotiates(host_of(source).lower())
             if digest is not None:
-                self.desk.auditor.answered(self.desk.dedup.keys.static(ScrapyRequest(target)).value, digest)
+                named = ScrapyRequest(target)
+                self.desk.auditor.answered(self.desk.dedup.keys.static(named).value, digest)
+                self.desk.answered_as(named, digest)
         return source, target
 
     def head_answered(self, request: Request, location: str | None) -> bool:

@@ -1744,3 +1744,43 @@ async def test_an_audit_that_redirects_where_its_representative_did_contradicts_
     assert result.stats["urlnorm/audits_redirects_followed"] == 1
     assert {"ra:/", "ra:/a", "ra:/b", "ra:/c", "ra:/x", "ra:/more", "ra:/target"} <= set(result.doc_ids)
     assert "/go" in www
+
+
+def iis_like_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As IIS serves: paths are case-insensitive (no redirect), ``default.htm`` is each
+    directory's page, no entity tags. The home page teaches both rules; ``/more.htm``
+    then links each further directory three ways: ``/dN/``, ``/dN/Default.htm`` and
+    ``/dN/DEFAULT.HTM``."""
+    dirs = [f"/d{n}/" for n in range(1, 9)]
+    teaching = ["/a.htm", "/A.htm", "/b.htm", "/B.htm", *(link for d in dirs[:2] for link in (d, d + "default.htm"))]
+    pages: dict[str, list[str]] = {
+        "/": [*teaching, "/more.htm"],
+        "/more.htm": [link for d in dirs[2:] for link in (d, d + "Default.htm", d + "DEFAULT.HTM")],
+        "/a.htm": [],
+        "/b.htm": [],
+    }
+    pages |= {d: [] for d in dirs}
+    folded = path.lower().removesuffix("default.htm")
+    for name, links in pages.items():
+        if name.lower() == folded:
+            return Reply.page(f"iis:{name}", links)
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_default_page_drop_is_verified_once_for_all_its_case_spellings() -> None:
+    """Every ``default_page`` drop is verified, here by a download (no tags). Once
+    ``/dN/Default.htm`` answered ``/dN/``'s page, ``/dN/DEFAULT.HTM`` differs from it
+    only by ``case_insensitive_path``, whose drops are sampled: its verification is
+    the answer its other spelling gave, not a second download."""
+    with VirtualWeb({"iis.test": FunctionSite(iis_like_site)}) as web:
+        result = await crawl(web, ["http://iis.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+        spellings = [
+            hit.target
+            for hit in web.hits
+            if hit.method == "GET" and hit.status == 200 and re.fullmatch(r"/d[3-8]/default\.htm", hit.target.lower())
+        ]
+    assert len(set(result.doc_ids)) == 12  # the home page, a, b, more and d1-d8
+    assert result.stats["urlnorm/learned/default_page"] == 1
+    assert result.stats["urlnorm/audits_answered"] >= 5
+    assert len(spellings) <= 6, spellings  # one spelling downloaded per directory at most
