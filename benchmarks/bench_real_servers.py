@@ -389,7 +389,7 @@ def summarize(crawl: Crawl, stock: Crawl) -> dict[str, Any]:
         "files_lost": len(stock.files - crawl.files),
         "refetched": crawl.refetched,
         "redundancy": round(crawl.redundancy, 4),
-        "requests_per_necessary": round(crawl.requests / necessary(stock), 3),
+        "requests_per_necessary": round(crawl.requests / max(necessary(stock), 1), 3),  # (stock may get nothing)
         "finish_reason": crawl.finish_reason,
         "seconds": round(crawl.seconds, 2),
         "filtered": int(crawl.stats.get("dupefilter/filtered", 0)),
@@ -534,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     result = outcome.get("result")
     if not isinstance(result, dict):
         if isinstance(result, failure.Failure):
-            result.printTraceback()
+            result.printTraceback(file=sys.stderr)
         return 3
     print(table(result["rows"]))
     for key, figures in result["necessary"].items():

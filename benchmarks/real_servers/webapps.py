@@ -67,6 +67,7 @@ def featured(spell: str) -> list[str]:
     return [
         spell.format(tree=tree, page=page)
         for tree, names in pages.items()
+        if tree in TREE_DIRS  # (other trees: bench_real_servers.py --trees)
         for page in names
         if (TREE_DIRS[tree] / f"{page}.html").is_file()
     ]
