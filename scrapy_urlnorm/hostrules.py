@@ -94,7 +94,8 @@ class LearnedPolicies:
         #: Hosts whose rules mix strict ones (:meth:`verifies_every`) with others: the others' policy.
         self.lenient_by_host: dict[str, NarrowPolicy] = {}
         self._shortcuts: dict[str, tuple[Rule, ...]] = {}
-        #: Host -> the families, other than the shortcuts', its redirects taught (``case_insensitive_path``).
+        #: Host -> the families other than the shortcuts' its redirects taught (``case_insensitive_path``,
+        #: ``duplicate_slashes``): strict, as the shortcuts are.
         self._taught: dict[str, frozenset[str]] = {}
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: every drop of a redirect-taught rule is verified.
         self.verify_taught = True
@@ -116,8 +117,8 @@ class LearnedPolicies:
     def verifies_every(self, host: str, family: str) -> bool:
         """Whether every drop of rule ``family`` on ``host`` is verified (the rule is
         *strict*): a family of ``VERIFIED_FAMILIES``, or one ``host``'s redirects taught
-        (a shortcut's, or ``case_insensitive_path`` with redirect evidence: see
-        :mod:`scrapy_urlnorm.audits`)."""
+        (a shortcut's, or any other rule with redirect evidence, such as
+        ``case_insensitive_path``: see :mod:`scrapy_urlnorm.audits`)."""
         if family in VERIFIED_FAMILIES:
             return True
         if not self.verify_taught:
