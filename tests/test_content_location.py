@@ -225,3 +225,31 @@ async def test_a_twins_file_is_verified_by_what_the_other_twin_negotiated() -> N
     assert len(set(result.doc_ids)) == 14  # the home page, c, d, hub, deeper, more and the eight pN
     assert len(twin_files) <= 2  # (the twins' rule's own first drops may be audited)
     assert result.stats.get("urlnorm/audits_answered", 0) >= 6
+
+
+def speling_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Apache with MultiViews and ``mod_speling`` (``CheckCaseOnly``) on a file system
+    that tells case apart: a file is served as itself; ``/x`` negotiates ``x.html``
+    (naming it); a path with neither redirects to the one file its case-folded
+    spelling names. ``/FAQ.html`` and ``/faq.html`` are two files (as in Debian's
+    valgrind manual), and ``/faq.html`` is linked only as ``/faq``, after ``/FAQ.html``
+    was delivered and both rules were learned."""
+    files: dict[str, list[str]] = {"/": ["/A.html", "/B.html", "/p1", "/p2", "/more.html"]}
+    files |= {"/a.html": [], "/b.html": [], "/p1.html": [], "/p2.html": []}
+    files |= {"/more.html": ["/FAQ.html", "/deeper.html"], "/deeper.html": ["/faq"], "/FAQ.html": [], "/faq.html": []}
+    reply = negotiating_reply("sp", files, path)
+    if reply.status != 404:
+        return reply
+    matches = [name for name in files if name.lower() == path.lower()]
+    return Reply.redirect(matches[0]) if len(matches) == 1 else reply
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_named_by_content_location_is_no_proof_across_a_verified_rule() -> None:
+    """``/faq`` keys as the delivered ``/FAQ.html`` under ``extension_alias`` and the
+    case rule the host's redirects taught (verified on every drop). Its ``HEAD`` names
+    ``faq.html``: that proves ``/faq`` is ``/faq.html``, not that ``/faq.html`` is
+    ``/FAQ.html``, so the page is fetched and collected."""
+    with VirtualWeb({"sp.test": FunctionSite(speling_site)}) as web:
+        result = await crawl(web, ["http://sp.test/"], ONE_AT_A_TIME)
+    assert {"sp:/FAQ.html", "sp:/faq.html"} <= set(result.doc_ids)
