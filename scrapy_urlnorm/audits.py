@@ -99,7 +99,8 @@ MAX_SCOPES = 10_000
 _WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
 #: Digests of delivered pages remembered for audits (LRU).
 DIGESTS_REMEMBERED = 100_000
-#: Answers of URLs fetched as audits remembered (LRU), so none is fetched for an audit twice.
+#: Answers remembered (LRU): of URLs fetched as audits, so none is fetched for an audit twice, of
+#: files a negotiating server named, and of every page under its host's lenient key (``answered_as``).
 ANSWERS_REMEMBERED = 100_000
 
 
@@ -140,7 +141,8 @@ class Auditor:
     def answered(self, own: int, answer: int | str, *, downloaded: bool = False) -> None:
         """The URL whose static key is ``own`` was fetched as an audit and answered a
         page with this digest (``int``; ``downloaded``: in full, the spider had it, not
-        a ``304`` or a ``HEAD``), or a redirect to this URL (``str``)."""
+        a ``304`` or a ``HEAD``), or a redirect to this URL (``str``). ``own`` may also
+        be a lenient key (:meth:`AuditDesk.answered_as`): a page its spellings answered."""
         put_recent(self._answers, own, answer, ANSWERS_REMEMBERED)
         if downloaded:
             put_recent(self._downloaded, own, None, ANSWERS_REMEMBERED)
