@@ -203,4 +203,20 @@ class TaughtForms:
         if M.SHORTCUT_OF in request.meta:
             self.dedup.responses.shortcut_fell_back(original)
             meta[M.NO_SHORTCUT] = True
-        return request.replace(url=original, dont_filter=True, meta=meta)
+        link = request.replace(url=original, dont_filter=True, meta=meta)
+        self._take_back(request, link)
+        return link
+
+    def _take_back(self, form: Request, link: Request) -> None:
+        """``form`` took ``link``'s claim over when it was sent, and comes back now (a
+        retry: Scrapy's retry copies the meta): ``link`` holds the claim again, so that
+        its redirect to ``form``'s URL is the claim's own, not a duplicate of a claim that
+        nothing holds (differential seed 152003, ``--https --flaky``: the retry of
+        ``/team/contact-3``, withdrawn once ``https_alias`` was learned, went as
+        ``/team/contact-3/``, whose redirect back was dropped, and the page was lost)."""
+        dedup = self.dedup
+        claim = dedup.ledger.claim_of(dedup.keys.static(form).value)
+        if claim is None or not claim.held_by(form.url):
+            return  # never sent: the form claimed nothing of its own yet
+        claim.hand_over(link.url)
+        dedup.claim(link, dedup.fingerprint(link), claim)

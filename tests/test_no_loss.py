@@ -35,7 +35,7 @@ import scrapy
 from crawl_process import spawn
 from demoweb.crawling import CrawlResult, LinkSpider, crawl
 from demoweb.generated import generate
-from demoweb.server import NETLOC_HEADER, FunctionSite, Hit, Reply, Site, VirtualWeb
+from demoweb.server import NETLOC_HEADER, SCHEME_HEADER, FunctionSite, Hit, Reply, Site, VirtualWeb
 from demoweb.web import START_URLS, build_sites
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.linkextractors import LinkExtractor
@@ -820,6 +820,50 @@ async def test_an_audit_a_flaky_server_kept_back_gets_its_second_chance() -> Non
     assert "fl:/list?page=2" in stock.docs
     assert_no_loss(stock, addon)
     assert addon.stats.get("urlnorm/second_chances") == 1
+
+
+def retried_form_site() -> FunctionSite:
+    """Over ``http://``, ``/a/``, ``/b/`` and ``/x/`` redirect to ``/a``, ``/b`` and ``/x``
+    (teaching ``trailing_slash`` remove), and ``/x`` answers ``503`` once; ``/a`` links
+    ``/h1`` and ``/h2``, which redirect to ``https://`` (teaching ``https_alias``) while the
+    retry of ``/x`` waits in the queue. ``https://`` serves ``/h1`` and ``/h2``."""
+    asked = Counter[str]()
+    pages = {"/": ["/a/", "/b/", "/x/"], "/a": ["/h1", "/h2"], "/b": [], "/x": []}
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if headers[SCHEME_HEADER] == "https":
+            return Reply.page(f"form:{path}", []) if path in ("/h1", "/h2") else Reply.not_found()
+        if path in ("/a/", "/b/", "/x/"):
+            return Reply.redirect(path.rstrip("/"))
+        if path in ("/h1", "/h2"):
+            return Reply.redirect(f"https://form.test{path}")
+        if path == "/x":
+            asked[path] += 1
+            if asked[path] == 1:
+                return Reply(503, b"busy", {"Content-Type": "text/plain"})
+        if path in pages:
+            return Reply.page(f"form:{path}", pages[path])
+        return Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_form_retried_after_its_rule_changed_gives_its_link_the_claim_back() -> None:
+    """Differential seed 152003 (``--https --robots --offsite --flaky``, ``fifo-c16``): the
+    form ``/team/contact-3``, sent in place of the link ``/team/contact-3/``, took the
+    link's claim over and failed; Scrapy's retry copies its meta, and by then the host's
+    redirects had taught ``https_alias``, so the retry went back to the link as written.
+    The link's redirect to the form was dropped against the form's claim, which nothing
+    held any more: the page was lost. The link as written holds that claim now, and its
+    redirect is the claim's own."""
+    start = ["http://form.test/"]
+    stock = await run({"form.test": retried_form_site()}, start, RETRIES)
+    addon = await run({"form.test": retried_form_site()}, start, {**RETRIES, **ADDON})
+    assert "form:/x" in stock.docs
+    assert addon.stats.get("urlnorm/taught_forms_withdrawn") == 1, addon.stats
+    assert_no_loss(stock, addon)
+    assert addon.requests <= stock.requests
 
 
 # -- 9. DEPTH_LIMIT ---------------------------------------------------------------------------------
