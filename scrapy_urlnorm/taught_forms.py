@@ -210,13 +210,19 @@ class TaughtForms:
     def _take_back(self, form: Request, link: Request) -> None:
         """``form`` took ``link``'s claim over when it was sent, and comes back now (a
         retry: Scrapy's retry copies the meta): ``link`` holds the claim again, so that
-        its redirect to ``form``'s URL is the claim's own, not a duplicate of a claim that
-        nothing holds (differential seed 152003, ``--https --flaky``: the retry of
-        ``/team/contact-3``, withdrawn once ``https_alias`` was learned, went as
-        ``/team/contact-3/``, whose redirect back was dropped, and the page was lost)."""
+        its redirect to ``form``'s URL is not a duplicate of a claim that nothing holds
+        (differential seed 152003, ``--https --flaky``: the retry of ``/team/contact-3``,
+        withdrawn once ``https_alias`` was learned, went as ``/team/contact-3/``, whose
+        redirect back was dropped, and the page was lost). The form's own key leaves the
+        claim, as the link's did when the form took over: that URL is not fetched now,
+        and whatever ``link`` answers is no proof of its page (a rule revoked meanwhile
+        may have made them two), so a request for it is admitted."""
         dedup = self.dedup
-        claim = dedup.ledger.claim_of(dedup.keys.static(form).value)
+        key = dedup.keys.static(form).value
+        claim = dedup.ledger.claim_of(key)
         if claim is None or not claim.held_by(form.url):
             return  # never sent: the form claimed nothing of its own yet
+        dedup.ledger.detach(claim, key)
+        dedup.abandoned.add((key,))
         claim.hand_over(link.url)
         dedup.claim(link, dedup.fingerprint(link), claim)

@@ -866,6 +866,41 @@ async def test_a_form_retried_after_its_rule_changed_gives_its_link_the_claim_ba
     assert addon.requests <= stock.requests
 
 
+def revoked_form_site() -> FunctionSite:
+    """``/a/`` and ``/b/`` redirect to ``/a`` and ``/b`` (teaching ``trailing_slash``
+    remove), but ``/x/`` is a page of its own, linking ``/x``, another page, which
+    answers ``503`` once. ``/c/`` is a page and ``/c`` missing: its shortcut fails, and
+    the link as written revokes the rule while the retry of the form ``/x`` waits."""
+    asked = Counter[str]()
+    pages = {"/": ["/a/", "/b/", "/x/", "/c/"], "/a": [], "/b": [], "/x/": ["/x"], "/x": [], "/c/": []}
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path in ("/a/", "/b/"):
+            return Reply.redirect(path.rstrip("/"))
+        if path == "/x":
+            asked[path] += 1
+            if asked[path] == 1:
+                return Reply(503, b"busy", {"Content-Type": "text/plain"})
+        if path in pages:
+            return Reply.page(f"revoked:{path}", pages[path])
+        return Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_form_withdrawn_after_a_revocation_is_no_proof_of_its_own_url() -> None:
+    """The retried form ``/x``, withdrawn once ``trailing_slash`` was revoked, gives the
+    link ``/x/`` its claim back, but not its own URL's key: ``/x/`` answers a page of its
+    own, and ``/x``, linked from it, is another page, fetched."""
+    start = ["http://revoked.test/"]
+    stock = await run({"revoked.test": revoked_form_site()}, start, RETRIES)
+    addon = await run({"revoked.test": revoked_form_site()}, start, {**RETRIES, **ADDON})
+    assert {"revoked:/x", "revoked:/x/"} <= stock.docs
+    assert addon.stats.get("urlnorm/taught_forms_withdrawn") == 1, addon.stats
+    assert_no_loss(stock, addon)
+
+
 # -- 9. DEPTH_LIMIT ---------------------------------------------------------------------------------
 
 
