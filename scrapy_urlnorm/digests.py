@@ -23,8 +23,16 @@ the session parameter could never be learned (see
 :mod:`scrapy_urlnorm.spellings`). A parameter is taken for a session where the
 page's own URL spells it with a random token, or where the page's links carry
 one token value of it to three paths or more (an answer that opened a
-session: an identifier names one resource); then its token values in the
-links go, and the links themselves stay.
+session: an identifier names one resource); then that parameter goes from the
+links, name and token, and the links themselves stay. So a session's answer
+agrees with another session's, and with the answer of the page at its URL
+without a session, whose links carry none (the ``www.`` twin of a host that
+opened a session on one twin only). The parameters whose names say session
+whatever their value (``PHPSESSID``, ``jsessionid``: those the ``session_ids``
+step removes from URLs) go from every page's links: a page reached at
+``?PHPSESSID=T`` and its twin reached without one, both of whose links carry
+the ids the site wrote in them, are one page (differential seed 152404: the
+two twins of a host never merged).
 
 Everything else stays: visible text, links, attributes, the code and data of
 scripts (a single-page application's pages may differ only there). Two pages
@@ -44,7 +52,7 @@ from urllib.parse import unquote
 
 import xxhash
 
-from .params import looks_like_token
+from .params import SESSION_PARAMS, looks_like_token
 
 #: Where something to leave out may start: a comment, or a tag that may carry a
 #: per-answer value (lower case only, see :func:`substance`).
@@ -70,6 +78,11 @@ _NAME_LONGEST = 64
 _PATH_LONGEST = 2048
 #: Paths one token value of a parameter must reach in a page's links to be taken for a session.
 SESSION_PATHS = 3
+#: Names that say session whatever the value (see ``params.SESSION_PARAMS``), in any case.
+_KNOWN_NAMES = tuple(sorted(SESSION_PARAMS))
+_KNOWN_SESSION = re.compile(
+    rb"[?&;](?:" + b"|".join(name.encode() for name in _KNOWN_NAMES) + rb")=" + _TOKEN_VALUE, re.IGNORECASE
+)
 
 #: The last HTML body digested, the page's URL, and its digest: the downloader
 #: middleware and, with ``URLNORM_CRAWL_LOG``, the report digest the same
@@ -90,8 +103,10 @@ def page_digest(body: bytes, *, html: bool = True, url: str = "") -> int:
     for name in riding_sessions(kept):
         if name not in names:
             names.append(name)
+    if _KNOWN_SESSION.search(kept) is not None:
+        names.extend(name for name in _KNOWN_NAMES if name not in names)
     if names:
-        kept = _session_values(tuple(names)).sub(rb"\1", kept)
+        kept = _session_values(tuple(names)).sub(_without_session, kept)
     digest = xxhash.xxh3_64_intdigest(kept)
     _last = (body, url, digest)
     return digest
@@ -145,9 +160,20 @@ def riding_sessions(body: bytes) -> list[str]:
 @functools.lru_cache(maxsize=64)
 def _session_values(names: tuple[str, ...]) -> re.Pattern[bytes]:
     """Where a link spells a token value of parameters ``names`` (``?s=<token>``,
-    ``&s=``, ``&amp;s=``, ``;s=``): the name and ``=`` are group 1."""
+    ``&s=``, ``&amp;s=``, ``;s=``): the separator before it is group 1, the one
+    after it (if another parameter follows) group 2."""
     alternatives = b"|".join(re.escape(name.encode("latin-1", "replace")) for name in names)
-    return re.compile(rb"([?&;](?:" + alternatives + rb")=)" + _TOKEN_VALUE)
+    pattern = rb"(\?|&amp;|&|;)(?:" + alternatives + rb")=" + _TOKEN_VALUE + rb"(&amp;|&)?"
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _without_session(found: re.Match[bytes]) -> bytes:
+    """The link as if it had no session parameter: ``/a?s=T`` -> ``/a``,
+    ``/a?s=T&n=2`` -> ``/a?n=2``, ``/a?n=2&amp;s=T`` -> ``/a?n=2``, ``/c;s=T`` -> ``/c``."""
+    after = found.group(2)
+    if found.group(1) == b"?":
+        return b"?" if after else b""
+    return after or b""
 
 
 def substance(body: bytes) -> bytes:

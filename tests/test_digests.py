@@ -126,6 +126,28 @@ def test_a_session_in_links_is_left_out_where_the_url_has_one() -> None:
     assert page_digest(linked(one), url=f"http://h/p?s={one}") != page_digest(other, url=f"http://h/p?s={two}")
 
 
+def test_a_sessions_answer_agrees_with_the_answer_without_a_session() -> None:
+    """Differential seed 152404: a host that opened a session on its ``www.`` twin only
+    answered ``www.h/help/index.html?PHPSESSID=T``, links carrying ``T``, and
+    ``h/help/index.html``, links carrying none. The two are one page: its session
+    parameter goes from the links, name and token, wherever it sits in the query."""
+    one = "8f3a9c21d4e5b6a7e1"
+    plain = b'<html><body><h1>Pricing</h1><a href="/a">a</a><a href="/b?n=2">b</a><a href="/c">c</a></body></html>'
+    assert page_digest(linked(one), url=f"http://h/p?s={one}") == page_digest(plain, url="http://h/p")
+    first = f'<a href="/b?s={one}&amp;n=2">b</a><a href="/d?m=1&s={one}&n=3">d</a>'.encode()
+    assert page_digest(first, url=f"http://h/p?s={one}") == page_digest(
+        b'<a href="/b?n=2">b</a><a href="/d?m=1&n=3">d</a>'
+    )
+    # A page whose links differ in more than the session still differs.
+    assert page_digest(linked(one), url=f"http://h/p?s={one}") != page_digest(plain.replace(b"/c", b"/e"))
+    # Names that say session whatever the value go from every page's links (a site that
+    # wrote ids in its links, its twins reached with a session and without).
+    written = b'<a href="/a?PHPSESSID=84ee22973e44a873">a</a><a href="/b;jsessionid=77D7F78478788EDF">b</a>'
+    assert page_digest(written, url=f"http://www.h/p?PHPSESSID={one}") == page_digest(written, url="http://h/p")
+    assert page_digest(written) == page_digest(b'<a href="/a">a</a><a href="/b">b</a>')
+    assert page_digest(written) != page_digest(b'<a href="/a">a</a><a href="/c">b</a>')
+
+
 def opened(session: str, *, text: str = "Pricing") -> bytes:
     links = "".join(f'<a href="/{page}?s={session}">{page}</a>' for page in ("a", "b", "c/d"))
     return f"<html><body><h1>{text}</h1>{links}</body></html>".encode()
