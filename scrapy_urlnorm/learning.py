@@ -428,6 +428,8 @@ class Learner:
             self.book.set_active(rule, False)
             logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
             self._changed(rule)
+        else:
+            logger.debug("Rule %s on %s will not be learned (%s)", rule.kind, rule.host, why)
 
     def _changed(self, rule: Rule) -> None:
         if self.on_change is not None:
