@@ -29,7 +29,8 @@ agrees with another session's, and with the answer of the page at its URL
 without a session, whose links carry none (the ``www.`` twin of a host that
 opened a session on one twin only). The parameters whose names say session
 whatever their value (``PHPSESSID``, ``jsessionid``: those the ``session_ids``
-step removes from URLs) go from every page's links: a page reached at
+step removes from URLs) go from every page's links where their value is a
+token (found by the scan for riding sessions: no pass more): a page reached at
 ``?PHPSESSID=T`` and its twin reached without one, both of whose links carry
 the ids the site wrote in them, are one page (differential seed 152404: the
 two twins of a host never merged).
@@ -78,11 +79,8 @@ _NAME_LONGEST = 64
 _PATH_LONGEST = 2048
 #: Paths one token value of a parameter must reach in a page's links to be taken for a session.
 SESSION_PATHS = 3
-#: Names that say session whatever the value (see ``params.SESSION_PARAMS``), in any case.
-_KNOWN_NAMES = tuple(sorted(SESSION_PARAMS))
-_KNOWN_SESSION = re.compile(
-    rb"[?&;](?:" + b"|".join(name.encode() for name in _KNOWN_NAMES) + rb")=" + _TOKEN_VALUE, re.IGNORECASE
-)
+#: Names that say session whatever the value (see ``params.SESSION_PARAMS``), lower case.
+_KNOWN_NAMES = frozenset(name.encode() for name in SESSION_PARAMS)
 
 #: The last HTML body digested, the page's URL, and its digest: the downloader
 #: middleware and, with ``URLNORM_CRAWL_LOG``, the report digest the same
@@ -103,8 +101,6 @@ def page_digest(body: bytes, *, html: bool = True, url: str = "") -> int:
     for name in riding_sessions(kept):
         if name not in names:
             names.append(name)
-    if _KNOWN_SESSION.search(kept) is not None:
-        names.extend(name for name in _KNOWN_NAMES if name not in names)
     if names:
         kept = _session_values(tuple(names)).sub(_without_session, kept)
     digest = xxhash.xxh3_64_intdigest(kept)
@@ -127,8 +123,11 @@ def session_names(url: str) -> list[str]:
 
 def riding_sessions(body: bytes) -> list[str]:
     """Names of parameters whose links in ``body`` carry one random token to
-    :data:`SESSION_PATHS` paths or more: a session the answer opened."""
+    :data:`SESSION_PATHS` paths or more (a session the answer opened), and of those
+    whose names say session whatever the value (``PHPSESSID``, ``jsessionid``...)
+    carrying one (the ids a site wrote into its links)."""
     paths: dict[tuple[bytes, bytes], set[bytes]] = {}
+    names: list[str] = []
     # Each "=" followed by a token's characters (few in most pages, and found by a
     # pattern that starts with a literal), read back to its name and its link's path.
     for found in _TOKEN_AFTER_EQUALS.finditer(body):
@@ -138,6 +137,11 @@ def riding_sessions(body: bytes) -> list[str]:
             start -= 1
         if start == equals or start == 0 or body[start - 1] not in b"?&;":
             continue  # not a query's parameter
+        if body[start:equals].lower() in _KNOWN_NAMES:
+            known = body[start:equals].decode("latin-1")
+            if known not in names:
+                names.append(known)
+            continue
         mark = body.rfind(b"?", max(0, start - _PATH_LONGEST), start)
         if mark < 0:
             continue
@@ -148,7 +152,6 @@ def riding_sessions(body: bytes) -> list[str]:
         seen = paths.setdefault((body[start:equals], token.group()), set())
         if len(seen) < SESSION_PATHS:
             seen.add(body[opening + 1 : mark])
-    names = []
     for (name, value), where in paths.items():
         if len(where) >= SESSION_PATHS and looks_like_token(value.decode("ascii")):
             decoded = name.decode("latin-1")
