@@ -91,7 +91,7 @@ class Admission:
             self.count("urlnorm/redirect_loops")
             self.chains.fail(source, "loop", request)
             return self.dropped(request, fingerprint, "redirect_loop", learned=False)
-        if source is not None and source.drops:
+        if source is not None and source.drops and self.chains.holds(source, request):
             self.chains.release_rerouted(source, meta["redirect_urls"], request.url)
         # The decision, in this one function: it runs for every request.
         value, rank = fingerprint.value, fingerprint.rank

@@ -45,7 +45,12 @@ class RedirectChains:
         return self.ledger.claim_of(source.value) or self.ledger.claim_of(source.learned)
 
     def release_rerouted(self, source: Claim, chain: list[str], target: str) -> None:
-        """Spellings the server never answered may be served where they are (see reroutes)."""
+        """Spellings the server never answered may be served where they are (see reroutes).
+        Asked only of the chain of the request holding ``source``: another request of its
+        keys (a drop released as written) redirecting elsewhere leaves nothing behind, the
+        claim's drops rest on its representative still (differential seed 152624: a
+        released ``/help;jsessionid=X`` redirected to the ``www`` twin, and eleven
+        spellings of ``/help/``, the representative waiting in the queue, were fetched)."""
         release, copies = self.reroutes.left_behind(source.drops or (), chain, target)
         for copy in copies:  # an exact duplicate of a URL fetched as written
             self.ledger.discharge(copy)

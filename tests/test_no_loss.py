@@ -228,6 +228,52 @@ async def test_a_spelling_released_as_written_that_redirects_to_a_delivered_page
     assert addon.fetched().count("/d/p") == 1, addon.fetched()
 
 
+def login_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/help`` redirects to ``/help/``, the page; ``/help;jsessionid=A`` (the same
+    URL to the static policy) to a login page at the root: a session the servlet
+    container no longer knows."""
+    if path == "/":
+        return Reply.page("lg:home", ["/help", "/other", "/help;jsessionid=A"])
+    if path == "/other":
+        return Reply.page("lg:other", ["/pad", "/deeper"])
+    if path == "/deeper":
+        return Reply.page("lg:deeper", ["/help/?utm_source=b"])
+    if path == "/pad":
+        return Reply.page("lg:pad", [])
+    if path == "/help":
+        return Reply.redirect("/help/")
+    if path == "/help;jsessionid=A":
+        return Reply.redirect("/login;jsessionid=A")
+    if path == "/help/":
+        return Reply.page("lg:help", [])
+    if path == "/login;jsessionid=A":
+        return Reply.page("lg:login", [])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_only_the_representatives_own_chain_leaves_spellings_behind() -> None:
+    """Differential seed 152624 (``lifo-c1``): ``/help`` redirected to ``/help/``, which
+    took the claim over, and ``/help;jsessionid=A``, dropped against ``/help``, was
+    released (its path was never answered). Fetched as written, it redirected elsewhere
+    (another twin, here a login page), and that chain released the claim's spellings of
+    ``/help/`` as paths the server never answered, though ``/help/`` itself, the claim's
+    representative, was still to deliver their page: eleven downloads of one page. Only
+    the chain of the request holding the claim says what its drops were left behind by."""
+    sites = {"lg.test": FunctionSite(login_site)}
+    # Redirects go last and the latest first: the release and its redirect are
+    # fetched while /help/ waits, as in the seed's LIFO order.
+    lifo = {
+        **ORDERED,
+        "REDIRECT_PRIORITY_ADJUST": -2,
+        "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleLifoDiskQueue",
+        "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.LifoMemoryQueue",
+    }
+    stock, addon = await stock_and_addon(sites, ["http://lg.test/"], lifo)
+    assert_no_loss(stock, addon)
+    assert addon.stats["urlnorm/released/rerouted"] == 1, addon.fetched()
+
+
 def prepend_www_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Django's ``PREPEND_WWW``: the bare host redirects every path to ``www.``."""
     return Reply.redirect(f"http://www.pw.test{path}")
