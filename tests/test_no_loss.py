@@ -23,7 +23,7 @@ import signal
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -868,6 +868,24 @@ async def test_an_audit_a_flaky_server_kept_back_gets_its_second_chance() -> Non
     assert addon.stats.get("urlnorm/second_chances") == 1
 
 
+def busy_once_at_x(asked: Counter[str], name: str, pages: Mapping[str, list[str]], path: str) -> Reply:
+    """``pages`` (documents ``<name>:<path>``), but ``/x`` answers ``503`` the first time
+    it is asked (Scrapy's retry middleware asks again)."""
+    if path == "/x":
+        asked[path] += 1
+        if asked[path] == 1:
+            return Reply(503, b"busy", {"Content-Type": "text/plain"})
+    return Reply.page(f"{name}:{path}", pages[path]) if path in pages else Reply.not_found()
+
+
+async def retried_runs(host: str, make_site: Callable[[], Site]) -> tuple[Run, Run]:
+    """Stock and the add-on with retries, each on a fresh site ``make_site`` builds."""
+    start = [f"http://{host}/"]
+    stock = await run({host: make_site()}, start, RETRIES)
+    addon = await run({host: make_site()}, start, {**RETRIES, **ADDON})
+    return stock, addon
+
+
 def retried_form_site() -> FunctionSite:
     """Over ``http://``, ``/a/``, ``/b/`` and ``/x/`` redirect to ``/a``, ``/b`` and ``/x``
     (teaching ``trailing_slash`` remove), and ``/x`` answers ``503`` once; ``/a`` links
@@ -883,13 +901,7 @@ def retried_form_site() -> FunctionSite:
             return Reply.redirect(path.rstrip("/"))
         if path in ("/h1", "/h2"):
             return Reply.redirect(f"https://form.test{path}")
-        if path == "/x":
-            asked[path] += 1
-            if asked[path] == 1:
-                return Reply(503, b"busy", {"Content-Type": "text/plain"})
-        if path in pages:
-            return Reply.page(f"form:{path}", pages[path])
-        return Reply.not_found()
+        return busy_once_at_x(asked, "form", pages, path)
 
     return FunctionSite(handle)
 
@@ -903,9 +915,7 @@ async def test_a_form_retried_after_its_rule_changed_gives_its_link_the_claim_ba
     The link's redirect to the form was dropped against the form's claim, which nothing
     held any more: the page was lost. The link as written holds that claim now, and its
     redirect is the claim's own."""
-    start = ["http://form.test/"]
-    stock = await run({"form.test": retried_form_site()}, start, RETRIES)
-    addon = await run({"form.test": retried_form_site()}, start, {**RETRIES, **ADDON})
+    stock, addon = await retried_runs("form.test", retried_form_site)
     assert "form:/x" in stock.docs
     assert addon.stats.get("urlnorm/taught_forms_withdrawn") == 1, addon.stats
     assert_no_loss(stock, addon)
@@ -923,13 +933,7 @@ def revoked_form_site() -> FunctionSite:
     def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
         if path in ("/a/", "/b/"):
             return Reply.redirect(path.rstrip("/"))
-        if path == "/x":
-            asked[path] += 1
-            if asked[path] == 1:
-                return Reply(503, b"busy", {"Content-Type": "text/plain"})
-        if path in pages:
-            return Reply.page(f"revoked:{path}", pages[path])
-        return Reply.not_found()
+        return busy_once_at_x(asked, "revoked", pages, path)
 
     return FunctionSite(handle)
 
@@ -939,9 +943,7 @@ async def test_a_form_withdrawn_after_a_revocation_is_no_proof_of_its_own_url() 
     """The retried form ``/x``, withdrawn once ``trailing_slash`` was revoked, gives the
     link ``/x/`` its claim back, but not its own URL's key: ``/x/`` answers a page of its
     own, and ``/x``, linked from it, is another page, fetched."""
-    start = ["http://revoked.test/"]
-    stock = await run({"revoked.test": revoked_form_site()}, start, RETRIES)
-    addon = await run({"revoked.test": revoked_form_site()}, start, {**RETRIES, **ADDON})
+    stock, addon = await retried_runs("revoked.test", revoked_form_site)
     assert {"revoked:/x", "revoked:/x/"} <= stock.docs
     assert addon.stats.get("urlnorm/taught_forms_withdrawn") == 1, addon.stats
     assert_no_loss(stock, addon)
