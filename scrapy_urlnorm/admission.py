@@ -171,6 +171,13 @@ class Admission:
             rank = 0  # what a representative that did not deliver sent already: stock drops it too
         reason = REASONS.get(rank, "exact")
         if rank == 0:
+            if source is not None and claim is None and self.dedup.distributed and self.dedup.holds.foreign(key):
+                # A redirect to a URL another worker claimed and is not known to have
+                # delivered: it may have died before queueing it (a start request's
+                # redirect holds no lease), and this chain's drops would rest on nothing
+                # (``--redis 2 --kills 1``, seed 152907). Fetched: a duplicate costs a request.
+                self.count("urlnorm/redis/redirects_fetched")
+                return _ADMIT
             # The same URL up to what stock Scrapy's fingerprint ignores: stock drops it too.
             if source is not None:
                 self.chains.follow(source, claim, key, request)

@@ -539,6 +539,11 @@ STATS: tuple[StatKey, ...] = (
         "or still pending with no queue lease to hold until it settles",
     ),
     StatKey(
+        "urlnorm/redis/redirects_fetched", "redis", "live",
+        "redirect targets another worker claimed and is not known to have delivered, fetched instead of "
+        "dropped as exact duplicates: that worker may have died before queueing them",
+    ),
+    StatKey(
         "urlnorm/all_workers/<name>", "redis", "close",
         "every worker's `urlnorm/<name>` counter added up, as of this worker's close: "
         "the last worker to close reports the whole crawl",

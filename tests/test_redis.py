@@ -617,6 +617,27 @@ def test_a_learned_drop_is_not_made_against_a_url_only_another_worker_claimed(se
     assert dedup.stats is None and dedup.counters.counts["urlnorm/redis/learned_fetched"] == 1
 
 
+def test_a_redirect_to_a_url_only_another_worker_claimed_is_fetched(server: RedisServer) -> None:
+    """``--redis 2 --kills 1``, seed 152907: worker B claimed ``/x`` (a start request's
+    redirect, which holds no lease) and was killed before queueing it. Worker A's
+    ``/go`` redirects to ``/x`` too: dropped as an exact duplicate of B's claim, what
+    rests on ``/go`` would rest on a page nobody fetches. A redirect to a URL another
+    worker claimed and is not known to have delivered is fetched; a plain link to it is
+    dropped, as stock's filter drops it."""
+    dedup = learned_dedup(server, [])
+    other = RedisStore(client(server), "t:seen")
+    target = Request("http://h/x")
+    assert other.prefetch([(dedup.fingerprint(target).value, 0)]) == 1  # B's batch claim
+    source = Request("http://h/go")
+    assert dedup.check(source) is None
+    redirect = Request("http://h/x", meta={"redirect_urls": [source.url]})
+    for batch in ([target], [redirect]):
+        dedup.seen.prefetch(*request_keys(dedup, batch))  # type: ignore[attr-defined]
+    assert dedup.check(target) == "exact"
+    assert dedup.check(redirect) is None
+    assert dedup.counters.counts["urlnorm/redis/redirects_fetched"] == 1
+
+
 def test_a_learned_drop_is_made_against_another_workers_page_once_it_delivered(server: RedisServer) -> None:
     """Once the other worker's ``/c/`` delivered (marked in Redis with its next claim), a
     read of its key says so, and ``/c`` (the same page under the learned rule) is dropped
