@@ -137,8 +137,9 @@ def riding_sessions(body: bytes) -> list[str]:
             start -= 1
         if start == equals or start == 0 or body[start - 1] not in b"?&;":
             continue  # not a query's parameter
-        if body[start:equals].lower() in _KNOWN_NAMES:
-            known = body[start:equals].decode("latin-1")
+        name = body[start:equals]
+        if name.lower() in _KNOWN_NAMES:
+            known = name.decode("latin-1")
             if known not in names:
                 names.append(known)
             continue
@@ -149,12 +150,12 @@ def riding_sessions(body: bytes) -> list[str]:
         token = _TOKEN_CHARS.match(body, equals + 1)
         if token is None:  # (the search found sixteen of its characters)
             continue
-        seen = paths.setdefault((body[start:equals], token.group()), set())
+        seen = paths.setdefault((name, token.group()), set())
         if len(seen) < SESSION_PATHS:
             seen.add(body[opening + 1 : mark])
-    for (name, value), where in paths.items():
+    for (riding, value), where in paths.items():
         if len(where) >= SESSION_PATHS and looks_like_token(value.decode("ascii")):
-            decoded = name.decode("latin-1")
+            decoded = riding.decode("latin-1")
             if decoded not in names:
                 names.append(decoded)
     return names
