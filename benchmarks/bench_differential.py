@@ -102,6 +102,9 @@ FLAGS: dict[str, str] = {
     "sessions": "give about half the hosts (random webs only) a session kept in their links' URLs under a "
     "name no list knows (?s=<token>, ?visit=...): an answer without one opens a session, every link to the "
     "site carries the request's; the site ignores the parameter",
+    "sitemaps": "give about half the sites sitemaps (one file or an index with a gzipped part, named in "
+    "robots.txt, on either twin or with :80; other spellings, stale entries, pages only a sitemap names) and "
+    "crawl with a SitemapSpider that also follows links (both crawls; not with --rules)",
     "https": "serve about half the hosts as HTTPS sites (TLS in the proxy's CONNECT tunnel): two in three "
     "redirect http:// to https://, the others serve both alike; pages spell some links to them https://",
 }
@@ -674,6 +677,8 @@ def main() -> None:
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed-list", metavar="S1,S2,...", help="these seeds instead of --start/--seeds")
     args = parser.parse_args()
+    if args.sitemaps and args.rules:
+        parser.error("--sitemaps and --rules: a CrawlSpider that reads sitemaps is not one of the orders")
     settings = dict(parse_setting(item) for item in args.addon_settings)
     global KEEP_FAILED, KEEP_ALL, STOPS, KILLS, DEPTH_LIMIT, WEB, SHARED_SETTINGS, REDIS_WORKERS
     SHARED_SETTINGS = dict(parse_setting(item) for item in args.settings)

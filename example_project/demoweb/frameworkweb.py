@@ -119,6 +119,7 @@ from .randomweb import (
     crawl_with_stops,
     render_page,
     serve,
+    web_settings,
 )
 from .server import Reply
 
@@ -1625,7 +1626,7 @@ async def compare_frameworks(
     family where a crawl runs on one server (not with stops or kills)."""
     order = order or CrawlOrder.from_seed(seed)
     web = generate_framework_web(seed, meta_refresh=order.refresh, query_pages=order.params)
-    both: dict[str, Any] = {}
+    both: dict[str, Any] = web_settings(web, order)
     if order.offsite:
         both["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(web, seed)
     families: dict[str, dict[str, int]] = {}

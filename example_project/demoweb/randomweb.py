@@ -76,10 +76,12 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
+from scrapy.spiders import SitemapSpider
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, RulesSpider, crawl
 from .server import Dynamic, Flaky, Hit, Lenient, Reply, Secure, Site, VirtualWeb
+from .sitemaps import Sitemaps, sitemap_urls
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.
@@ -1159,6 +1161,32 @@ class PrioritySpider(LinkSpider):
         return super().follow(response, href, callback).replace(priority=self._rng.randint(-5, 5))
 
 
+class SitemapLinkSpider(SitemapSpider, LinkSpider):
+    """:class:`~demoweb.crawling.LinkSpider` that also reads the sitemaps the
+    ``DEMOWEB_SITEMAP_URLS`` setting names (``robots.txt`` or sitemap URLs), as a
+    ``SitemapSpider`` does: their pages go to ``parse``, which follows links as ever."""
+
+    name = "links-sitemaps"
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SitemapLinkSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.sitemap_urls = crawler.settings.getlist("DEMOWEB_SITEMAP_URLS")
+        return spider
+
+    async def start(self) -> Any:
+        async for request in super().start():  # SitemapSpider's: the sitemaps
+            yield request
+        for url in self.start_urls:  # as Spider.start does
+            yield scrapy.Request(url, dont_filter=True)
+
+
+class SitemapPrioritySpider(SitemapLinkSpider, PrioritySpider):
+    """:class:`SitemapLinkSpider` whose followed links get random seeded priorities."""
+
+    name = "links-sitemaps-priority"
+
+
 @dataclass(frozen=True)
 class CrawlOrder:
     """The crawl order a seed is crawled in (both crawls, stock and add-on, use it)."""
@@ -1214,6 +1242,10 @@ class CrawlOrder:
     #: About half the hosts are HTTPS sites (:class:`~demoweb.server.Secure`): most redirect
     #: ``http://`` to ``https://``, the others serve both; pages spell some links ``https://``.
     https: bool = False
+    #: About half the sites publish sitemaps (:mod:`demoweb.sitemaps`), and the spider reads
+    #: them beside the links (:class:`SitemapLinkSpider`): other spellings, stale entries,
+    #: pages only a sitemap names.
+    sitemaps: bool = False
     #: Scrapy settings both crawls get on top of the order's own (``CONCURRENT_REQUESTS_PER_DOMAIN``,
     #: ``REDIRECT_ENABLED``...): a user's project differs from ours in more than the order.
     shared_settings: dict[str, Any] = field(default_factory=dict, hash=False)
@@ -1249,6 +1281,7 @@ class CrawlOrder:
                     "params" if self.params else "",
                     "sessions" if self.sessions else "",
                     "https" if self.https else "",
+                    "sitemaps" if self.sitemaps else "",
                 ],
             )
         )
@@ -1256,7 +1289,11 @@ class CrawlOrder:
     @property
     def spider(self) -> type[scrapy.Spider]:
         if self.rules:
+            if self.sitemaps:
+                raise ValueError("a CrawlSpider (rules) that reads sitemaps is not one of the orders")
             return RulesSpider
+        if self.sitemaps:
+            return SitemapPrioritySpider if self.priorities else SitemapLinkSpider
         return PrioritySpider if self.priorities else LinkSpider
 
     def settings(self, jobdir: Path | None) -> dict[str, Any]:
@@ -1438,7 +1475,9 @@ class Comparison:
         # and a depth limit or robots.txt keeps stock from documents by design.
         order = self.order
         limited = order.flaky or order.depth_limit or order.robots or order.offsite or order.callbacks or order.rules
-        if self.stock.docs != self.web.documents and not limited:
+        # (pages only a sitemap names are documents the web's own list leaves out)
+        extra = self.stock.docs - self.web.documents if not order.sitemaps else set()
+        if (self.web.documents - self.stock.docs or extra) and not limited:
             problems.append(
                 f"stock missed {sorted(self.web.documents - self.stock.docs)}, "
                 f"extra {sorted(self.stock.docs - self.web.documents)}"
@@ -1479,6 +1518,10 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     if order is not None and order.robots:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
+    if order is not None and order.sitemaps:
+        salt = f"{web.seed}:sitemaps"
+        fronts_m = {id(site): Sitemaps(sites[host], web, site, salt) for host, site in web.sites.items()}
+        sites = {host: fronts_m[id(site)] for host, site in web.sites.items()}
     if order is not None and order.lenient:
         fronts_l = {id(site): Lenient(site, f"{web.seed}:lenient") for site in sites.values()}
         sites = {host: fronts_l[id(site)] for host, site in sites.items()}
@@ -1534,6 +1577,14 @@ async def crawl_web(
         {doc: frozenset(urls) for doc, urls in urls_of.items()},
         *robots_answered(hits),
     )
+
+
+def web_settings(web: RandomWeb, order: CrawlOrder) -> dict[str, Any]:
+    """Settings both crawls of ``web`` get from the web itself: with ``order.sitemaps``,
+    the sitemaps (or ``robots.txt`` files) the spider is given."""
+    if not order.sitemaps:
+        return {}
+    return {"DEMOWEB_SITEMAP_URLS": sitemap_urls(web, f"{web.seed}:sitemaps")}
 
 
 def robots_answered(hits: Iterable[Hit]) -> tuple[frozenset[str], frozenset[str]]:
@@ -1608,8 +1659,9 @@ async def compare(
     so the guard only makes that failure quick (its finish reason says so)."""
     order = order or CrawlOrder.from_seed(seed)
     web = generate(seed, meta_refresh=order.refresh, query_pages=order.params, url_sessions=order.sessions)
-    stock = await crawl_web(web, order, {}, workdir / "stock")
-    settings = {**ADDON, **(addon_settings or {})}
+    both = web_settings(web, order)
+    stock = await crawl_web(web, order, both, workdir / "stock")
+    settings = {**ADDON, **both, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
     guard = 3 * max(stock.requests, baseline) + 40
     if order.redis_workers:
