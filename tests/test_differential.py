@@ -30,9 +30,13 @@ To reproduce one seed outside pytest with more output, use
 
 from __future__ import annotations
 
+import gzip
+import html
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import pytest_twisted
@@ -50,6 +54,7 @@ from demoweb.randomweb import (
     robots_rules,
 )
 from demoweb.server import Dynamic, Hit, Lenient
+from demoweb.sitemaps import Sitemaps, sitemap_urls
 
 SEEDS = range(30)
 
@@ -161,6 +166,7 @@ CONDITIONS = [
     replace(CrawlOrder.from_seed(57079), refresh=True),
     replace(CrawlOrder.from_seed(68005), dynamic=True),
     replace(CrawlOrder.from_seed(142802), https=True),
+    replace(CrawlOrder.from_seed(154017), sitemaps=True, robots=True, https=True),  # pages only sitemaps name
     replace(CrawlOrder.from_seed(69012), rules=True, dynamic=True, robots=True, flaky=True, depth_limit=4),
 ]
 
@@ -350,6 +356,47 @@ def test_lenient_hosts_serve_a_page_where_they_would_redirect_by_one_step() -> N
                     assert answer == plain
                 served[lenient] += 1
     assert served[True] and served[False]
+
+
+def test_sitemaps_name_pages_the_servers_answer_and_pages_only_they_reach() -> None:
+    """``--sitemaps``: a site's ``robots.txt`` names its sitemap; every entry is a page's
+    URL or another spelling the servers answer with it, a stale URL, or a page only the
+    sitemap names (served, with a document, where nothing else reaches it); the gzipped
+    part of an index unpacks; the spider is given what the servers serve."""
+    kinds = {"canonical": 0, "spelling": 0, "stale": 0, "only": 0, "index": 0}
+    for seed in range(30):
+        for web in (generate(seed), generate_framework_web(seed)):
+            salt = f"{seed}:sitemaps"
+            for url in sitemap_urls(web, salt):
+                assert url.endswith(("/robots.txt", ".xml"))
+            for site in web.hosts:
+                front = Sitemaps(web.sites[site.host], web, site, salt)
+                if front.plan is None:
+                    continue
+                robots = front.handle("/robots.txt", "", {"Host": site.host})
+                assert robots.status == 200 and b"\nSitemap: http://" in robots.body
+                kinds["index"] += "/sitemap_index.xml" in front.plan.files
+                for path, (body, _) in front.plan.files.items():
+                    answer = front.handle(path, "", {"Host": site.host})
+                    assert answer.status == 200 and answer.body == body
+                    text = gzip.decompress(body) if path.endswith(".gz") else body
+                    if b"<urlset" not in text:
+                        continue
+                    for loc in re.findall(rb"<loc>([^<]*)</loc>", text):
+                        url = html.unescape(loc.decode())
+                        path_of = urlsplit(url).path
+                        if path_of in front.plan.orphans:
+                            assert web.resolve(url) is None  # nothing but the sitemap reaches it
+                            page = front.handle(path_of, "", {"Host": site.host})
+                            assert doc_id_of(page) == f"{site.host}{path_of}"
+                            kinds["only"] += 1
+                        elif url in {page.url for page in site.pages}:
+                            kinds["canonical"] += 1
+                        elif web.resolve(url) is not None:
+                            kinds["spelling"] += 1
+                        else:
+                            kinds["stale"] += 1
+    assert all(kinds.values()), kinds
 
 
 def test_robots_txt_luck_is_told_apart_only_where_the_addon_was_given_that_robots_txt() -> None:
