@@ -587,7 +587,7 @@ class AuditDesk:
         request.meta[M.AUDIT] = {**audit, "mismatch": True}  # a page of its own: see _audit_lineage
         self.dedup.count("urlnorm/audit_mismatches")
         if audit["reason"].startswith("learned:") and self.dedup.learner is not None:
-            self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"], digest)
+            self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"], digest, audit["key"])
         if self.dedup.depths is not None:
             # The page's links come at the audit's depth: a shallower drop of it goes now
             # (after the rule learned its exception, so the filter lets it through).

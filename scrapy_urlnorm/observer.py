@@ -20,6 +20,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .blame import delivered_at, merging_rules
 from .callbacks import callback_salt
 from .hostrules import conflicts_with_active
 from .keys import host_of
@@ -83,13 +84,17 @@ class RuleKeeper:
             if canonical_url and canonical_url != observed:
                 self.learner.observe_canonical(observed, canonical_url)
 
-    def audit_failed(self, request: Request, reason: str, host: str, digest: int | None = None) -> None:
-        """An audit found another page than its representative's: the rule that merged
-        them is wrong, unless a rule verified on every drop is to blame: it already met
-        a URL of its own at that path (``/readme`` beside ``/readme.html``), or the
-        audit's page (``digest``) is the one the host's other rules alone merge it with.
-        A key may combine several rules (``www.h/readme`` = ``h/readme.html``) and the
-        audit names only one."""
+    def audit_failed(
+        self, request: Request, reason: str, host: str, digest: int | None = None, key: int | None = None
+    ) -> None:
+        """An audit found another page than its representative's (of ``key``): the rule
+        that merged them is wrong, unless a rule verified on every drop is to blame: it
+        already met a URL of its own at that path (``/readme`` beside ``/readme.html``),
+        or the audit's page (``digest``) is the one the host's other rules alone merge it
+        with. A key may combine several rules (``www.h/readme`` = ``h/readme.html``) and
+        the audit names only one: where the URL that delivered the representative's page
+        is known, and that rule's aspect of it is the audited URL's, the rules whose
+        aspect differs are blamed instead (see :mod:`scrapy_urlnorm.blame`)."""
         family = reason.removeprefix("learned:")
         rules = self.learned.rules_of(host)
         url = self.dedup.normalize(request.url)[0]
@@ -97,7 +102,12 @@ class RuleKeeper:
         known = [rule for rule in verified if url is not None and rule.excepts(url)]
         if not known and digest is not None and self._held_without_verified(request, host, digest):
             known = verified
-        for rule in known or [rule for rule in rules if rule.family.value == family]:
+        blamed = known or [rule for rule in rules if rule.family.value == family]
+        if not known and key is not None:
+            merging = merging_rules(rules, request.url, delivered_at(self.dedup, request, key, host))
+            if merging and not any(rule in merging for rule in blamed):
+                blamed = merging
+        for rule in blamed:
             self.learner.contradict(rule.host, rule.kind, request.url, "?")
 
     def _held_without_verified(self, request: Request, host: str, digest: int) -> bool:

@@ -1784,3 +1784,54 @@ async def test_a_default_page_drop_is_verified_once_for_all_its_case_spellings()
     assert result.stats["urlnorm/learned/default_page"] == 1
     assert result.stats["urlnorm/audits_answered"] >= 5
     assert len(spellings) <= 6, spellings  # one spelling downloaded per directory at most
+
+
+def prepend_www_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Django with ``PREPEND_WWW`` and ``APPEND_SLASH``: ``dj.test`` -> 301 ``www.dj.test``,
+    ``/a`` -> 301 ``/a/``; but ``/trap`` and ``/trap/`` are two pages (two URL patterns)."""
+    pages = {"/": ["/trap", "/a", "/b", "http://dj.test/c/", "http://dj.test/e/"], "/a/": ["/f", "/g"]}
+    pages |= {"/g/": ["http://www.dj.test/trap/?utm_source=x"], "/trap/": []}
+    pages |= {path: [] for path in ("/trap", "/b/", "/c/", "/e/", "/f/")}
+    if headers.get("Host") == "dj.test":
+        return Reply.redirect(f"http://www.dj.test{path}" + (f"?{query}" if query else ""))
+    if path in pages:
+        return Reply.page(f"dj:{path}", pages[path])
+    if path + "/" in pages:
+        return Reply.redirect(path + "/")
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_blames_the_rule_that_merged_the_two_urls(caplog: pytest.LogCaptureFixture) -> None:
+    """Frameworks seed 579217: ``www_alias`` and ``trailing_slash`` are learned from the
+    site's redirects after ``www.dj.test/trap`` was delivered, which re-keys it with
+    ``/trap/``. ``www.dj.test/trap/?utm_source=x`` is dropped against it under
+    ``www_alias`` (its rank: ``www.`` is what its learned key folds), and audited, as it
+    may rest on ``trailing_slash``: another page. Both URLs are on ``www.dj.test``, so
+    ``trailing_slash`` is revoked, not ``www_alias`` (which was, for the whole site)."""
+    caplog.set_level("DEBUG", logger="scrapy_urlnorm.learning")
+    sites = {"dj.test": FunctionSite(prepend_www_site), "www.dj.test": FunctionSite(prepend_www_site)}
+    with VirtualWeb(sites) as web:
+        result = await crawl(web, ["http://www.dj.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+    pages = ("/", "/a/", "/b/", "/c/", "/e/", "/f/", "/g/", "/trap", "/trap/")
+    assert sorted(set(result.doc_ids)) == sorted(f"dj:{page}" for page in pages)
+    assert result.stats["urlnorm/audit_mismatches"] == 1
+    revoked = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Revoked rule")]
+    assert len(revoked) == 1 and revoked[0].startswith("Revoked rule trailing_slash on dj.test"), revoked
+
+
+def test_a_rule_whose_aspect_two_urls_share_did_not_merge_them() -> None:
+    from scrapy_urlnorm.blame import merging_rules
+
+    www = Rule(host="h.test", kind="www_alias", direction="add")
+    slash = Rule(host="h.test", kind="trailing_slash", direction="add")
+    https = Rule(host="h.test", kind="https_alias", direction="https")
+    index = Rule(host="h.test", kind="default_page:index.html")
+    ref = Rule(host="h.test", kind="ignore_param:ref")
+    rules = [www, slash, https, index, ref]
+    assert merging_rules(rules, "http://www.h.test/x/?utm_source=a", ["http://www.h.test/x"]) == [slash]
+    assert merging_rules(rules, "https://www.h.test/go", ["https://www.h.test/go/"]) == [slash]
+    # (a path ending in a name is also one without the slash: not told apart, so blamed too)
+    assert merging_rules(rules, "http://h.test/d/index.html", ["https://www.h.test/d/"]) == [www, slash, https, index]
+    assert merging_rules(rules, "http://h.test/l?ref=a", ["http://h.test/l", "http://h.test/l?ref=b"]) == [ref]
+    assert merging_rules(rules, "http://h.test/x", []) is None
