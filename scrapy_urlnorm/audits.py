@@ -341,13 +341,22 @@ class AuditDesk:
     def _should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
         """``Auditor.should_audit`` for a drop of ``request`` for ``reason`` on ``host`` (a
         learned rule's, or a static step's), with the rule's budget and what its content showed."""
-        every = self.verifies_every(host, reason) and not self._settled(request, key)
+        every = (self.verifies_every(host, reason) or (learned and self._caught_all(key))) and not self._settled(
+            request, key
+        )
         scope = self.scope(host, reason) if learned else reason
         vouched = learned and not every and self.vouched(host, reason)
         inherited = bool(request.meta.get(M.NO_AUDIT))
         return self.auditor.should_audit(
             scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
         )
+
+    def _caught_all(self, key: int) -> bool:
+        """Whether ``key``'s representative delivered a catch-all page (a soft 404: one body
+        under unrelated URLs), which says nothing of the URL it was delivered at: a learned
+        drop against it is verified (see :mod:`scrapy_urlnorm.catch_all`)."""
+        learner, digest = self.dedup.learner, self.auditor.digest(key)
+        return learner is not None and digest is not None and learner.pages.is_catch_all(digest)
 
     def _settled(self, request: Request, key: int) -> bool:
         """Whether ``request``'s URL spells a parameter of a resource whose spellings

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import meta as M
 from .blame import delivered_at, merging_rules
 from .callbacks import callback_salt
+from .catch_all import release_caught
 from .hostrules import conflicts_with_active
 from .keys import host_of
 from .learning import VERIFIED_FAMILIES, Rule
@@ -77,6 +78,8 @@ class RuleKeeper:
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
         self.learner.observe_page(observed, digest, length=length, server=server, relative_links=relative_links)
+        for caught in self.learner.pages.take_caught():
+            release_caught(self.dedup, host_of(observed), caught)
         if location:
             self.learner.observe_content_location(observed, location)
         if canonical:

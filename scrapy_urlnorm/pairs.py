@@ -187,6 +187,8 @@ class PagePairs:
         self.evicted_digests = 0
         #: Pairs of one catch-all page (or a near-empty one) not taken as evidence.
         self.ignored_catch_all = 0
+        #: Digests that became catch-all pages since :meth:`take_caught` last asked.
+        self._caught: list[int] = []
 
     def page(self, u: SplitURL, url: str, digest: int, length: int) -> list[tuple[str, str, str, bool]]:
         """Register the page of ``url`` (split: ``u``); the pairs it forms with pages
@@ -260,4 +262,17 @@ class PagePairs:
             merged = hash(_merged_key(u))
             if merged not in keys:
                 keys = digests[digest] = (*keys, merged)
+                if len(keys) == CATCH_ALL_URLS:
+                    self._caught.append(digest)
         return len(keys) >= CATCH_ALL_URLS
+
+    def is_catch_all(self, digest: int) -> bool:
+        """Whether the page of ``digest`` was served under :data:`CATCH_ALL_URLS` URLs no
+        rule could merge (as far as the digests remembered tell)."""
+        keys = self._digest_urls.get(digest)
+        return keys is not None and len(keys) >= CATCH_ALL_URLS
+
+    def take_caught(self) -> list[int]:
+        """The digests that became catch-all pages since the last call."""
+        caught, self._caught = self._caught, []
+        return caught

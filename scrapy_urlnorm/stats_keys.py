@@ -104,7 +104,9 @@ STATS: tuple[StatKey, ...] = (
         "because their rule "
         "was revoked (`revoked`), "
         "or because the learned drop could not be parked for revocation (`parked_overflow`); `unsettled`: "
-        "dropped unverified as a session-token spelling of a resource that later answered another page",
+        "dropped unverified as a session-token spelling of a resource that later answered another page; "
+        "`catch_all`: a learned drop parked against a page the server then answered at unrelated URLs too "
+        "(a soft 404)",
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
     StatKey(

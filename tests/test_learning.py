@@ -1835,3 +1835,51 @@ def test_a_rule_whose_aspect_two_urls_share_did_not_merge_them() -> None:
     assert merging_rules(rules, "http://h.test/d/index.html", ["https://www.h.test/d/"]) == [www, slash, https, index]
     assert merging_rules(rules, "http://h.test/l?ref=a", ["http://h.test/l", "http://h.test/l?ref=b"]) == [ref]
     assert merging_rules(rules, "http://h.test/x", []) is None
+
+
+SOFT_404 = Reply(
+    200,
+    b"<html><head><title>Not found</title></head><body><h1>Sorry, nothing here.</h1>"
+    b'<p><a href="/">Home</a></p></body></html>',
+    {"Content-Type": "text/html"},
+)
+
+
+def mixed_case_site(pages: dict[str, list[str]]) -> FunctionSite:
+    """An Express application (routes match case-insensitively) serving static files as
+    well (case-sensitive on Linux), with a catch-all soft 404: ``/HELP/INSTALL.HTML``
+    answers the "not found" page, ``/help/install.html`` the file."""
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == "/help/install.html":
+            return Reply.page("ex:/help/install.html", [])
+        routed = path.lower()
+        if routed in pages:
+            return Reply.page(f"ex:{routed}", pages[routed])
+        return SOFT_404
+
+    return FunctionSite(handle)
+
+
+@pytest.mark.parametrize("missing_first", [True, False], ids=["caught-before-the-drop", "caught-after-the-drop"])
+@pytest_twisted.ensureDeferred
+async def test_a_drop_against_a_catch_all_page_is_verified(missing_first: bool) -> None:
+    """Frameworks seed 579158: ``case_insensitive_path``, learned from the routes' pages,
+    dropped ``/help/install.html`` against the delivered ``/HELP/INSTALL.HTML``: the
+    site's soft 404, a body it answers at unrelated URLs. Such a page says nothing of the
+    URL it was delivered at: a learned drop against it is verified (the soft 404 seen at
+    three unrelated URLs first), or released when the body turns out to be one later."""
+    home = ["/a", "/A", "/b", "/B", "/HELP/INSTALL.HTML", "/c"]
+    pages: dict[str, list[str]] = {"/a": [], "/b": [], "/d": ["/missing-1", "/missing-2"]}
+    if missing_first:
+        pages["/"] = ["/missing-1", "/missing-2", *home]
+        pages["/c"] = ["/help/install.html"]
+    else:
+        pages["/"] = home
+        pages["/c"] = ["/help/install.html", "/d"]
+    with VirtualWeb({"ex.test": mixed_case_site(pages)}) as web:
+        result = await crawl(web, ["http://ex.test/"], ADDON)
+    assert "ex:/help/install.html" in result.doc_ids
+    stats = result.stats
+    assert stats["urlnorm/revoked_rules"] == 1  # the file's page contradicted the case rule
+    assert stats.get("urlnorm/released/catch_all", 0) == (0 if missing_first else 1)
