@@ -101,12 +101,11 @@ class NarrowKeys:
         found = self._key(request, lenient) if lenient is not None else None
         return None if found is None else found[0]
 
-    def names_delivered(self, request: Request, host: str) -> bool:
-        """Whether ``request``'s key under ``host``'s narrow policy (its rules but those of
-        ``VERIFIED_FAMILIES``) names a delivered page."""
-        narrow = self.learned.narrow_by_host.get(host)
-        found = self._key(request, narrow) if narrow is not None else None
-        return found is not None and found[0] in self._delivered
+    def names_delivered_leniently(self, request: Request, url: str) -> bool:
+        """Whether ``request``'s key (normalized ``url``) under its host's lenient policy
+        (its rules but the strict ones) names a delivered page."""
+        key = self.lenient_key(request, url)
+        return key is not None and key in self._delivered
 
     def rank(self, request: Request, host: str, rank: int) -> int:
         """The rank a learned drop of ``request`` on ``host`` (at ``rank``, the riskier

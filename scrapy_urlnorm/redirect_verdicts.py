@@ -3,10 +3,11 @@
 An audit is sent with ``dont_redirect``: where its redirect points is the answer.
 It *agrees* when the target is the representative (its key), or the audited URL
 itself under today's rules; it *leaves the question open* when the target matches
-the representative only through a rule verified on every drop (the very rule the
-audit checks) or where the representative redirected too, to a URL the rules merge
-with the target. Anything else contradicts the drop. The
-:class:`~scrapy_urlnorm.audits.AuditDesk` counts and settles; this unit decides.
+the representative only through a rule verified on every drop (a family of
+``VERIFIED_FAMILIES``, or a rule its host's redirects taught) or where the
+representative redirected too, to a URL the rules merge with the target. Anything
+else contradicts the drop. The :class:`~scrapy_urlnorm.audits.AuditDesk` counts and
+settles; this unit decides.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .keys import host_of
-from .learning import VERIFIED_FAMILIES
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -53,19 +53,26 @@ class RedirectVerdicts:
 
     def _rests_on_exceptions(self, request: Request, aimed: Fingerprint) -> bool:
         """Whether the learned key of ``aimed`` (a redirect target of the audit ``request``)
-        may rest on a rule of :data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES` (its host
-        has one active) while nothing else says its page was had: its URL as it is (same
-        callback) delivered, or its key under the host's other rules naming a delivered page."""
-        learner, url = self.dedup.learner, aimed.url
-        if learner is None or url is None:
+        may rest on a rule every drop of which is verified (a family of
+        :data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`, or one its host's redirects
+        taught: it has one active) while nothing else says its page was had: its URL as it
+        is (same callback) delivered, or its key under the host's sampled rules alone naming
+        a delivered page. A Laravel host removes trailing slashes but serves a directory of
+        its ``public/`` with one; the link ``http://h/d/``, sent as ``https://h/d`` (the
+        soft 404), was checked as written, redirected to ``https://h/d/``, and that target,
+        one key with the soft 404 through ``trailing_slash``, was taken for a confirmation
+        (frameworks seed 579325 with ``--sitemaps``: a page only the sitemap named, lost)."""
+        learner, learned, url = self.dedup.learner, self.dedup.learned, aimed.url
+        if learner is None or learned is None or url is None:
             return False
         host = host_of(url)
-        if not any(rule.family.value in VERIFIED_FAMILIES for rule in learner.active_rules(learner.site_of(host))):
+        families = {rule.family.value for rule in learner.active_rules(learner.site_of(host))}
+        if not any(learned.verifies_every(host, family) for family in families):
             return False
         if self.auditor.had(aimed.value):
             return False
         narrow = self.dedup.narrow
-        return narrow is None or not narrow.names_delivered(request.replace(url=url), host)
+        return narrow is None or not narrow.names_delivered_leniently(request.replace(url=url), url)
 
     def _redirected_alike(self, request: Request, key: int, aimed: Fingerprint) -> bool:
         """Whether ``key``'s representative redirected to a URL sharing a key with ``aimed``."""

@@ -1883,3 +1883,33 @@ async def test_a_drop_against_a_catch_all_page_is_verified(missing_first: bool) 
     stats = result.stats
     assert stats["urlnorm/revoked_rules"] == 1  # the file's page contradicted the case rule
     assert stats.get("urlnorm/released/catch_all", 0) == (0 if missing_first else 1)
+
+
+def laravel_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Laravel behind Apache: ``www.lv.test`` -> 301 ``lv.test``, ``/x/`` -> 301 ``/x`` for
+    the routes, a soft 404 for the rest; but a directory of ``public/`` (``/d/``) is served
+    with its slash, and ``/d`` is the soft 404."""
+    pages = {"/": ["http://www.lv.test/a", "http://www.lv.test/b", "/c/", "/e/", "/f"], "/f": ["http://www.lv.test/d/"]}
+    pages |= {path: [] for path in ("/a", "/b", "/c", "/e", "/d/")}
+    if headers.get("Host") == "www.lv.test":
+        return Reply.redirect(f"http://lv.test{path}")
+    if path in pages:
+        return Reply.page(f"lv:{path}", pages[path])
+    if path.endswith("/") and path[:-1] in pages:
+        return Reply.redirect(path[:-1])
+    return SOFT_404
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_matching_a_drop_only_through_a_strict_rule_confirms_nothing() -> None:
+    """Frameworks seed 579325 (``--sitemaps``): ``www_alias`` (strip) and ``trailing_slash``
+    (remove) are learned from the host's redirects. ``http://www.lv.test/d/`` is sent in
+    its taught form, ``http://lv.test/d``: the soft 404. Checked as written, it redirects
+    to ``http://lv.test/d/``, one key with that form only through ``trailing_slash``,
+    every drop of which is verified: no confirmation, the redirect is followed and the
+    directory's page collected."""
+    with VirtualWeb({"lv.test": FunctionSite(laravel_site), "www.lv.test": FunctionSite(laravel_site)}) as web:
+        result = await crawl(web, ["http://lv.test/"], ADDON)
+        fetched = web.fetched()
+    assert "lv:/d/" in result.doc_ids
+    assert fetched.count("/d/") == 2  # as written on www.lv.test, then its redirect's target
