@@ -11,7 +11,9 @@ catch-all (its body served under :data:`~scrapy_urlnorm.pairs.CATCH_ALL_URLS` UR
 rule could merge) is verified, as the strict rules' drops are
 (``AuditDesk._should_audit``); and when a page becomes one after drops were parked
 against it, those of its host's site are fetched as written
-(``urlnorm/released/catch_all``). A catch-all body shared by several hosts releases only
+(``urlnorm/released/catch_all``), but for those whose own URL answered that very page (a
+Rails product at ``/products/56`` and ``/products/56-slug``, one body under unrelated
+paths, is such a page too). A catch-all body shared by several hosts releases only
 the drops of the host that showed it (scanning every parked drop would cost a crawl with
 many soft 404s too much).
 """
@@ -33,6 +35,10 @@ def release_caught(dedup: Deduplicator, host: str, digest: int) -> int:
     found = []
     for name in twins(host):
         for drop in ledger.parked_of(name):
-            if any(auditor.digest(key) == digest for key in dedup.fingerprint(drop.request).keys):
-                found.append(drop)
+            request = drop.request
+            if not any(auditor.digest(key) == digest for key in dedup.fingerprint(request).keys):
+                continue
+            if auditor.answer(dedup.keys.static(request).value) == digest:
+                continue  # its own URL answered that page (verified, or fetched as written)
+            found.append(drop)
     return ledger.release_as_written(found, "catch_all")
