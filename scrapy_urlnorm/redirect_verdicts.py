@@ -1,13 +1,13 @@
 """What an audit's held redirect says of its drop.
 
 An audit is sent with ``dont_redirect``: where its redirect points is the answer.
-It *agrees* when the target is the representative (its key), or the audited URL
-itself under today's rules; it *leaves the question open* when the target matches
-the representative only through a rule verified on every drop (a family of
-``VERIFIED_FAMILIES``, or a rule its host's redirects taught) or where the
-representative redirected too, to a URL the rules merge with the target. Anything
-else contradicts the drop. The :class:`~scrapy_urlnorm.audits.AuditDesk` counts and
-settles; this unit decides.
+It *agrees* when the target is the representative (its key), delivered the
+representative's page, or is the audited URL itself under today's rules; it
+*leaves the question open* when the target matches the representative only through
+a rule verified on every drop (a family of ``VERIFIED_FAMILIES``, or a rule its
+host's redirects taught) or where the representative redirected too, to a URL the
+rules merge with the target. Anything else contradicts the drop. The
+:class:`~scrapy_urlnorm.audits.AuditDesk` counts and settles; this unit decides.
 """
 
 from __future__ import annotations
@@ -46,6 +46,13 @@ class RedirectVerdicts:
         aimed = fingerprint(request.replace(url=target))
         own = fingerprint(request).keys
         if key == aimed.value or aimed.value in own:
+            return REDIRECT_AGREES
+        expected = self.auditor.digest(key)
+        if expected is not None and self.auditor.answer(aimed.value) == expected:
+            # The target delivered the representative's very page, whatever the keys say
+            # now: a rule revoked since the audit was sent renamed them (frameworks seed
+            # 579217: Django's ``/x`` -> ``/x/``, audited under ``www_alias`` while
+            # ``trailing_slash`` held, judged after it was revoked, revoked ``www_alias``).
             return REDIRECT_AGREES
         if aimed.learned is not None and (key == aimed.learned or aimed.learned in own):
             return REDIRECT_UNDECIDED if self._rests_on_exceptions(request, aimed) else REDIRECT_AGREES

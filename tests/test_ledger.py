@@ -515,3 +515,33 @@ def test_a_rewrite_sends_the_normalized_url_but_never_an_audit_or_a_request_as_w
     assert rewritten is not None and rewritten.url == "http://h.test/x.html"
     for key in (M.AUDIT, M.AS_WRITTEN, M.NO_SHORTCUT):
         assert forms.rewritten(Request(url, meta={key: True})) is None, key
+
+
+def test_a_redirect_to_the_representatives_page_agrees_though_a_rule_was_revoked_since() -> None:
+    """Frameworks seed 579217: ``www.h.test/x`` was audited under ``www_alias`` while
+    ``trailing_slash`` merged it with the delivered ``www.h.test/x/``; the rule was revoked
+    before the audit answered, renaming the keys, and its redirect to ``/x/`` (the very
+    page the representative delivered) revoked ``www_alias`` for the whole site."""
+    from scrapy_urlnorm.redirect_verdicts import REDIRECT_AGREES
+
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
+    observe = dedup.responses.observe_redirect
+    observe("http://h.test/a", "http://www.h.test/a")
+    observe("http://h.test/b", "http://www.h.test/b")  # www_alias (add)
+    observe("http://www.h.test/c", "http://www.h.test/c/")
+    observe("http://www.h.test/d", "http://www.h.test/d/")  # trailing_slash (add)
+    page = Request("http://www.h.test/x/")
+    assert dedup.check(page) is None
+    dedup.settling.settle(page, delivered=True)
+    dedup.audits.auditor.remember(dedup.fingerprint(page).keys, 7)
+    audit = Request("http://www.h.test/x", dont_filter=True)
+    key = dedup.fingerprint(audit).learned
+    assert key is not None and dedup.audits.auditor.digest(key) == 7  # one key with /x/
+    mark_audit(audit.meta, key, "learned:www_alias", "h.test")
+    learner = dedup.learner
+    assert learner is not None
+    for rule in learner.active_rules():
+        if rule.kind == "trailing_slash":
+            learner.contradict(rule.host, rule.kind, "http://www.h.test/y", "http://www.h.test/y/")
+    assert not any(rule.kind == "trailing_slash" for rule in learner.active_rules())
+    assert dedup.audits.redirected(audit, "http://www.h.test/x/") == REDIRECT_AGREES
