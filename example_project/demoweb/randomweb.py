@@ -68,7 +68,7 @@ import re
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -1174,7 +1174,7 @@ class SitemapLinkSpider(SitemapSpider, LinkSpider):
         spider.sitemap_urls = crawler.settings.getlist("DEMOWEB_SITEMAP_URLS")
         return spider
 
-    async def start(self) -> Any:
+    async def start(self) -> AsyncIterator[Any]:
         async for request in super().start():  # SitemapSpider's: the sitemaps
             yield request
         for url in self.start_urls:  # as Spider.start does
@@ -1519,8 +1519,10 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
     if order is not None and order.sitemaps:
-        salt = f"{web.seed}:sitemaps"
-        fronts_m = {id(site): Sitemaps(sites[host], web, site, salt) for host, site in web.sites.items()}
+        fronts_m: dict[int, Sitemaps] = {}
+        for host, site in web.sites.items():  # (one front per site: twins share it)
+            if id(site) not in fronts_m:
+                fronts_m[id(site)] = Sitemaps(sites[host], web, site, f"{web.seed}:sitemaps")
         sites = {host: fronts_m[id(site)] for host, site in web.sites.items()}
     if order is not None and order.lenient:
         fronts_l = {id(site): Lenient(site, f"{web.seed}:lenient") for site in sites.values()}
