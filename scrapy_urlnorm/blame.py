@@ -22,9 +22,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from .hostrules import twins
-from .learning import RuleKind
-from .normalize import host_key
+from .hostrules import may_merge, twins
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -34,40 +32,10 @@ if TYPE_CHECKING:
 
     from .dedup import Deduplicator
     from .learning import Rule
-    from .urlparts import SplitURL
 
 #: Delivered pages of a host looked at (the latest first) for the URL that delivered an
 #: audit's representative: a mismatch is rare, but a host may keep 20,000 pages.
 PAGES_LOOKED_AT = 5_000
-
-
-def _params(query: str | None) -> dict[str, str]:
-    return dict(part.partition("=")[::2] for part in (query or "").split("&") if part)
-
-
-def may_merge(rule: Rule, a: SplitURL, b: SplitURL) -> bool:
-    """Whether ``rule`` may be what makes ``a`` and ``b`` one key: the aspect of the URL
-    it merges differs between them (``True`` where the aspect is not told apart)."""
-    family, name = rule.family, rule.argument
-    if family is RuleKind.WWW_ALIAS:
-        return host_key(a.host) != host_key(b.host)
-    if family is RuleKind.HTTPS_ALIAS:
-        return a.scheme.lower() != b.scheme.lower()
-    if family is RuleKind.TRAILING_SLASH:
-        return a.path.endswith("/") != b.path.endswith("/")
-    if family is RuleKind.CASE_INSENSITIVE_PATH:
-        return a.path != b.path
-    if family is RuleKind.DUPLICATE_SLASHES:
-        return ("//" in a.path) != ("//" in b.path)
-    if family is RuleKind.DEFAULT_PAGE and name:
-        ending = "/" + name.lower()
-        return a.path.lower().endswith(ending) != b.path.lower().endswith(ending)
-    if family is RuleKind.EXTENSION_ALIAS and name:
-        ending = "." + name.lower()
-        return a.path.lower().endswith(ending) != b.path.lower().endswith(ending)
-    if family is RuleKind.IGNORE_PARAM and name:
-        return _params(a.query).get(name) != _params(b.query).get(name)
-    return True
 
 
 def merging_rules(rules: Iterable[Rule], audited: str, delivered: Iterable[str]) -> list[Rule] | None:

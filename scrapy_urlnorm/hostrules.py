@@ -29,12 +29,43 @@ from .learning import VERIFIED_FAMILIES, Learner, Rule, RuleKind, policy_overrid
 from .normalize import host_key
 from .policy import Policy
 from .steps import LEARNED_FAMILY_RANKS, trailing_slash
-from .urlparts import HOST, PORT, SCHEME, replace_field, split_url, unsplit_url
+from .urlparts import HOST, PORT, SCHEME, SplitURL, replace_field, split_url, unsplit_url
 
 _SLASH_POLICIES = {"add": Policy(trailing_slash="add"), "remove": Policy(trailing_slash="remove")}
 #: Rule kinds whose direction a host's redirects teach, and so can be shortcut.
 _SHORTCUT_FAMILIES = (RuleKind.TRAILING_SLASH, RuleKind.WWW_ALIAS, RuleKind.HTTPS_ALIAS)
 _SHORTCUT_DIRECTIONS = ("add", "remove", "strip", "http", "https")
+
+
+def _params(query: str | None) -> dict[str, str]:
+    return dict(part.partition("=")[::2] for part in (query or "").split("&") if part)
+
+
+def may_merge(rule: Rule, a: SplitURL, b: SplitURL) -> bool:
+    """Whether ``rule`` may be what makes ``a`` and ``b`` one key: the aspect of the URL
+    it merges differs between them (``True`` where the aspect is not told apart). What a
+    shortcut is judged by (:meth:`LearnedPolicies.shortcut_held`) and an audit's blame
+    (:mod:`scrapy_urlnorm.blame`)."""
+    family, name = rule.family, rule.argument
+    if family is RuleKind.WWW_ALIAS:
+        return host_key(a.host) != host_key(b.host)
+    if family is RuleKind.HTTPS_ALIAS:
+        return a.scheme.lower() != b.scheme.lower()
+    if family is RuleKind.TRAILING_SLASH:
+        return a.path.endswith("/") != b.path.endswith("/")
+    if family is RuleKind.CASE_INSENSITIVE_PATH:
+        return a.path != b.path
+    if family is RuleKind.DUPLICATE_SLASHES:
+        return ("//" in a.path) != ("//" in b.path)
+    if family is RuleKind.DEFAULT_PAGE and name:
+        ending = "/" + name.lower()
+        return a.path.lower().endswith(ending) != b.path.lower().endswith(ending)
+    if family is RuleKind.EXTENSION_ALIAS and name:
+        ending = "." + name.lower()
+        return a.path.lower().endswith(ending) != b.path.lower().endswith(ending)
+    if family is RuleKind.IGNORE_PARAM and name:
+        return _params(a.query).get(name) != _params(b.query).get(name)
+    return True
 
 
 def twins(host: str) -> tuple[str, str]:
@@ -250,17 +281,12 @@ class LearnedPolicies:
         """Whether the aspect of the URL ``rule`` rewrote in the shortcut ``sent``
         is what the site delivered at ``final`` (the link as written, after its
         redirects): host for ``www_alias``, the trailing slash, the scheme."""
+        if rule.family not in _SHORTCUT_FAMILIES:
+            return False
         try:
-            a, b = split_url(sent), split_url(final)
+            return not may_merge(rule, split_url(sent), split_url(final))
         except ValueError:
             return False
-        if rule.family is RuleKind.WWW_ALIAS:
-            return host_key(a.host) == host_key(b.host)
-        if rule.family is RuleKind.TRAILING_SLASH:
-            return a.path.endswith("/") == b.path.endswith("/")
-        if rule.family is RuleKind.HTTPS_ALIAS:
-            return a.scheme.lower() == b.scheme.lower()
-        return False
 
     def clear(self) -> None:
         self.by_host.clear()
