@@ -366,11 +366,10 @@ def test_sitemaps_name_pages_the_servers_answer_and_pages_only_they_reach() -> N
     kinds = {"canonical": 0, "spelling": 0, "stale": 0, "only": 0, "index": 0}
     for seed in range(30):
         for web in (generate(seed), generate_framework_web(seed)):
-            salt = f"{seed}:sitemaps"
-            for url in sitemap_urls(web, salt):
+            for url in sitemap_urls(web):
                 assert url.endswith(("/robots.txt", ".xml"))
             for site in web.hosts:
-                front = Sitemaps(web.sites[site.host], web, site, salt)
+                front = Sitemaps(web.sites[site.host], web, site)
                 if front.plan is None:
                     continue
                 robots = front.handle("/robots.txt", "", {"Host": site.host})

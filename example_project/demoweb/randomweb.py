@@ -1522,7 +1522,7 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
         fronts_m: dict[int, Sitemaps] = {}
         for host, site in web.sites.items():  # (one front per site: twins share it)
             if id(site) not in fronts_m:
-                fronts_m[id(site)] = Sitemaps(sites[host], web, site, f"{web.seed}:sitemaps")
+                fronts_m[id(site)] = Sitemaps(sites[host], web, site)
         sites = {host: fronts_m[id(site)] for host, site in web.sites.items()}
     if order is not None and order.lenient:
         fronts_l = {id(site): Lenient(site, f"{web.seed}:lenient") for site in sites.values()}
@@ -1586,7 +1586,7 @@ def web_settings(web: RandomWeb, order: CrawlOrder) -> dict[str, Any]:
     the sitemaps (or ``robots.txt`` files) the spider is given."""
     if not order.sitemaps:
         return {}
-    return {"DEMOWEB_SITEMAP_URLS": sitemap_urls(web, f"{web.seed}:sitemaps")}
+    return {"DEMOWEB_SITEMAP_URLS": sitemap_urls(web)}
 
 
 def robots_answered(hits: Iterable[Hit]) -> tuple[frozenset[str], frozenset[str]]:

@@ -12,8 +12,9 @@ their canonical URL and some as another spelling the server answers with the sam
 only way in is the sitemap). Sitemap and page URLs go to the spider
 (:func:`sitemap_urls`): each site's ``robots.txt`` or, for some, the sitemap itself.
 
-Pure data from the web and a salt: :func:`plan` gives the same files on every call, so
-the server (:class:`Sitemaps`) and the spider's settings agree without sharing state.
+Pure data from the web (drawn from its seed): :func:`plan` gives the same files on every
+call, so the server (:class:`Sitemaps`) and the spider's settings agree without sharing
+state.
 """
 
 from __future__ import annotations
@@ -45,9 +46,18 @@ class SitemapPlan:
     start: str = ""
 
 
-def plan(web: Any, site: Any, salt: str) -> SitemapPlan | None:
-    """The sitemaps ``site`` of ``web`` publishes (``None``: none), drawn from ``salt``."""
-    rng = random.Random(f"{salt}:{site.name}")
+def _salt(web: Any) -> str:
+    return f"{web.seed}:sitemaps"
+
+
+def _server(site: Any) -> str:
+    """The ``Server`` header of what the sitemaps serve for ``site``."""
+    return site.server or "nginx"
+
+
+def plan(web: Any, site: Any) -> SitemapPlan | None:
+    """The sitemaps ``site`` of ``web`` publishes (``None``: none), drawn from the web's seed."""
+    rng = random.Random(f"{_salt(web)}:{site.name}")
     if rng.random() < 0.5:
         return None
     result = SitemapPlan()
@@ -66,7 +76,7 @@ def plan(web: Any, site: Any, salt: str) -> SitemapPlan | None:
         used.add(path)
         links = [f"{home}/"] + ([rng.choice(site.pages).url] if site.pages else [])
         doc = Reply.page(f"{site.host}{path}", links, title="sitemap-only")
-        result.orphans[path] = Reply(doc.status, doc.body, {**doc.headers, "Server": site.server or "nginx"})
+        result.orphans[path] = Reply(doc.status, doc.body, {**doc.headers, "Server": _server(site)})
         entries.append(home + path)
     rng.shuffle(entries)
     if rng.random() < 0.5:
@@ -138,15 +148,15 @@ def _index(urls: list[str]) -> bytes:
     return "\n".join(lines).encode()
 
 
-def sitemap_urls(web: Any, salt: str) -> list[str]:
+def sitemap_urls(web: Any) -> list[str]:
     """What the spider is given: for each site that publishes sitemaps, its ``robots.txt``
     or a sitemap (and for a few others, their ``robots.txt``, which names none)."""
     urls = []
     for site in web.hosts:
-        planned = plan(web, site, salt)
+        planned = plan(web, site)
         if planned is not None:
             urls.append(planned.start)
-        elif random.Random(f"{salt}:{site.name}:none").random() < 0.3:
+        elif random.Random(f"{_salt(web)}:{site.name}:none").random() < 0.3:
             urls.append(f"http://{site.host}/robots.txt")
     return urls
 
@@ -157,10 +167,10 @@ class Sitemaps:
     canonical host, or either twin where both serve), and ``Sitemap:`` lines added to
     its ``robots.txt`` (one of its own where it has none)."""
 
-    def __init__(self, inner: Site, web: Any, site: Any, salt: str) -> None:
+    def __init__(self, inner: Site, web: Any, site: Any) -> None:
         self.inner = inner
         self.site = site
-        self.plan = plan(web, site, salt)
+        self.plan = plan(web, site)
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
         planned = self.plan
@@ -170,7 +180,7 @@ class Sitemaps:
             return self.inner.handle(path, query, headers)
         if path in planned.files and not query:
             body, kind = planned.files[path]
-            return Reply(200, body, {"Content-Type": kind, "Server": self.site.server or "nginx"})
+            return Reply(200, body, {"Content-Type": kind, "Server": _server(self.site)})
         if path in planned.orphans and not query:
             return planned.orphans[path]
         reply = self.inner.handle(path, query, headers)
@@ -180,4 +190,4 @@ class Sitemaps:
         if reply.status == 200 and reply.headers.get("Content-Type", "").startswith("text/plain"):
             return Reply(200, reply.body.rstrip(b"\n") + b"\n\n" + lines.encode(), reply.headers)
         text = f"User-agent: *\nDisallow:\n\n{lines}"
-        return Reply(200, text.encode(), {"Content-Type": "text/plain", "Server": self.site.server or "nginx"})
+        return Reply(200, text.encode(), {"Content-Type": "text/plain", "Server": _server(self.site)})
