@@ -105,6 +105,9 @@ FLAGS: dict[str, str] = {
     "sitemaps": "give about half the sites sitemaps (one file or an index with a gzipped part, named in "
     "robots.txt, on either twin or with :80; other spellings, stale entries, pages only a sitemap names) and "
     "crawl with a SitemapSpider that also follows links (both crawls; not with --rules)",
+    "cookies": "crawl with Scrapy's cookies on (its default), stock and add-on alike: Tomcat hosts and "
+    "--sessions hosts also offer their session as a cookie and write no session into the links of a client "
+    "that returns it",
     "https": "serve about half the hosts as HTTPS sites (TLS in the proxy's CONNECT tunnel): two in three "
     "redirect http:// to https://, the others serve both alike; pages spell some links to them https://",
 }

@@ -51,7 +51,9 @@ one family's redirects or identical pages meets families whose rules differ:
   ``/shop/``), ``/shop/catalog`` -> 302 ``/shop/catalog/``; path parameters
   (``;jsessionid=...``) ignored when mapping, and ``encodeURL`` writing the
   session id into most links of a page for a client without cookies (a new id
-  per first visit); ``product.jsp?id=N`` documents by id.
+  per first visit); an answer that opens a session offers it as a ``JSESSIONID``
+  cookie too, and a client that returns it gets links without one;
+  ``product.jsp?id=N`` documents by id.
 - ``laravel``: its ``.htaccess`` sends ``/x/`` -> 301 ``/x`` unless ``x`` is a
   real directory in ``public/`` (Apache's own 301 ``/docs`` -> ``/docs/``
   then), ``/index.php/x`` serves ``/x``, the paginator writes ``?page=1`` and
@@ -98,7 +100,8 @@ import random
 import re
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
@@ -121,7 +124,7 @@ from .randomweb import (
     serve,
     web_settings,
 )
-from .server import Reply
+from .server import Reply, request_cookie
 
 FAMILIES = (
     "django",
@@ -835,6 +838,11 @@ class NextSite(FrameworkSite):
         return [base + _with_query(bare, page.query), base + _with_query(bare + "/", page.query), base + bare + ".html"]
 
 
+#: The session a request's ``JSESSIONID`` cookie names (``""``: it sent none), for the
+#: Tomcat answer being rendered in this thread.
+_COOKIE_SESSION: ContextVar[str] = ContextVar("cookie_session", default="")
+
+
 class TomcatSite(FrameworkSite):
     family = "tomcat"
     styles = (0, 3, 2)
@@ -886,7 +894,22 @@ class TomcatSite(FrameworkSite):
     def issued(self, opening: str) -> str:
         return hashlib.md5(f"{self.name}{opening}".encode()).hexdigest().upper()
 
+    def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        held = request_cookie(headers, "JSESSIONID")
+        reset = _COOKIE_SESSION.set(held)
+        try:
+            reply = super().handle(path, query, headers)
+        finally:
+            _COOKIE_SESSION.reset(reset)
+        if held or reply.status != 200 or re.search(";jsessionid=", path, re.IGNORECASE):
+            return reply
+        # The page opened a session for a client that brought none: offered as a cookie too.
+        cookie = f"JSESSIONID={self.session_of(path, query)}; Path={self.context}; HttpOnly"
+        return replace(reply, headers={**reply.headers, "Set-Cookie": cookie})
+
     def hrefs(self, page: Page, path: str, query: str) -> list[str]:
+        if _COOKIE_SESSION.get():  # encodeURL leaves links alone for a client that keeps the cookie
+            return page.links
         session = self.session_of(path, query)
         flags = self.encoded.get(page.doc_id, [])
         out = []

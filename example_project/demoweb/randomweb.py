@@ -80,7 +80,7 @@ from scrapy.spiders import SitemapSpider
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .crawling import LinkSpider, RulesSpider, crawl
-from .server import Dynamic, Flaky, Hit, Lenient, Reply, Secure, Site, VirtualWeb
+from .server import Dynamic, Flaky, Hit, Lenient, Reply, Secure, Site, VirtualWeb, request_cookie
 from .sitemaps import Sitemaps, sitemap_urls
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
@@ -224,6 +224,8 @@ class RandomSite(TwinHosts):
     #: A session kept in the URL, under a name no list knows (``generate(url_sessions=True)``):
     #: an answer to a request without one opens a session, and every link to the site in an
     #: answer carries the request's session (``?s=<token>``); the site ignores the parameter.
+    #: As PHP's ``session.use_trans_sid``: each answer to a client that sent no session cookie
+    #: also offers the session as one (``s=<token>``), and one that sent it gets plain links.
     url_session: str = ""
     query_ignored: frozenset[str] = frozenset()
     query_defaults: dict[str, str] = field(default_factory=dict)
@@ -269,12 +271,15 @@ class RandomSite(TwinHosts):
         return Reply(200, body.encode(), {"Content-Type": "text/html; charset=utf-8", "Server": self.server})
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
-        session = ""
+        session = held = ""
         if self.url_session:
             query, session = self._take_session(query)
+            held = request_cookie(headers, self.url_session)
         reply = self._answer(path, query, headers)
-        if self.url_session and reply.status == 200 and _DOC_ID.search(reply.body):
-            reply = self._with_session(reply, session or f"{random.getrandbits(64) | 1 << 63:016x}")
+        if self.url_session and not held and reply.status == 200 and _DOC_ID.search(reply.body):
+            session = session or f"{random.getrandbits(64) | 1 << 63:016x}"
+            reply = self._with_session(reply, session)
+            reply = replace(reply, headers={**reply.headers, "Set-Cookie": f"{self.url_session}={session}; path=/"})
         if self.etags == "none" or reply.status != 200:
             return reply
         body = reply.body
@@ -1246,6 +1251,10 @@ class CrawlOrder:
     #: them beside the links (:class:`SitemapLinkSpider`): other spellings, stale entries,
     #: pages only a sitemap names.
     sitemaps: bool = False
+    #: Both crawls keep cookies (``COOKIES_ENABLED``, Scrapy's default; off otherwise, so
+    #: that every answer is a function of the URL): sites that offer a session as a cookie
+    #: (Tomcat, ``--sessions`` hosts) stop writing it into the links of a client that keeps it.
+    cookies: bool = False
     #: Scrapy settings both crawls get on top of the order's own (``CONCURRENT_REQUESTS_PER_DOMAIN``,
     #: ``REDIRECT_ENABLED``...): a user's project differs from ours in more than the order.
     shared_settings: dict[str, Any] = field(default_factory=dict, hash=False)
@@ -1282,6 +1291,7 @@ class CrawlOrder:
                     "sessions" if self.sessions else "",
                     "https" if self.https else "",
                     "sitemaps" if self.sitemaps else "",
+                    "cookies" if self.cookies else "",
                 ],
             )
         )
@@ -1317,6 +1327,8 @@ class CrawlOrder:
             settings["DEPTH_LIMIT"] = self.depth_limit
         if self.robots:
             settings["ROBOTSTXT_OBEY"] = True
+        if self.cookies:
+            settings["COOKIES_ENABLED"] = True
         if self.offsite:
             settings["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(generate(self.seed), self.seed)
         if self.callbacks:

@@ -70,6 +70,18 @@ class Site(Protocol):
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply: ...
 
 
+def request_cookie(headers: Mapping[str, str], name: str) -> str:
+    """The value of cookie ``name`` the request sent (``""``: none)."""
+    for header, value in headers.items():
+        if header.lower() != "cookie":
+            continue
+        for pair in value.split(";"):
+            key, _, found = pair.strip().partition("=")
+            if key == name:
+                return found
+    return ""
+
+
 @dataclass(frozen=True)
 class Hit:
     host: str
