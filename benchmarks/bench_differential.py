@@ -107,7 +107,8 @@ FLAGS: dict[str, str] = {
     "crawl with a SitemapSpider that also follows links (both crawls; not with --rules)",
     "cookies": "crawl with Scrapy's cookies on (its default), stock and add-on alike: Tomcat hosts and "
     "--sessions hosts also offer their session as a cookie and write no session into the links of a client "
-    "that returns it",
+    "that returns it; about half the IIS hosts (random webs) run ASP.NET sessions in AutoDetect mode (a first "
+    "302 to ?AspxAutoDetectCookieSupport=1, then the page; a session in the path for a client without cookies)",
     "https": "serve about half the hosts as HTTPS sites (TLS in the proxy's CONNECT tunnel): two in three "
     "redirect http:// to https://, the others serve both alike; pages spell some links to them https://",
 }

@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import pytest_twisted
+from demoweb.aspnet import PROBE, AspNetSessions
 from demoweb.frameworkweb import FrameworkComparison, generate_framework_web
 from demoweb.randomweb import (
     FAMILIES,
@@ -356,6 +357,45 @@ def test_lenient_hosts_serve_a_page_where_they_would_redirect_by_one_step() -> N
                     assert answer == plain
                 served[lenient] += 1
     assert served[True] and served[False]
+
+
+def test_url_session_hosts_offer_the_session_as_a_cookie_and_write_none_for_a_client_keeping_it() -> None:
+    """``--sessions --cookies``: as PHP's ``use_trans_sid``, an answer to a client that sent
+    no session cookie offers its session as one and writes it into the links; a client that
+    returns it gets the same document with plain links."""
+    webs = (generate(seed, url_sessions=True) for seed in range(40))
+    web, site = next((web, site) for web in webs for site in web.hosts if site.url_session)
+    page = next(page for page in site.pages if page.links)
+    first = web.fetch(page.url)
+    session = first.headers["Set-Cookie"].split(";")[0]
+    assert session.startswith(f"{site.url_session}=")
+    assert html.escape(session).encode() in first.body  # written into the links
+    kept = web.fetch(page.url, {"Cookie": f"other=1; {session}"})
+    assert "Set-Cookie" not in kept.headers and html.escape(session).encode() not in kept.body
+    assert doc_id_of(kept) == doc_id_of(first) == page.doc_id
+
+
+def test_aspnet_hosts_ask_for_a_cookie_then_serve_by_cookie_or_by_a_session_in_the_path() -> None:
+    """``--cookies``: an ASP.NET host in ``AutoDetect`` mode answers a first request with a
+    redirect that adds ``AspxAutoDetectCookieSupport=1`` and offers a test cookie; with the
+    cookie back, the page and a session cookie; without, the page under a session in its
+    path; with the session cookie, any page at once."""
+    webs = (generate(seed) for seed in range(40))
+    fronts = (AspNetSessions(site, f"{web.seed}:aspnet") for web in webs for site in web.hosts if site.family == "iis")
+    front = next(front for front in fronts if front.runs_aspnet(front.site.host))
+    page = next(page for page in front.site.pages if page.links)
+    host = {"Host": page.host}
+    asked = front.handle(page.path, page.query, host)
+    assert asked.status == 302 and asked.headers["Set-Cookie"].startswith(f"{PROBE}=1;")
+    path, _, query = asked.headers["Location"].partition("?")
+    assert (path, f"{PROBE}=1") == (page.path, query.split("&")[-1])
+    served = front.handle(path, query, {**host, "Cookie": f"{PROBE}=1"})
+    assert doc_id_of(served) == page.doc_id and served.headers["Set-Cookie"].startswith("ASP.NET_SessionId=")
+    cookieless = front.handle(path, query, host)
+    assert cookieless.status == 302 and cookieless.headers["Location"].startswith("/(S(")
+    in_path, _, rest = cookieless.headers["Location"].partition("?")
+    assert doc_id_of(front.handle(in_path, rest, host)) == page.doc_id
+    assert doc_id_of(front.handle(page.path, page.query, {**host, "Cookie": "ASP.NET_SessionId=abc"})) == page.doc_id
 
 
 def test_sitemaps_name_pages_the_servers_answer_and_pages_only_they_reach() -> None:

@@ -152,6 +152,19 @@ def test_tomcat_session_ids_in_links_and_context_redirect() -> None:
     assert b";jsessionid=ABC" in again.body or site.encode_rate < 1
 
 
+def test_tomcat_offers_its_session_as_a_cookie_and_leaves_the_links_of_a_client_keeping_it_alone() -> None:
+    web, site = _first(TomcatSite)
+    home = f"http://{site.host}{site.context}/"
+    first = web.fetch(home)
+    session, *attributes = first.headers["Set-Cookie"].split("; ")
+    assert session.startswith("JSESSIONID=") and f"Path={site.context}" in attributes
+    kept = web.fetch(home, {"Cookie": session})
+    assert "Set-Cookie" not in kept.headers and b";jsessionid=" not in kept.body
+    assert doc_id_of(kept) == doc_id_of(first) == site.pages[0].doc_id
+    # A session the URL names is the one the page goes on with: no new one is offered.
+    assert "Set-Cookie" not in web.fetch(f"{home};jsessionid=ABC").headers
+
+
 def test_static_hosts() -> None:
     web, site = _first(S3Site)
     directory = next((p for p in site.pages if p.path.endswith("/") and p.path != "/"), None)

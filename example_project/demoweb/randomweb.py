@@ -79,6 +79,7 @@ import scrapy
 from scrapy.spiders import SitemapSpider
 from w3lib.url import canonicalize_url, safe_url_string
 
+from .aspnet import AspNetSessions
 from .crawling import LinkSpider, RulesSpider, crawl
 from .server import Dynamic, Flaky, Hit, Lenient, Reply, Secure, Site, VirtualWeb, request_cookie
 from .sitemaps import Sitemaps, sitemap_urls
@@ -421,14 +422,15 @@ class RandomWeb:
             lines.append(f"  lying canonicals: {', '.join(lies)}")
         return "\n".join(lines)
 
-    def fetch(self, url: str) -> Reply:
-        """What the server answers for ``url``, without HTTP (as VirtualWeb routes it)."""
+    def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> Reply:
+        """What the server answers for ``url`` (with request ``headers``), without HTTP (as
+        VirtualWeb routes it)."""
         parts = urlsplit(url)
         host = (parts.hostname or "").rstrip(".").lower()
         site = self.sites.get(host)
         if site is None:
             return Reply.not_found()
-        return site.handle(parts.path or "/", parts.query, {"Host": host})
+        return site.handle(parts.path or "/", parts.query, {**(headers or {}), "Host": host})
 
     def resolve(self, url: str, hops: int = 20) -> str | None:
         """The document ``url`` ends at after redirects (``None``: 404, soft 404, loop, too many hops)."""
@@ -1253,7 +1255,8 @@ class CrawlOrder:
     sitemaps: bool = False
     #: Both crawls keep cookies (``COOKIES_ENABLED``, Scrapy's default; off otherwise, so
     #: that every answer is a function of the URL): sites that offer a session as a cookie
-    #: (Tomcat, ``--sessions`` hosts) stop writing it into the links of a client that keeps it.
+    #: (Tomcat, ``--sessions`` hosts) stop writing it into the links of a client that keeps it,
+    #: and about half the IIS hosts run ASP.NET sessions (:class:`~demoweb.aspnet.AspNetSessions`).
     cookies: bool = False
     #: Scrapy settings both crawls get on top of the order's own (``CONCURRENT_REQUESTS_PER_DOMAIN``,
     #: ``REDIRECT_ENABLED``...): a user's project differs from ours in more than the order.
@@ -1525,8 +1528,12 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     half the sites render each answer anew (:class:`~demoweb.server.Dynamic`); ``lenient``,
     about half serve a page where they would redirect by one step (:class:`~demoweb.server.Lenient`);
     ``flaky``, behind :class:`~demoweb.server.Flaky` fronts (failures drawn from the
-    seed, counted per server), which may fail a ``robots.txt`` too."""
+    seed, counted per server), which may fail a ``robots.txt`` too; ``cookies``, about
+    half the IIS hosts run ASP.NET sessions (:class:`~demoweb.aspnet.AspNetSessions`)."""
     sites: Mapping[str, Site] = web.sites
+    if order is not None and order.cookies:
+        fronts_a = {id(site): AspNetSessions(site, f"{web.seed}:aspnet") for site in web.hosts}
+        sites = {host: fronts_a[id(site)] for host, site in sites.items()}
     if order is not None and order.robots:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
