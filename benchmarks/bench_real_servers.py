@@ -140,6 +140,10 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     # variant its bare copy did not, and PHP's built-in server answered that variant with
     # a page nothing else links: a document only the twin a crawl merged could reach).
     key = urlunsplit(parts._replace(netloc=parts.netloc[4:])) if host.startswith("www.") else url
+    # And for a URL in any session (``php-session``): else each session's links draw variants
+    # of their own, and a page only one of them reaches is one only the crawls that met that
+    # session can collect.
+    key = re.sub(r"[?&]PHPSESSID=[^&#]*", "", key)
     if _draw(seed, key, "pick") / 2**64 >= rate:
         return None
     kinds: list[str] = ["www", "utm"]
@@ -190,6 +194,13 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
 # -- the spider -------------------------------------------------------------------------------
 
 
+#: A session PHP wrote into a link or a form (``php-session``): one page under two sessions
+#: is one document.
+_SESSION_IN_LINK = re.compile(
+    rb'[?&](?:amp;)?PHPSESSID=[-,0-9A-Za-z]*|<input type="hidden" name="PHPSESSID" value="[^"]*" />'
+)
+
+
 class RealServerSpider(scrapy.Spider):
     """Follows every ``<a href>`` on the site's hosts and a seeded variant of some of them;
     one item per 200 response with the SHA-1 of its body."""
@@ -213,7 +224,7 @@ class RealServerSpider(scrapy.Spider):
         if response.status == 200:
             yield {
                 "url": response.url,
-                "doc": hashlib.sha1(response.body).hexdigest(),
+                "doc": hashlib.sha1(_SESSION_IN_LINK.sub(b"", response.body)).hexdigest(),
                 "html": html,
                 "file": (response.headers.get(b"X-Doc") or b"").decode("latin-1"),
                 "redirects": len(response.meta.get("redirect_urls", [])),
@@ -335,6 +346,7 @@ async def crawl(server: servers.Server, order: str, mode: str, args: argparse.Na
         "CLOSESPIDER_TIMEOUT": TIMEOUT_GUARD,
         **MODES[mode],
     }
+    settings.update(item.split("=", 1) for item in args.settings)
     if mode != "stock":
         settings.update(item.split("=", 1) for item in args.addon_settings)
         settings["URLNORM_REPORT_FILE"] = str(report_file)
@@ -493,6 +505,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=PATH,...",
         help="serve these HTML trees instead of the three Debian documentation trees, e.g. "
         "apache-manual=/usr/share/doc/apache2-doc/manual (package apache2-doc)",
+    )
+    parser.add_argument(
+        "--settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for every crawl, stock and add-on (repeatable), e.g. COOKIES_ENABLED=True",
     )
     parser.add_argument(
         "--addon-settings",

@@ -176,14 +176,24 @@ def _node_command(
     return command
 
 
-def _php_command(directory: Path, port: int) -> list[str]:
-    """PHP's built-in server (``php -S``) in the foreground. It writes no pid file (a shell
-    writes its own pid, then becomes the server) and logs each request to stderr, which
-    goes to ``php-access.log``."""
-    pid_file, log = directory / "php.pid", directory / "php-access.log"
-    script = 'echo $$ > "$0"; log="$1"; shift; exec "$@" 2>>"$log"'
-    server = [PHP, "-S", f"127.0.0.1:{port}", "-t", str(directory / "www")]
-    return ["/bin/sh", "-c", script, str(pid_file), str(log), *server]
+def _php_command(name: str, router: str = "") -> Callable[[Path, int], list[str]]:
+    """PHP's built-in server (``php -S``) in the foreground, with ``router`` (a script next
+    to this file) if given. It writes no pid file (a shell writes its own pid, then becomes
+    the server) and logs each request to stderr, which goes to ``<name>-access.log``. With a
+    router, sessions are kept in the URL for clients without cookies (``use_trans_sid``, off
+    by default since PHP 5.3 but still met on old sites), in files in the state directory."""
+
+    def command(directory: Path, port: int) -> list[str]:
+        pid_file, log = directory / f"{name}.pid", directory / f"{name}-access.log"
+        script = 'echo $$ > "$0"; log="$1"; shift; exec "$@" 2>>"$log"'
+        server = [PHP, "-S", f"127.0.0.1:{port}", "-t", str(directory / "www")]
+        if router:
+            sessions = ("use_trans_sid=1", "use_only_cookies=0", "use_strict_mode=0", f"save_path={directory}")
+            server[1:1] = [item for setting in sessions for item in ("-d", f"session.{setting}")]
+            server.append(str(HERE / router))
+        return ["/bin/sh", "-c", script, str(pid_file), str(log), *server]
+
+    return command
 
 
 #: gunicorn's access log as Apache's ``bench`` format has it: the request line (absolute-form) and ``Host``.
@@ -325,7 +335,19 @@ FAMILIES: dict[str, Family] = {
         label="PHP built-in server",
         host="ph.test",
         binary=PHP,
-        command=_php_command,
+        command=_php_command("php"),
+        template=False,
+        foreground=True,
+    ),
+    # The same server whose HTML pages open a PHP session (php_session_router.php) with
+    # ``session.use_trans_sid``: links carry ``?PHPSESSID=`` for a client that returned no
+    # session cookie (a new session per such request), and plain for one that keeps it.
+    "php-session": Family(
+        name="php-session",
+        label="PHP built-in server with sessions",
+        host="ps.test",
+        binary=PHP,
+        command=_php_command("php-session", "php_session_router.php"),
         template=False,
         foreground=True,
     ),
