@@ -1,9 +1,10 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
-``serve`` and ``http-server``, PHP's built-in server, and Django, Flask and Starlette
-applications under gunicorn and uvicorn, and nginx again as an https site, on loopback.
+``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
+session), h2o, BusyBox ``httpd``, and Django, Flask and Starlette applications under
+gunicorn and uvicorn, and nginx again as an https site, on loopback.
 
-All thirteen serve the same Debian documentation trees (a Doxygen manual with its examples,
+All sixteen serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -17,7 +18,13 @@ HTTP/1.0) serving the same tree under both names; Vercel's ``serve`` (clean URLs
 -> 301 ``/x``; ``/d`` and ``/d/`` both the index), ``http-server`` (``/x`` serves
 ``/x.html``, ``/d`` -> 302 ``/d/``), Twisted (``/d`` -> 302 ``/d/``, no ETag) and PHP's
 ``php -S`` (``/d`` serves ``/d/``'s index, a path with no file the nearest index above it),
-each the same tree under both names. The three applications add pages of
+each the same tree under both names; ``php-session``, the same ``php -S`` whose HTML pages
+call ``session_start()`` with ``session.use_trans_sid`` on, so that PHP writes
+``?PHPSESSID=`` into their links for a client that returned no session cookie; h2o's file
+handler (``/d`` -> 301 ``/d/``, ``www.`` 301-redirected to the bare host) and BusyBox
+``httpd`` (``/d`` -> 302 ``/d/``, the same tree under both names), which take an
+absolute-form request target for a path and are reached through ``real_servers/tunnel.py
+--origin-form``. The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -30,8 +37,8 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 ``real_servers/tunnel.py``, which relays it to nginx's TLS port (the rest to its http port).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
-``dj.test``, ``fl.test``, ``st.test``, ``tls.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo
-web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
+``ps.test``, ``h2.test``, ``bb.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test`` and their ``www.``
+twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
@@ -39,9 +46,11 @@ real crawls meet (``/index.html`` added or removed, trailing slash removed, ``.h
 removed, ``www.`` toggled, a path segment's case changed, ``?utm_source=`` added; for an
 ``https://`` URL, also ``http://``, as old links to a site that moved to https). The
 variant of a URL depends only on the URL (up to a ``www.``: a page served under both
-names links the same variants, as its HTML is the same) and ``--seed``, so every crawl
-meets the same variants. It yields an item per 200 response: a document identity (SHA-1 of the body)
-for HTML pages, the same for other files.
+names links the same variants, as its HTML is the same; and up to a ``PHPSESSID``) and
+``--seed``, so every crawl meets the same variants. It yields an item per 200 response: a
+document identity (SHA-1 of the body, less any ``PHPSESSID`` PHP wrote into it) for HTML
+pages, the same for other files. Crawls run without cookies, as the harness's always
+have; ``--settings COOKIES_ENABLED=True`` crawls with Scrapy's default.
 
 Each server is crawled in each order (``--orders``) three ways: stock Scrapy, the add-on
 with its defaults, the add-on with ``URLNORM_LEARN=False``. Printed side by side:

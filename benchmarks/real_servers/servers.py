@@ -84,6 +84,8 @@ NGINX = "/usr/sbin/nginx"
 LIGHTTPD = "/usr/sbin/lighttpd"
 CADDY = "/usr/bin/caddy"
 PHP = "/usr/bin/php"
+H2O = "/usr/bin/h2o"
+BUSYBOX = "/usr/bin/busybox"
 #: Node.js servers, installed by ``setup-node.sh`` into ``node/`` next to this file.
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
@@ -117,6 +119,9 @@ class Family:
     # Also serves TLS on a second port (the template's @TLS_PORT@, a self-signed <name>.crt
     # and <name>.key), behind tunnel.py, the crawl's proxy; the landing page links http://.
     tls: bool = False
+    # Takes an absolute-form request (``GET http://h/x``, what a proxied crawl sends) for a
+    # path: reached through tunnel.py --origin-form, which sends ``GET /x`` and ``Host: h``.
+    origin_form: bool = False
 
 
 def _nginx_command(name: str) -> Callable[[Path, int], list[str]]:
@@ -162,12 +167,13 @@ def _script_command(script: str, name: str) -> Callable[[Path, int], list[str]]:
     return command
 
 
-def _node_command(
+def _foreground_command(
     name: str, binary: str, arguments: Callable[[Path, int], list[str]]
 ) -> Callable[[Path, int], list[str]]:
-    """A Node.js server in the foreground. Neither writes a pid file: a shell writes its
-    own pid, then becomes the server (``exec``). Their request logs go nowhere (``serve``
-    logs to the terminal, ``http-server`` is silenced)."""
+    """A server in the foreground that writes no pid file (the Node.js servers, BusyBox
+    ``httpd``): a shell writes its own pid, then becomes the server (``exec``). Their
+    request logs go nowhere (``serve`` logs to the terminal, ``http-server`` is silenced,
+    ``httpd`` logs nothing in the foreground without ``-v``)."""
 
     def command(directory: Path, port: int) -> list[str]:
         pid_file = str(directory / f"{name}.pid")
@@ -294,7 +300,7 @@ FAMILIES: dict[str, Family] = {
         label="serve",
         host="sv.test",
         binary=SERVE,
-        command=_node_command(
+        command=_foreground_command(
             "serve",
             "/usr/bin/env",  # NO_UPDATE_CHECK: serve asks npm's registry for a newer version at start
             lambda directory, port: [
@@ -318,7 +324,7 @@ FAMILIES: dict[str, Family] = {
         label="http-server",
         host="hs.test",
         binary=HTTP_SERVER,
-        command=_node_command(
+        command=_foreground_command(
             "http-server",
             HTTP_SERVER,
             lambda directory, port: [str(directory / "www"), "-a", "127.0.0.1", "-p", str(port), "--silent"],
@@ -380,6 +386,36 @@ FAMILIES: dict[str, Family] = {
         template=False,
         foreground=True,
         packages=("starlette", "uvicorn", "httptools"),
+    ),
+    # BusyBox httpd (``-f -h root``): ``/d`` -> 302 ``/d/`` (relative), ``index.html``, mtime-size
+    # ETags, ``Connection: close``, no vhosts; origin-form only.
+    "busybox": Family(
+        name="busybox",
+        label="BusyBox httpd",
+        host="bb.test",
+        binary=BUSYBOX,
+        command=_foreground_command(
+            "busybox",
+            BUSYBOX,
+            lambda directory, port: ["httpd", "-f", "-p", f"127.0.0.1:{port}", "-h", str(directory / "www")],
+        ),
+        template=False,
+        foreground=True,
+        origin_form=True,
+    ),
+    # h2o (h2o.conf.in): its file handler (``/d`` -> 301 ``/d/``, ``index.html``, no
+    # listings, mtime-size ETags), ``www.`` 301-redirected to the bare host; origin-form only.
+    "h2o": Family(
+        name="h2o",
+        label="h2o",
+        host="h2.test",
+        binary=H2O,
+        command=lambda directory, port: [H2O, "-c", str(directory / "h2o.conf")],
+        user="user: www-data",
+        foreground=True,
+        # h2o opens its pid file and logs after dropping privileges.
+        owned=("h2o.pid", "h2o-access.log", "h2o-error.log"),
+        origin_form=True,
     ),
     # nginx over TLS (nginx-https.conf.in): http:// -> 301 https://, https://www. -> 301 the
     # bare host, which serves as the nginx family does; reached through tunnel.py.
@@ -542,6 +578,10 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
         child = _start(family.command(directory, port), family.foreground, site)
         try:
             wait_for_port(port)
+            if family.origin_form:
+                with _tunnel(directory / family.name, tunnel_port, port, tls_port, [], origin_form=True):
+                    yield Server(kind, host, port, directory, tunnel_port)
+                return
             if not family.tls:
                 yield Server(kind, host, port, directory)
                 return
@@ -553,13 +593,16 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
 
 
 @contextlib.contextmanager
-def _tunnel(prefix: Path, port: int, http_port: int, tls_port: int, hosts: list[str]) -> Iterator[None]:
-    """``tunnel.py`` on ``port`` in front of a TLS server, our child until the ``with``
-    ends; its pid file and connection log are ``<prefix>-tunnel.pid`` and ``.log``."""
+def _tunnel(
+    prefix: Path, port: int, http_port: int, tls_port: int, hosts: list[str], *, origin_form: bool = False
+) -> Iterator[None]:
+    """``tunnel.py`` on ``port`` in front of a TLS server (or, ``origin_form``, of one that
+    answers only origin-form requests), our child until the ``with`` ends; its pid file and
+    connection log are ``<prefix>-tunnel.pid`` and ``.log``."""
     pid_file = prefix.with_name(f"{prefix.name}-tunnel.pid")
     command = [sys.executable, str(HERE / "tunnel.py"), f"--port={port}", f"--http-port={http_port}"]
     command += [f"--tls-port={tls_port}", f"--pid-file={pid_file}", f"--log={prefix}-tunnel.log"]
-    command += [f"--host={host}" for host in hosts]
+    command += [f"--host={host}" for host in hosts] + (["--origin-form"] if origin_form else [])
     child = _start(command, True, {})
     try:
         wait_for_port(port)

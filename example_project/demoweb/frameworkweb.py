@@ -82,7 +82,8 @@ form (the URL that serves it with a 200, no redirect) from a page of its host
 that is itself reached that way, and each home is a start URL or linked by its
 canonical URL from an earlier host's page. Stock Scrapy fetches every distinct
 URL it meets, so it fetches every canonical URL. Every body is a function of the
-request alone (a Tomcat session id is drawn from the URL that opened it).
+request alone (a Tomcat session id is drawn from the URL that opened it, or named by
+the request's cookie).
 
 The web is a :class:`~demoweb.randomweb.RandomWeb` whose hosts are
 :class:`FrameworkSite` objects presenting what :class:`RandomSite` presents
