@@ -1,10 +1,10 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
 ``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
-session), h2o, BusyBox ``httpd``, and Django, Flask and Starlette applications under
+session), h2o, BusyBox ``httpd``, ``mini_httpd``, and Django, Flask and Starlette applications under
 gunicorn and uvicorn, and nginx again as an https site, on loopback.
 
-All sixteen serve the same Debian documentation trees (a Doxygen manual with its examples,
+All seventeen serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -21,8 +21,8 @@ HTTP/1.0) serving the same tree under both names; Vercel's ``serve`` (clean URLs
 each the same tree under both names; ``php-session``, the same ``php -S`` whose HTML pages
 call ``session_start()`` with ``session.use_trans_sid`` on, so that PHP writes
 ``?PHPSESSID=`` into their links for a client that returned no session cookie; h2o's file
-handler (``/d`` -> 301 ``/d/``, ``www.`` 301-redirected to the bare host) and BusyBox
-``httpd`` (``/d`` -> 302 ``/d/``, the same tree under both names), which take an
+handler (``/d`` -> 301 ``/d/``, ``www.`` 301-redirected to the bare host), BusyBox
+``httpd`` and ``mini_httpd`` (``/d`` -> 302 ``/d/``, the same tree under both names), which take an
 absolute-form request target for a path and are reached through ``real_servers/tunnel.py
 --origin-form``. The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
@@ -37,8 +37,9 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 ``real_servers/tunnel.py``, which relays it to nginx's TLS port (the rest to its http port).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
-``ps.test``, ``h2.test``, ``bb.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test`` and their ``www.``
-twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real hostnames.
+``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test`` and their
+``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects name the
+real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind

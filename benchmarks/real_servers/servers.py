@@ -86,6 +86,7 @@ CADDY = "/usr/bin/caddy"
 PHP = "/usr/bin/php"
 H2O = "/usr/bin/h2o"
 BUSYBOX = "/usr/bin/busybox"
+MINI_HTTPD = "/usr/sbin/mini_httpd"
 #: Node.js servers, installed by ``setup-node.sh`` into ``node/`` next to this file.
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
@@ -398,6 +399,25 @@ FAMILIES: dict[str, Family] = {
             "busybox",
             BUSYBOX,
             lambda directory, port: ["httpd", "-f", "-p", f"127.0.0.1:{port}", "-h", str(directory / "www")],
+        ),
+        template=False,
+        foreground=True,
+        origin_form=True,
+    ),
+    # mini_httpd (``-D``): ``/d`` -> 302 ``/d/`` (relative), ``index.html``, ``Last-Modified`` and
+    # no ETag, ``Connection: close``, no vhosts (without ``-v``); origin-form only.
+    "mini-httpd": Family(
+        name="mini-httpd",
+        label="mini_httpd",
+        host="mh.test",
+        binary=MINI_HTTPD,
+        command=_foreground_command(
+            "mini-httpd",
+            MINI_HTTPD,
+            lambda directory, port: [
+                *("-D", "-h", "127.0.0.1", "-p", str(port), "-d", str(directory / "www")),
+                *("-l", str(directory / "mini-httpd-access.log")),
+            ],
         ),
         template=False,
         foreground=True,
