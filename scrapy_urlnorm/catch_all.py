@@ -10,12 +10,12 @@ delivered soft 404, unsampled). So a learned drop against a page already known f
 catch-all (its body served under :data:`~scrapy_urlnorm.pairs.CATCH_ALL_URLS` URLs no
 rule could merge) is verified, as the strict rules' drops are
 (``AuditDesk._should_audit``); and when a page becomes one after drops were parked
-against it, those of its host's site are fetched as written
+against it, those of the sites that served it are fetched as written
 (``urlnorm/released/catch_all``), but for those whose own URL answered that very page (a
 Rails product at ``/products/56`` and ``/products/56-slug``, one body under unrelated
-paths, is such a page too). A catch-all body shared by several hosts releases only
-the drops of the host that showed it (scanning every parked drop would cost a crawl with
-many soft 404s too much).
+paths, is such a page too). A body several hosts serve (a platform's one "not found"
+page on every site it hosts) releases the drops of each: ``PagePairs`` keeps the hosts a
+page was served by beside its URLs, so no other host's parked drops are scanned.
 """
 
 from __future__ import annotations

@@ -78,8 +78,9 @@ class RuleKeeper:
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
         self.learner.observe_page(observed, digest, length=length, server=server, relative_links=relative_links)
-        for caught in self.learner.pages.take_caught():
-            release_caught(self.dedup, host_of(observed), caught)
+        for caught, hosts in self.learner.pages.take_caught():
+            for host in hosts:
+                release_caught(self.dedup, host, caught)
         if location:
             self.learner.observe_content_location(observed, location)
         if canonical:

@@ -160,6 +160,11 @@ def _merged_key(u: SplitURL) -> tuple[str, ...]:
     return (host, u.port, path)
 
 
+def _url_count(keys: tuple[int | str, ...]) -> int:
+    """How many unrelated URLs a digest's entry names (its hash entries; the rest are hosts)."""
+    return sum(1 for entry in keys if isinstance(entry, int))
+
+
 @dataclass
 class _Seen:
     url: str
@@ -179,16 +184,18 @@ class PagePairs:
         # host -> its buckets (least recently used first); hosts least recently used first.
         self._buckets: OrderedDict[str, OrderedDict[tuple[Any, ...], list[_Seen]]] = OrderedDict()
         self._bucket_count = 0
-        # digest -> hashes of the merged keys it was served under (up to CATCH_ALL_URLS): a
-        # small tuple of ints, not a set of tuples (~150 bytes a page instead of ~450).
-        self._digest_urls: OrderedDict[int, tuple[int, ...]] = OrderedDict()
+        # digest -> hashes of the merged keys it was served under (up to CATCH_ALL_URLS), and
+        # the bare hosts that served it (each a str the host's other entries share): a small
+        # flat tuple, not a set of tuples (~150 bytes a page instead of ~450).
+        self._digest_urls: OrderedDict[int, tuple[int | str, ...]] = OrderedDict()
         #: Entries the caps pushed out (``urlnorm/memory/*_evicted``).
         self.evicted_buckets = 0
         self.evicted_digests = 0
         #: Pairs of one catch-all page (or a near-empty one) not taken as evidence.
         self.ignored_catch_all = 0
-        #: Digests that became catch-all pages since :meth:`take_caught` last asked.
-        self._caught: list[int] = []
+        #: Digests that became catch-all pages since :meth:`take_caught` last asked, with
+        #: the bare hosts that served them.
+        self._caught: list[tuple[int, tuple[str, ...]]] = []
 
     def page(self, u: SplitURL, url: str, digest: int, length: int) -> list[tuple[str, str, str, bool]]:
         """Register the page of ``url`` (split: ``u``); the pairs it forms with pages
@@ -253,26 +260,31 @@ class PagePairs:
         digests = self._digest_urls
         keys = digests.get(digest)
         if keys is None:
-            digests[digest] = (hash(_merged_key(u)),)
+            merged = _merged_key(u)
+            digests[digest] = (hash(merged), merged[0])
             if len(digests) > self.max_digests:
                 digests.popitem(last=False)
                 self.evicted_digests += 1
             return CATCH_ALL_URLS <= 1
-        if len(keys) < CATCH_ALL_URLS:
-            merged = hash(_merged_key(u))
-            if merged not in keys:
-                keys = digests[digest] = (*keys, merged)
-                if len(keys) == CATCH_ALL_URLS:
-                    self._caught.append(digest)
-        return len(keys) >= CATCH_ALL_URLS
+        urls = _url_count(keys)
+        if urls < CATCH_ALL_URLS:
+            merged = _merged_key(u)
+            key = hash(merged)
+            if key not in keys:
+                keys = digests[digest] = (*keys, key) if merged[0] in keys else (*keys, key, merged[0])
+                urls += 1
+                if urls == CATCH_ALL_URLS:
+                    self._caught.append((digest, tuple(entry for entry in keys if isinstance(entry, str))))
+        return urls >= CATCH_ALL_URLS
 
     def is_catch_all(self, digest: int) -> bool:
         """Whether the page of ``digest`` was served under :data:`CATCH_ALL_URLS` URLs no
         rule could merge (as far as the digests remembered tell)."""
         keys = self._digest_urls.get(digest)
-        return keys is not None and len(keys) >= CATCH_ALL_URLS
+        return keys is not None and _url_count(keys) >= CATCH_ALL_URLS
 
-    def take_caught(self) -> list[int]:
-        """The digests that became catch-all pages since the last call."""
+    def take_caught(self) -> list[tuple[int, tuple[str, ...]]]:
+        """The digests that became catch-all pages since the last call, each with the bare
+        hosts that served it (a soft 404 a platform serves on every site it hosts)."""
         caught, self._caught = self._caught, []
         return caught

@@ -1885,6 +1885,21 @@ async def test_a_drop_against_a_catch_all_page_is_verified(missing_first: bool) 
     assert stats.get("urlnorm/released/catch_all", 0) == (0 if missing_first else 1)
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_drop_against_a_page_another_host_shows_to_be_a_catch_all_is_released() -> None:
+    """A platform serves one "not found" page on every site it hosts. ``ex2.test``'s case
+    rule dropped ``/help/install.html`` against its ``/HELP/INSTALL.HTML``, that page; the
+    page turns out a catch-all on ``ex.test`` (two more unrelated URLs): the drop parked
+    on ``ex2.test`` is released too, not only those of the host that showed it."""
+    platform = {"/": ["/a", "/A", "/b", "/B", "/HELP/INSTALL.HTML", "/c"], "/a": [], "/b": []}
+    platform["/c"] = ["/help/install.html", "http://ex.test/"]
+    sites = {"ex2.test": mixed_case_site(platform), "ex.test": mixed_case_site({"/": ["/missing-1", "/missing-2"]})}
+    with VirtualWeb(sites) as web:
+        result = await crawl(web, ["http://ex2.test/"], ADDON)
+    assert "ex:/help/install.html" in result.doc_ids
+    assert result.stats["urlnorm/released/catch_all"] == 1
+
+
 def laravel_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Laravel behind Apache: ``www.lv.test`` -> 301 ``lv.test``, ``/x/`` -> 301 ``/x`` for
     the routes, a soft 404 for the rest; but a directory of ``public/`` (``/d/``) is served
