@@ -1531,9 +1531,6 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     seed, counted per server), which may fail a ``robots.txt`` too; ``cookies``, about
     half the IIS hosts run ASP.NET sessions (:class:`~demoweb.aspnet.AspNetSessions`)."""
     sites: Mapping[str, Site] = web.sites
-    if order is not None and order.cookies:
-        fronts_a = {id(site): AspNetSessions(site, f"{web.seed}:aspnet") for site in web.hosts}
-        sites = {host: fronts_a[id(site)] for host, site in sites.items()}
     if order is not None and order.robots:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
@@ -1543,6 +1540,9 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
             if id(site) not in fronts_m:
                 fronts_m[id(site)] = Sitemaps(sites[host], web, site)
         sites = {host: fronts_m[id(site)] for host, site in web.sites.items()}
+    if order is not None and order.cookies:  # (robots.txt and sitemaps are no pages of its)
+        fronts_a = {id(site): AspNetSessions(site, f"{web.seed}:aspnet") for site in sites.values()}
+        sites = {host: fronts_a[id(site)] for host, site in sites.items()}
     if order is not None and order.lenient:
         fronts_l = {id(site): Lenient(site, f"{web.seed}:lenient") for site in sites.values()}
         sites = {host: fronts_l[id(site)] for host, site in sites.items()}
