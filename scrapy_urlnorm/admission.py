@@ -150,6 +150,18 @@ class Admission:
             if not learned or self.dedup.seen.get(fingerprint.value) is None:
                 self.count("urlnorm/redirects_passed")
             return _ADMIT
+        if (
+            claim is None
+            and source is not None
+            and self.dedup.distributed
+            and self.chains.returns_to_own_key(request, key)
+        ):
+            # The chain came back to the key of its first URL, which another worker claimed
+            # and handed over with its redirect (scrapy-redis queues redirects for any worker,
+            # whose cookie jar is its own): that claim waits on this chain, as its own would
+            # (``--redis 2 --cookies``, seed 157800, an ASP.NET session put in the path).
+            self.count("urlnorm/redirects_passed")
+            return _ADMIT
         depths = self.dedup.depths
         if depths is not None and depths.shallower(request, key):
             if not request.meta.get(M.SHALLOWER):

@@ -57,6 +57,16 @@ class RedirectChains:
         if self.ledger.release_as_written(release, "rerouted") or copies:
             source.drops = [drop for drop in source.drops or () if not drop.settled]
 
+    def returns_to_own_key(self, request: Request, key: int) -> bool:
+        """Whether ``request`` redirects back to the key of a URL its own chain passed:
+        ASP.NET's ``/x`` -> ``/x?AspxAutoDetectCookieSupport=1`` -> ``/(S(id))/x`` for a
+        client without its cookie, where ``session_ids`` gives the last the key of the first."""
+        for url in request.meta.get("redirect_urls", ()):
+            passed = self.dedup.fingerprint(request.replace(url=url))
+            if key == passed.value or key == passed.learned:
+                return True
+        return False
+
     @staticmethod
     def is_loop(request: Request) -> bool:
         """A redirect chain that comes back to a URL it passed: stock's filter stops it there too."""

@@ -638,6 +638,29 @@ def test_a_redirect_to_a_url_only_another_worker_claimed_is_fetched(server: Redi
     assert dedup.counters.counts["urlnorm/redis/redirects_fetched"] == 1
 
 
+def test_a_redirect_back_to_its_chains_first_key_another_worker_claimed_is_fetched(server: RedisServer) -> None:
+    """``--redis 2 --cookies``, seed 157800: worker B fetched ``/x``, an ASP.NET page that
+    asked for a cookie (302 to ``?AspxAutoDetectCookieSupport=1``, the test cookie in B's
+    jar); its redirect went through the shared queue to worker A, whose jar has no such
+    cookie, and the server put A's session in the path: 302 to ``/(S(...))/x``, whose key
+    (``session_ids``) is ``/x``, B's claim. Dropped against it, the chain ended on nothing
+    and B's claim waited on it: the page was lost about one run in four. A redirect back
+    to its own chain's first key is the chain going on: fetched."""
+    dedup = learned_dedup(server, [])
+    other = RedisStore(client(server), "t:seen")
+    first = Request("http://h/Faq.aspx")
+    assert other.prefetch([(dedup.fingerprint(first).value, 0)]) == 1  # B's claim
+    asked = Request("http://h/Faq.aspx?AspxAutoDetectCookieSupport=1", meta={"redirect_urls": [first.url]})
+    session = Request("http://h/(S(f5wye0ydb355d22zw0x4aawx))/Faq.aspx")
+    session.meta["redirect_urls"] = [first.url, asked.url]
+    assert dedup.fingerprint(session).value == dedup.fingerprint(first).value
+    for batch in ([asked], [session]):
+        dedup.seen.prefetch(*request_keys(dedup, batch))  # type: ignore[attr-defined]
+    assert dedup.check(asked) is None
+    assert dedup.check(session) is None
+    assert dedup.counters.counts["urlnorm/redirects_passed"] == 1
+
+
 def test_a_learned_drop_is_made_against_another_workers_page_once_it_delivered(server: RedisServer) -> None:
     """Once the other worker's ``/c/`` delivered (marked in Redis with its next claim), a
     read of its key says so, and ``/c`` (the same page under the learned rule) is dropped
