@@ -150,15 +150,16 @@ class Admission:
             if not learned or self.dedup.seen.get(fingerprint.value) is None:
                 self.count("urlnorm/redirects_passed")
             return _ADMIT
-        if claim is None and self.chains.returns_to_own_key(request, key):
-            # The chain came back to the key of its first URL, and no request of that key is
-            # pending: nothing here delivers its page but this chain. Another worker claimed
-            # it and handed the chain over with its redirect (scrapy-redis queues redirects
-            # for any worker, whose cookie jar is its own: ``--redis 2 --cookies``, seed
-            # 157800, an ASP.NET session put in the path), or the chain's claim was settled
-            # while it ran (seed 157923: its middle hop checked as written after a rule
-            # change, about one run in twenty). Fetched: at most a duplicate, of a URL stock
-            # fetches too.
+        if (
+            claim is None
+            and source is not None
+            and self.dedup.distributed
+            and self.chains.returns_to_own_key(request, key)
+        ):
+            # The chain came back to the key of its first URL, which another worker claimed
+            # and handed over with its redirect (scrapy-redis queues redirects for any worker,
+            # whose cookie jar is its own): that claim waits on this chain, as its own would
+            # (``--redis 2 --cookies``, seed 157800, an ASP.NET session put in the path).
             self.count("urlnorm/redirects_passed")
             return _ADMIT
         depths = self.dedup.depths

@@ -1928,26 +1928,3 @@ async def test_a_redirect_matching_a_drop_only_through_a_strict_rule_confirms_no
         fetched = web.fetched()
     assert "lv:/d/" in result.doc_ids
     assert fetched.count("/d/") == 2  # as written on www.lv.test, then its redirect's target
-
-
-def test_a_redirect_back_to_its_chains_first_key_whose_claim_was_settled_meanwhile_is_fetched() -> None:
-    """Seed 157923 (cookieless ASP.NET, ``--params``): ``/catalog.htm?page=3`` redirected to
-    ``?page=3&AspxAutoDetectCookieSupport=1``, then to ``/(S(id))/catalog.htm?page=3``,
-    whose key (``session_ids``) is the first URL's. Its middle hop, checked as written
-    after a rule change, had its claim settled meanwhile, and the last hop was dropped
-    against a claim nobody held any more: the page was lost about one run in twenty. A
-    redirect back to its chain's own first key, with no request of that key pending, is
-    fetched (at most a duplicate, of a URL stock fetches too)."""
-    from scrapy import Request
-    from scrapy.utils.request import RequestFingerprinter
-
-    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
-    first = Request("http://h.test/catalog.htm?page=3")
-    assert dedup.check(first) is None
-    dedup.settling.settle(first, delivered=True)  # its claim settled while the chain ran
-    last = Request("http://h.test/(S(f5wye0ydb355d22zw0x4aawx))/catalog.htm?page=3")
-    last.meta["redirect_urls"] = [first.url, f"{first.url}&AspxAutoDetectCookieSupport=1"]
-    assert dedup.check(last) is None
-    assert dedup.counters.counts["urlnorm/redirects_passed"] == 1
-    # A link of that key is a duplicate still, as stock's filter has the same URL.
-    assert dedup.check(Request(first.url)) == "exact"
