@@ -135,9 +135,7 @@ def _origin_form_pipe(first: bytes) -> Pipe:
                 head = await reader.readuntil(b"\r\n\r\n")
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
-        with contextlib.suppress(OSError, RuntimeError):
-            if writer.can_write_eof() and not writer.is_closing():
-                writer.write_eof()
+        _pass_eof(writer)
 
     return pipe
 
@@ -163,6 +161,11 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             await writer.drain()
     except OSError:
         pass
+    _pass_eof(writer)
+
+
+def _pass_eof(writer: asyncio.StreamWriter) -> None:
+    """The end of the stream passed on (half-close), so the other side closes in turn."""
     with contextlib.suppress(OSError, RuntimeError):
         if writer.can_write_eof() and not writer.is_closing():
             writer.write_eof()

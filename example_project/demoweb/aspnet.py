@@ -18,10 +18,9 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-import zlib
 from collections.abc import Mapping
 
-from .server import Reply, Site, request_cookie
+from .server import Reply, Site, request_cookie, site_draw
 
 PROBE = "AspxAutoDetectCookieSupport"
 SESSION_COOKIE = "ASP.NET_SessionId"
@@ -38,7 +37,7 @@ class AspNetSessions:
         self.salt = salt
 
     def runs_aspnet(self, host: str) -> bool:
-        return zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 2 == 0
+        return site_draw(self.salt, host) % 2 == 0
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
         host = headers.get("Host", "")
@@ -48,7 +47,7 @@ class AspNetSessions:
         routed = path[in_path.end() :] if in_path else path
         pairs = [pair for pair in query.split("&") if pair]
         kept = "&".join(pair for pair in pairs if pair.partition("=")[0] != PROBE)
-        probed = len(kept) != len("&".join(pairs))
+        probed = any(pair.partition("=")[0] == PROBE for pair in pairs)
         reply = self.site.handle(routed, kept, headers)
         server = reply.headers.get("Server", "")
         if (

@@ -70,6 +70,11 @@ class Site(Protocol):
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply: ...
 
 
+def site_draw(salt: str, host: str) -> int:
+    """A front's draw for ``host``'s site (``www.`` twins alike), from ``salt``."""
+    return zlib.crc32(f"{salt}\0{host.removeprefix('www.')}".encode())
+
+
 def request_cookie(headers: Mapping[str, str], name: str) -> str:
     """The value of cookie ``name`` the request sent (``""``: none)."""
     for header, value in headers.items():
@@ -373,7 +378,7 @@ class Dynamic:
 
     def kind(self, host: str) -> int:
         """0: not dynamic; 1: dynamic, no validators; 2: dynamic, weak entity tags."""
-        return zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 4 % 3
+        return site_draw(self.salt, host) % 4 % 3
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
         reply = self.site.handle(path, query, headers)
@@ -406,7 +411,7 @@ class Lenient:
         self.salt = salt
 
     def lenient(self, host: str) -> bool:
-        return zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 2 == 0
+        return site_draw(self.salt, host) % 2 == 0
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
         reply = self.site.handle(path, query, headers)
@@ -450,7 +455,7 @@ class Secure:
 
     def kind(self, host: str) -> int:
         """0: plain HTTP; 1: ``http://`` redirected to ``https://``; 2: both served alike."""
-        draw = zlib.crc32(f"{self.salt}\0{host.removeprefix('www.')}".encode()) % 6
+        draw = site_draw(self.salt, host) % 6
         return 0 if draw < 3 else (1 if draw < 5 else 2)
 
     def handle(self, path: str, query: str, headers: Mapping[str, str]) -> Reply:
