@@ -86,7 +86,11 @@ class Admission:
         meta = request.meta
         if self.dedup.learner is not None:
             meta[M.RULES_VERSION] = fingerprint.namespace
-        source = self.chains.source(request) if "redirect_urls" in meta else None
+        if "redirect_urls" in meta:
+            source = self.chains.source(request)
+            hop = self.chains.take_hop(request)
+        else:
+            source, hop = None, False
         if source is not None and self.chains.is_loop(request):
             self.count("urlnorm/redirect_loops")
             self.chains.fail(source, "loop", request)
@@ -97,7 +101,7 @@ class Admission:
         value, rank = fingerprint.value, fingerprint.rank
         stored = self._seen_get(value)
         if stored is not None:
-            verdict = self._against(request, fingerprint, value, rank if rank > stored else stored, source)
+            verdict = self._against(request, fingerprint, value, rank if rank > stored else stored, source, hop)
             if verdict is not _ADMIT or M.AUDIT in meta:
                 return verdict
         # Before any learned match: audited again for another rule, the URL was
@@ -112,7 +116,7 @@ class Admission:
             key, stored = self.dedup.learned_match(request, fingerprint)
             if stored is not None:
                 rank = self.dedup.learned_drop_rank(request, fingerprint, stored)
-                verdict = self._against(request, fingerprint, key, rank, source, learned=True)
+                verdict = self._against(request, fingerprint, key, rank, source, hop, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
         # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
@@ -136,10 +140,12 @@ class Admission:
         key: int,
         rank: int,
         source: Claim | None,
+        hop: bool = False,
         *,
         learned: bool = False,
     ) -> str | None:
-        """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``)."""
+        """``request`` has the key of an earlier request: drop it, or say why not (``_ADMIT``).
+        ``hop``: it is the request Scrapy built from a redirect (see ``RedirectChains.take_hop``)."""
         claim = self.ledger._claims.get(key)
         if claim is not None and claim is source and (learned or self.chains.holds(source, request)):
             if self.chains.back_to_failed_form(request) or self.chains.sent_before(key, request):
@@ -152,14 +158,17 @@ class Admission:
             return _ADMIT
         if (
             claim is None
-            and source is not None
-            and self.dedup.distributed
+            and ((source is not None and self.dedup.distributed) or (hop and not self.chains.is_loop(request)))
             and self.chains.returns_to_own_key(request, key)
         ):
-            # The chain came back to the key of its first URL, which another worker claimed
-            # and handed over with its redirect (scrapy-redis queues redirects for any worker,
-            # whose cookie jar is its own): that claim waits on this chain, as its own would
-            # (``--redis 2 --cookies``, seed 157800, an ASP.NET session put in the path).
+            # The chain came back to the key of a URL it passed, and no request holds that
+            # key: the page it stands for is this hop's to deliver. Distributed, another worker
+            # claimed it and handed it over with its redirect (scrapy-redis queues redirects
+            # for any worker, whose cookie jar is its own: ``--redis 2 --cookies``, seed
+            # 157800, an ASP.NET session put in the path). In one process, the chain's claim
+            # was settled while it ran (its middle hop checked again under a new rule:
+            # cookieless ASP.NET, seed 157923). Only a real hop: a child built with its
+            # parent's meta carries the same ``redirect_urls``, and fetching those ran away.
             self.count("urlnorm/redirects_passed")
             return _ADMIT
         depths = self.dedup.depths

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from .ledger import Claim
 
 
+#: Redirects remembered for the filter's check of their hop (see ``RedirectChains.take_hop``).
+MAX_UNCHECKED_HOPS = 4096
+
+
 def _defragment(url: str) -> str:
     return url.partition("#")[0]
 
@@ -35,6 +39,31 @@ class RedirectChains:
         self.ledger = dedup.ledger
         self.sent = dedup.settling.sent
         self.reroutes = Reroutes()
+        # URL -> redirects it answered (seen at the downloader) whose request the filter has
+        # not checked yet: a request with ``redirect_urls`` is a real hop only if the URL it
+        # names last is here; a child built with ``meta=response.meta`` copies the list too.
+        self._hops: dict[str, int] = {}
+
+    def saw_redirect(self, url: str) -> None:
+        """``url`` answered a redirect: Scrapy's ``RedirectMiddleware`` may build its hop."""
+        hops = self._hops
+        hops[url] = hops.get(url, 0) + 1
+        if len(hops) > MAX_UNCHECKED_HOPS:  # redirects nobody followed (``dont_redirect``, ...)
+            del hops[next(iter(hops))]
+
+    def take_hop(self, request: Request) -> bool:
+        """Whether ``request`` is the hop Scrapy built from a redirect just seen (not a
+        child carrying its parent's ``redirect_urls``); each redirect vouches for one request."""
+        hops = self._hops
+        source = request.meta["redirect_urls"][-1]
+        left = hops.get(source)
+        if left is None:
+            return False
+        if left > 1:
+            hops[source] = left - 1
+        else:
+            del hops[source]
+        return True
 
     def source(self, request: Request) -> Claim | None:
         """The claim of the URL that redirected to ``request``, if it is pending."""

@@ -426,6 +426,7 @@ class RedirectLearningMiddleware:
             if M.TWIN in meta and self.dedup.twins is not None:
                 self.dedup.twins.unmark(request)  # (before RedirectMiddleware copies it)
             try:
+                self.dedup.admission.chains.saw_redirect(request.url)
                 location = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
                 self.dedup.responses.observe_redirect(request.url, location)
                 if M.AUDIT not in meta and self.dedup.learner is not None:

@@ -11,6 +11,7 @@ from scrapy.utils.request import RequestFingerprinter
 from scrapy_urlnorm import Policy
 from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.audits import mark_audit
+from scrapy_urlnorm.chains import MAX_UNCHECKED_HOPS
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.depths import ClaimDepths
 from scrapy_urlnorm.ledger import DropLedger
@@ -379,6 +380,42 @@ def test_a_redirect_to_its_own_key_is_not_sent_again_where_a_failed_representati
     own = "http://h.test/pubs"
     assert dedup.check(Request(own + "?utm_source=x")) is None
     assert dedup.check(Request(own, meta={"redirect_urls": [own + "?utm_source=x"]})) is None
+
+
+def test_a_redirect_back_to_its_chains_first_key_that_nobody_holds_is_fetched_but_a_child_is_not() -> None:
+    """Differential seed 157923 (cookieless ASP.NET, ``--params``): ``?page=3`` -> ``?page=3&
+    AspxAutoDetectCookieSupport=1`` -> ``/(S(id))/catalog.htm?page=3``, whose key
+    (``session_ids``) is the first URL's. The chain's claim was settled while it ran, and
+    the last hop was dropped against a key no request held: the page was lost about one
+    run in twenty. The hop Scrapy built from a redirect just seen is fetched; a child
+    built with ``meta=response.meta`` carries the same ``redirect_urls`` and is not (fetching
+    those ran away: ``test_children_built_with_the_parents_meta_*``)."""
+    dedup = Deduplicator(Policy.preset("default"))
+    first = "http://h.test/catalog.htm?page=3"
+    asked = first + "&AspxAutoDetectCookieSupport=1"
+    session = "http://h.test/(S(dxf0abcdefghijklmnopqrstuv))/catalog.htm?page=3"
+    chain = [first, asked]
+    assert dedup.check(Request(first)) is None
+    middle = Request(asked, meta={"redirect_urls": [first]})
+    assert dedup.check(middle) is None
+    dedup.settling.settle(middle, delivered=True)  # the claim gone while the chain runs
+    assert dedup.ledger.claim_of(dedup.fingerprint(Request(first)).value) is None
+    assert dedup.check(Request(session, meta={"redirect_urls": chain})) == "session_ids"  # a child
+    dedup.admission.chains.saw_redirect(asked)  # what RedirectLearningMiddleware sees
+    assert dedup.check(Request(session, meta={"redirect_urls": chain})) is None
+    assert dedup.counters.counts["urlnorm/redirects_passed"] == 1
+    # Each redirect vouches for one request: a child of the page that hop fetched is dropped.
+    assert dedup.check(Request(session, meta={"redirect_urls": chain})) == "session_ids"
+
+
+def test_the_redirects_nobody_followed_are_forgotten_past_a_bound() -> None:
+    dedup = Deduplicator(Policy.preset("default"))
+    chains = dedup.admission.chains
+    for n in range(MAX_UNCHECKED_HOPS + 10):
+        chains.saw_redirect(f"http://h.test/{n}")
+    assert len(chains._hops) == MAX_UNCHECKED_HOPS
+    assert not chains.take_hop(Request("http://h.test/y", meta={"redirect_urls": ["http://h.test/0"]}))
+    assert chains.take_hop(Request("http://h.test/y", meta={"redirect_urls": ["http://h.test/10"]}))
 
 
 @pytest.mark.parametrize("delivered", [True, False])
