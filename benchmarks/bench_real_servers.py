@@ -1,10 +1,10 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
 ``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
-session), h2o, BusyBox ``httpd``, ``mini_httpd``, and Django, Flask and Starlette applications under
+session), h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, and Django, Flask and Starlette applications under
 gunicorn and uvicorn, and nginx again as an https site, on loopback.
 
-All seventeen serve the same Debian documentation trees (a Doxygen manual with its examples,
+All eighteen serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -24,7 +24,10 @@ call ``session_start()`` with ``session.use_trans_sid`` on, so that PHP writes
 handler (``/d`` -> 301 ``/d/``, ``www.`` 301-redirected to the bare host), BusyBox
 ``httpd`` and ``mini_httpd`` (``/d`` -> 302 ``/d/``, the same tree under both names), which take an
 absolute-form request target for a path and are reached through ``real_servers/tunnel.py
---origin-form``. The three applications add pages of
+--origin-form``; Tomcat 10's DefaultServlet (``/d`` -> 302 ``/d/``, ``www.`` an alias, a
+path parameter ignored: ``/x;p`` is ``/x``) with JSP pages at ``/app/`` (a catalogue:
+``?page=N``, ``&sort=price``, items by ``?id=``, an about page that ignores ``?ref=``) whose
+links carry ``;jsessionid=`` for a client that returned no session cookie. The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -37,9 +40,9 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 ``real_servers/tunnel.py``, which relays it to nginx's TLS port (the rest to its http port).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
-``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test`` and their
-``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects name the
-real hostnames.
+``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``tc.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test``
+and their ``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects
+name the real hostnames.
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
@@ -47,9 +50,9 @@ real crawls meet (``/index.html`` added or removed, trailing slash removed, ``.h
 removed, ``www.`` toggled, a path segment's case changed, ``?utm_source=`` added; for an
 ``https://`` URL, also ``http://``, as old links to a site that moved to https). The
 variant of a URL depends only on the URL (up to a ``www.``: a page served under both
-names links the same variants, as its HTML is the same; and up to a ``PHPSESSID``) and
+names links the same variants, as its HTML is the same; and up to a session in it) and
 ``--seed``, so every crawl meets the same variants. It yields an item per 200 response: a
-document identity (SHA-1 of the body, less any ``PHPSESSID`` PHP wrote into it) for HTML
+document identity (SHA-1 of the body, less any session PHP or Tomcat wrote into it) for HTML
 pages, the same for other files. Crawls run without cookies, as the harness's always
 have; ``--settings COOKIES_ENABLED=True`` crawls with Scrapy's default.
 
@@ -128,6 +131,8 @@ BASE_SETTINGS: dict[str, Any] = {
 
 #: A crawl still running after this many seconds is stopped (finish reason closespider_timeout).
 TIMEOUT_GUARD = 240
+#: A session in a URL (``?PHPSESSID=``, ``;jsessionid=``), left out where a URL's variant is drawn.
+_SESSION_IN_URL = re.compile(r"[?&]PHPSESSID=[^&#]*|;jsessionid=[^?#/]*", re.IGNORECASE)
 
 
 # -- link variants ----------------------------------------------------------------------------
@@ -150,10 +155,10 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     # variant its bare copy did not, and PHP's built-in server answered that variant with
     # a page nothing else links: a document only the twin a crawl merged could reach).
     key = urlunsplit(parts._replace(netloc=parts.netloc[4:])) if host.startswith("www.") else url
-    # And for a URL in any session (``php-session``): else each session's links draw variants
-    # of their own, and a page only one of them reaches is one only the crawls that met that
-    # session can collect.
-    key = re.sub(r"[?&]PHPSESSID=[^&#]*", "", key)
+    # And for a URL in any session (``php-session``, ``tomcat``): else each session's links
+    # draw variants of their own, and a page only one of them reaches is one only the crawls
+    # that met that session can collect.
+    key = _SESSION_IN_URL.sub("", key)
     if _draw(seed, key, "pick") / 2**64 >= rate:
         return None
     kinds: list[str] = ["www", "utm"]
@@ -204,10 +209,11 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
 # -- the spider -------------------------------------------------------------------------------
 
 
-#: A session PHP wrote into a link or a form (``php-session``): one page under two sessions
-#: is one document.
+#: A session PHP wrote into a link or a form (``php-session``) or Tomcat into a link
+#: (``tomcat``): one page under two sessions is one document.
 _SESSION_IN_LINK = re.compile(
     rb'[?&](?:amp;)?PHPSESSID=[-,0-9A-Za-z]*|<input type="hidden" name="PHPSESSID" value="[^"]*" />'
+    rb"|;jsessionid=[0-9A-Fa-f]+"
 )
 
 

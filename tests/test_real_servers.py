@@ -4,8 +4,9 @@ Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurren
 requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Python's
 ``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``, PHP's built-in
 server, alone and with pages that write a session into their links, h2o, BusyBox
-``httpd``, ``mini_httpd``: thirteen ways of serving a ``www.`` twin and a directory; Django, Flask and
-Starlette applications: their frameworks' own slash, host and parameter conventions;
+``httpd``, ``mini_httpd``, Tomcat with JSP pages that do the same: fourteen ways of serving a
+``www.`` twin and a directory; Django, Flask and Starlette applications: their frameworks'
+own slash, host and parameter conventions;
 nginx as an https site, ``http://`` redirected to ``https://``, reached through a
 ``CONNECT`` tunnel) crawled with stock Scrapy, the add-on and the add-on with
 ``URLNORM_LEARN=False``.

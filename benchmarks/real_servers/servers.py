@@ -1,6 +1,7 @@
 """Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``,
-``http-server`` and PHP built-in server instances, and Django, Flask and Starlette applications, serving Debian
-documentation trees on 127.0.0.1; and nginx serving them over TLS (``nginx-https``).
+``http-server``, PHP built-in server, h2o, BusyBox ``httpd``, ``mini_httpd`` and Tomcat instances,
+and Django, Flask and Starlette applications, serving Debian documentation trees on
+127.0.0.1; and nginx serving them over TLS (``nginx-https``).
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -11,9 +12,11 @@ pid file when the ``with`` ends. ``FAMILIES`` says how to start each.
 
 All serve the same site root: a landing page linking to the documentation trees in
 ``TREES`` (symlinks to the installed packages). Each has a ``www.`` twin of its host, each
-twin a different kind: Apache serves the same content under both names, nginx redirects
-the bare host to ``www.``, lighttpd ``www.`` to the bare host with a 301, Caddy with a
-302, ``http.server``, Twisted Web, ``serve``, ``http-server`` and PHP ignore the name.
+twin a different kind: Apache and Tomcat serve the same content under both names, nginx
+redirects the bare host to ``www.``, lighttpd and h2o ``www.`` to the bare host with a 301,
+Caddy with a 302, ``http.server``, Twisted Web, ``serve``, ``http-server``, PHP, BusyBox
+and ``mini_httpd`` ignore the name. Tomcat also runs JSP pages at ``/app/`` (``tomcat_app/``)
+that write the session into their links (``;jsessionid=``) for a client without its cookie.
 
 ``nginx-https`` is an https site as most now are: plain ``http`` for either name 301s to
 ``https://`` on the same host, ``https://www.`` 301s to the bare host, which serves the
@@ -87,6 +90,11 @@ PHP = "/usr/bin/php"
 H2O = "/usr/bin/h2o"
 BUSYBOX = "/usr/bin/busybox"
 MINI_HTTPD = "/usr/sbin/mini_httpd"
+#: Debian's tomcat10 (its ``catalina.sh``, run with a ``CATALINA_BASE`` in the state directory).
+TOMCAT_HOME = "/usr/share/tomcat10"
+TOMCAT = f"{TOMCAT_HOME}/bin/catalina.sh"
+#: The Java compiler Tomcat's JSP engine uses (Debian's tomcat10 depends on it).
+ECJ = "/usr/share/java/eclipse-jdt-core.jar"
 #: Node.js servers, installed by ``setup-node.sh`` into ``node/`` next to this file.
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
@@ -123,6 +131,8 @@ class Family:
     # Takes an absolute-form request (``GET http://h/x``, what a proxied crawl sends) for a
     # path: reached through tunnel.py --origin-form, which sends ``GET /x`` and ``Host: h``.
     origin_form: bool = False
+    # Links the landing page adds after the trees' ((href, text), ...): an application's pages.
+    links: tuple[tuple[str, str], ...] = ()
 
 
 def _nginx_command(name: str) -> Callable[[Path, int], list[str]]:
@@ -181,6 +191,25 @@ def _foreground_command(
         return ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', pid_file, binary, *arguments(directory, port)]
 
     return command
+
+
+def _tomcat_command(directory: Path, port: int) -> list[str]:
+    """Tomcat in the foreground (``catalina.sh run``, which becomes the JVM, as the shell
+    that wrote its pid file became it) from a ``CATALINA_BASE`` made here: the rendered
+    ``tomcat.conf`` as its ``server.xml``, the package's default ``web.xml`` (the
+    DefaultServlet, JSP), the JSP compiler in ``lib``. Its own log goes to ``tomcat-error.log``."""
+    for name in ("conf", "lib", "temp", "webapps"):
+        (directory / name).mkdir(exist_ok=True)
+    links = ((directory / "conf" / "web.xml", f"{TOMCAT_HOME}/etc/web.xml"), (directory / "lib" / "ecj.jar", ECJ))
+    for link, target in links:
+        if not link.is_symlink():
+            link.symlink_to(target)
+    pid_file, log = directory / "tomcat.pid", directory / "tomcat-error.log"
+    script = 'echo $$ > "$0"; log="$1"; shift; exec "$@" >>"$log" 2>&1'
+    environment = [f"CATALINA_HOME={TOMCAT_HOME}", f"CATALINA_BASE={directory}"]
+    environment.append("JAVA_OPTS=-Djava.awt.headless=true -Xmx256m -XX:TieredStopAtLevel=1")
+    server = [TOMCAT, "run", "-config", str(directory / "tomcat.conf")]
+    return ["/bin/sh", "-c", script, str(pid_file), str(log), "/usr/bin/env", *environment, *server]
 
 
 def _php_command(name: str, router: str = "") -> Callable[[Path, int], list[str]]:
@@ -437,6 +466,19 @@ FAMILIES: dict[str, Family] = {
         owned=("h2o.pid", "h2o-access.log", "h2o-error.log"),
         origin_form=True,
     ),
+    # Tomcat 10 (tomcat.conf.in): the DefaultServlet (``/d`` -> 302 ``/d/``, ``index.html``, weak
+    # size-mtime ETags, path parameters ignored: ``/x;p=1`` is ``/x``), ``www.`` an alias of the
+    # host; at ``/app/``, JSP pages (tomcat_app/) whose links carry ``;jsessionid=`` for a client
+    # without the session cookie, ``?page=`` and ``&sort=`` that matter, ``?ref=`` that does not.
+    "tomcat": Family(
+        name="tomcat",
+        label="Apache Tomcat",
+        host="tc.test",
+        binary=TOMCAT,
+        command=_tomcat_command,
+        foreground=True,
+        links=(("/app/", "catalogue"),),
+    ),
     # nginx over TLS (nginx-https.conf.in): http:// -> 301 https://, https://www. -> 301 the
     # bare host, which serves as the nginx family does; reached through tunnel.py.
     "nginx-https": Family(
@@ -487,15 +529,17 @@ def wait_for_port(port: int, seconds: float = 10.0) -> None:
             time.sleep(0.05)
 
 
-def build_root(root: Path, server: str, http_links: str = "") -> None:
+def build_root(root: Path, server: str, http_links: str = "", extra: tuple[tuple[str, str], ...] = ()) -> None:
     """The site root: a landing page and one symlink per documentation tree. With
     ``http_links`` (an https site's host), the landing page links the second tree as
     ``http://<host>/...`` and the third as ``http://www.<host>/...``, as pages of a site
-    that moved to https still do; the first stays relative."""
+    that moved to https still do; the first stays relative. ``extra``: ``(href, text)``
+    links after the trees'."""
     root.mkdir(parents=True, exist_ok=True)
     bases = ["", f"http://{http_links}", f"http://www.{http_links}"] if http_links else [""]
     links = "\n".join(
-        f'<li><a href="{bases[index % len(bases)]}/{name}/">{name}</a></li>' for index, name in enumerate(TREES)
+        [f'<li><a href="{bases[index % len(bases)]}/{name}/">{name}</a></li>' for index, name in enumerate(TREES)]
+        + [f'<li><a href="{href}">{text}</a></li>' for href, text in extra]
     )
     (root / "index.html").write_text(LANDING.format(server=server, links=links), encoding="utf-8")
     for name, tree in TREES.items():
@@ -572,7 +616,7 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
     family = FAMILIES[kind]
     host = host or family.host
     with _state(state, kind) as directory:
-        build_root(directory / "www", family.label, host if family.tls else "")
+        build_root(directory / "www", family.label, host if family.tls else "", family.links)
         port, tls_port, tunnel_port = free_ports(3)
         if family.tls:
             self_signed(directory / f"{family.name}.crt", directory / f"{family.name}.key", [host, f"www.{host}"])
@@ -585,6 +629,7 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
                 PORT=str(port),
                 TLS_PORT=str(tls_port),
                 HOST=host,
+                APP=str(HERE / "tomcat_app"),
                 USER_DIRECTIVES=user_directives(kind),
             )
         _own(directory, family.owned)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
-# Debian's Apache 2.4, nginx, lighttpd, Caddy, h2o, BusyBox (its httpd), mini_httpd and PHP's CLI (its built-in server) and three documentation packages with HTML
+# Debian's Apache 2.4, nginx, lighttpd, Caddy, h2o, BusyBox (its httpd), mini_httpd, Tomcat 10 and PHP's CLI (its built-in server) and three documentation packages with HTML
 # trees (the fourth server, Python's http.server, needs nothing). Run as root;
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
 # framework families' pip packages (Django, Flask, Starlette and their servers) into
@@ -16,7 +16,7 @@ set -eu
 sh "$(dirname "$0")/setup-frameworks.sh"
 sh "$(dirname "$0")/setup-node.sh"
 
-PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli doxygen-doc debian-reference-en python-requests-doc"
+PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 doxygen-doc debian-reference-en python-requests-doc"
 
 missing=""
 for package in $PACKAGES; do
