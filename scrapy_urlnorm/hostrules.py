@@ -276,6 +276,24 @@ class LearnedPolicies:
                 new = replace_field(replace_field(new, SCHEME, rule.direction), PORT, "")
         return None if new is u else unsplit_url(new)
 
+    def other_twin(self, url: str) -> str | None:
+        """``url`` on its other ``www`` twin where the twins are one site (an active
+        ``www_alias``), unless the site's redirects lead from that twin to this one
+        (a request sent there would come back here); else ``None``."""
+        try:
+            u = split_url(url)
+        except ValueError:
+            return None
+        host = host_key(u.host)
+        bare = host.removeprefix("www.")
+        rule = self.learner.rules.get((bare, RuleKind.WWW_ALIAS.value))
+        if rule is None or not rule.active:
+            return None
+        other = bare if host != bare else f"www.{bare}"
+        if rule.direction == ("add" if other == bare else "strip"):
+            return None
+        return unsplit_url(replace_field(u, HOST, other))
+
     @staticmethod
     def shortcut_held(rule: Rule, sent: str, final: str) -> bool:
         """Whether the aspect of the URL ``rule`` rewrote in the shortcut ``sent``

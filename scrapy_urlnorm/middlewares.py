@@ -143,7 +143,9 @@ class NormalizeMiddleware:
             rewrite=settings.getbool("URLNORM_REWRITE"),
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
-            second_chances=SecondChances.from_settings(settings, lambda r: dedup.fingerprint(r).value, dedup.count),
+            second_chances=SecondChances.from_settings(
+                settings, lambda r: dedup.fingerprint(r).value, dedup.count, dedup.responses.other_twin
+            ),
             robots_twins=robots_twins_for(dedup) if robots else None,
             forbidden_spellings=dedup.forbidden if dedup.forbidden.active else None,
             meta_refresh=(settings.getlist("METAREFRESH_IGNORE_TAGS"), settings.getfloat("METAREFRESH_MAXDELAY"))

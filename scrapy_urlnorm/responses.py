@@ -117,6 +117,11 @@ class ResponseFeed:
         learned = self.dedup.learned
         return learned.canonical_url(url) if learned else None
 
+    def other_twin(self, url: str) -> str | None:
+        """``url`` on its ``www`` twin, where the twins are one site (see ``LearnedPolicies.other_twin``)."""
+        learned = self.dedup.learned
+        return learned.other_twin(url) if learned else None
+
     def shortcut_fell_back(self, original: str) -> None:
         """``original``'s taught form failed: it is fetched as written, no longer parked."""
         if self.dedup.learner is not None:

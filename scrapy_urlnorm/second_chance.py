@@ -19,6 +19,13 @@ URL (its static key) and never for a request
 marked ``dont_retry``, so it cannot feed on itself, nor for a component's own
 request (``callback=NO_CALLBACK``: ``robots.txt``, which stock gives up on). ``URLNORM_SECOND_CHANCE =
 False`` turns it off.
+
+An ordinary request on a host whose ``www`` twin is the same site (an active
+``www_alias``) gets its second round on that twin (``respell``), unless the site's
+redirects lead from there back here: the spelling stock met on the pages of that
+twin, which the add-on merged and never read (with Scrapy's retries off, differential
+seed 159801 lost ``www.h1.test/help/item-11.html``, which failed twice while stock
+got it at ``h1.test``). Not an audit, probe or shortcut: each is about its own URL.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import load_object
+
+from .meta import sent_as
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,17 +58,23 @@ class SecondChances:
         priority_adjust: int,
         key_of: Callable[[Request], int | None],
         count: Callable[[str], None],
+        respell: Callable[[str], str | None] = lambda url: None,
     ) -> None:
         self.retry_codes = retry_codes
         self.retry_exceptions = retry_exceptions
         self.priority_adjust = priority_adjust
         self._key_of = key_of  # a request's static key: asked only of a failure that qualifies
         self._count = count
+        self._respell = respell  # (see the module's docstring)
         self._given: set[int] = set()
 
     @classmethod
     def from_settings(
-        cls, settings: BaseSettings, key_of: Callable[[Request], int | None], count: Callable[[str], None]
+        cls,
+        settings: BaseSettings,
+        key_of: Callable[[Request], int | None],
+        count: Callable[[str], None],
+        respell: Callable[[str], str | None] = lambda url: None,
     ) -> SecondChances | None:
         if not settings.getbool("URLNORM_SECOND_CHANCE", True):
             return None
@@ -72,6 +87,7 @@ class SecondChances:
             priority_adjust=settings.getint("RETRY_PRIORITY_ADJUST"),
             key_of=key_of,
             count=count,
+            respell=respell,
         )
 
     def after_status(self, request: Request, status: int) -> Request | None:
@@ -101,4 +117,10 @@ class SecondChances:
         # A fresh budget for RetryMiddleware; present (at 0), so a start request is
         # known for a retry, not checked again as one (see NormalizeMiddleware).
         meta["retry_times"] = 0
-        return request.replace(dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
+        url = request.url
+        if request.method == "GET" and sent_as(meta) is None and not meta.get("verbatim_url"):
+            twin = self._respell(url)
+            if twin is not None:
+                self._count("urlnorm/second_chances_on_twin")
+                url = twin
+        return request.replace(url=url, dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)

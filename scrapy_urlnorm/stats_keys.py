@@ -120,6 +120,11 @@ STATS: tuple[StatKey, ...] = (
         "(`URLNORM_SECOND_CHANCE`: stock's duplicate spellings would have been more tries)",
     ),
     StatKey(
+        "urlnorm/second_chances_on_twin", "ledger", "live",
+        "second rounds sent on the `www` twin of the URL that failed (an active `www_alias`): "
+        "the spelling stock met on that twin's pages",
+    ),
+    StatKey(
         "urlnorm/second_chances_refused", "ledger", "live",
         "failures given no second round because 100,000 URLs had one already",
     ),

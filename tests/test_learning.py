@@ -1928,3 +1928,22 @@ async def test_a_redirect_matching_a_drop_only_through_a_strict_rule_confirms_no
         fetched = web.fetched()
     assert "lv:/d/" in result.doc_ids
     assert fetched.count("/d/") == 2  # as written on www.lv.test, then its redirect's target
+
+
+def test_the_other_www_twin_of_a_url_is_named_only_where_the_twins_are_one_site() -> None:
+    """Where a second chance goes (``second_chance.py``): the other twin, unless the
+    site's redirects lead from it back here."""
+    content = Learner()
+    for path in ("/a", "/b", "/c"):
+        for host in ("h.test", "www.h.test"):
+            content.observe_page(f"http://{host}{path}", hash(path), length=400)
+    alias = LearnedPolicies(Policy.preset("default"), content)
+    assert alias.other_twin("http://h.test/x?y=1") == "http://www.h.test/x?y=1"
+    assert alias.other_twin("http://WWW.h.test:8080/x") == "http://h.test:8080/x"
+    assert alias.other_twin("http://k.test/x") is None
+    redirects = Learner()
+    for path in ("/a", "/b", "/c"):
+        redirects.observe_redirect(f"http://www.g.test{path}", f"http://g.test{path}")
+    strip = LearnedPolicies(Policy.preset("default"), redirects)
+    assert strip.other_twin("http://www.g.test/x") == "http://g.test/x"
+    assert strip.other_twin("http://g.test/x") is None  # www.g.test/x would redirect here

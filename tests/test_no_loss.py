@@ -828,6 +828,39 @@ async def test_a_page_that_always_fails_gets_one_second_chance_and_the_crawl_end
     assert addon.stats.get("urlnorm/second_chances") == 1
 
 
+def twin_site_failing_on_www() -> FunctionSite:
+    """``tw.test`` and ``www.tw.test`` serve one site (no redirect), but ``/p`` on the
+    bare twin always answers ``503``. Each twin's ``/hub`` links ``/p`` relatively."""
+    pages = {"/": ["/a1", "/a2", "/a3", "/a4", "/hub"], "/hub": ["/p"], "/p": []}
+    pages |= {f"/a{n}": [] for n in range(1, 5)}
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == "/p" and not headers.get("Host", "").startswith("www."):
+            return Reply(503, b"busy", {"Content-Type": "text/plain"})
+        if path in pages:
+            return Reply.page(f"tw:{path}", pages[path])
+        return Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_that_fails_on_one_www_twin_gets_its_second_chance_on_the_other() -> None:
+    """Found by ``bench_differential.py --flaky --settings RETRY_ENABLED=False`` (seed
+    159801): stock read both twins' ``/hub`` and got ``/p`` from one twin when the
+    other's failed; the add-on, once ``www_alias`` held, read one ``/hub`` and never
+    met the other spelling. The second round of ``tw.test/p`` goes to the twin."""
+    site = twin_site_failing_on_www()
+    settings = {**ORDERED, "RETRY_ENABLED": False}
+    start = ["http://tw.test/", "http://www.tw.test/"]
+    stock, addon = await stock_and_addon({"tw.test": site, "www.tw.test": site}, start, settings)
+    assert "tw:/p" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/learned/www_alias") == 1
+    assert addon.stats.get("urlnorm/second_chances_on_twin") == 1
+    assert addon.fetched("www.tw.test").count("/hub") == 0, "the www /hub is read: the test shows nothing"
+
+
 def flaky_paged_list_site() -> FunctionSite:
     """Eight articles ignore ``?page=2`` (``ignore_param:page`` is learned from them); on
     ``/list`` it selects page 2, which answers ``503`` to its first three requests. A later
