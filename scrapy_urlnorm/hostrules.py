@@ -290,8 +290,8 @@ class LearnedPolicies:
         if rule is None or not rule.active:
             return None
         other = bare if host != bare else f"www.{bare}"
-        if rule.direction == ("add" if other == bare else "strip"):
-            return None
+        if rule.sources.get("redirect") and rule.direction == ("add" if other == bare else "strip"):
+            return None  # (a direction from ``rel=canonical`` alone says nothing of redirects)
         return unsplit_url(replace_field(u, HOST, other))
 
     @staticmethod

@@ -1947,3 +1947,11 @@ def test_the_other_www_twin_of_a_url_is_named_only_where_the_twins_are_one_site(
     strip = LearnedPolicies(Policy.preset("default"), redirects)
     assert strip.other_twin("http://www.g.test/x") == "http://g.test/x"
     assert strip.other_twin("http://g.test/x") is None  # www.g.test/x would redirect here
+    canonical = Learner()
+    for path in ("/a", "/b"):
+        canonical.observe_canonical(f"http://www.c.test{path}", f"http://c.test{path}")
+        for host in ("c.test", "www.c.test"):
+            canonical.observe_page(f"http://{host}{path}", hash(path), length=400)
+    named = LearnedPolicies(Policy.preset("default"), canonical)
+    assert canonical.rules[("c.test", "www_alias")].direction == "strip"
+    assert named.other_twin("http://c.test/x") == "http://www.c.test/x"  # no redirect seen
