@@ -140,7 +140,9 @@ class Deduplicator:
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.late = LateChecks(self)
         self.shortcut_checks = ShortcutChecks(self, self.late)
-        self.settling = Settlement(self, fallback or default_fingerprint)
+        #: The crawler's own request fingerprint: a URL as stock Scrapy tells URLs apart.
+        self.stock_fingerprint: Callable[[Request], bytes] = fallback or default_fingerprint
+        self.settling = Settlement(self, self.stock_fingerprint)
         self.responses = ResponseFeed(self)
         self.meter = RedundancyMeter()
         self.shared_rules = shared_rules

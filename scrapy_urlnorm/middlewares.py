@@ -144,7 +144,10 @@ class NormalizeMiddleware:
             refetch_start_urls=settings.getbool("URLNORM_REFETCH_START_URLS"),
             shortcut_redirects=settings.getbool("URLNORM_SHORTCUT_REDIRECTS", True),
             second_chances=SecondChances.from_settings(
-                settings, lambda r: dedup.fingerprint(r).value, dedup.count, dedup.responses.other_twin
+                settings,
+                lambda r: int.from_bytes(dedup.stock_fingerprint(r)[:8], "big"),
+                dedup.count,
+                dedup.responses.other_twin,
             ),
             robots_twins=robots_twins_for(dedup) if robots else None,
             forbidden_spellings=dedup.forbidden if dedup.forbidden.active else None,

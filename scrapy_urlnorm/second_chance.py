@@ -15,7 +15,10 @@ retry budget and ``RETRY_PRIORITY_ADJUST`` (as a retry is): the request is
 replaced, not failed, so what was dropped against it stays dropped until the
 second round settles. An audit gets one too: where every drop of its rule is
 verified, the audit is the only fetch of what may be a page of its own. Once per
-URL (its static key) and never for a request
+URL as stock tells URLs apart (its request fingerprint: each spelling stock would
+fetch gets its own, as a spelling released after its key failed did not while the
+key had had one, and a page that failed once was lost: seed 161023, retries off,
+``contact-4`` after ``contact-4?PHPSESSID=...``) and never for a request
 marked ``dont_retry``, so it cannot feed on itself, nor for a component's own
 request (``callback=NO_CALLBACK``: ``robots.txt``, which stock gives up on). ``URLNORM_SECOND_CHANCE =
 False`` turns it off.
@@ -63,7 +66,7 @@ class SecondChances:
         self.retry_codes = retry_codes
         self.retry_exceptions = retry_exceptions
         self.priority_adjust = priority_adjust
-        self._key_of = key_of  # a request's static key: asked only of a failure that qualifies
+        self._key_of = key_of  # a request's stock fingerprint: asked only of a failure that qualifies
         self._count = count
         self._respell = respell  # (see the module's docstring)
         self._given: set[int] = set()
@@ -123,4 +126,9 @@ class SecondChances:
             if twin is not None:
                 self._count("urlnorm/second_chances_on_twin")
                 url = twin
-        return request.replace(url=url, dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
+        again = request.replace(url=url, dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
+        if url != request.url:
+            twin_key = self._key_of(again)
+            if twin_key is not None:
+                self._given.add(twin_key)  # its own failure ends there, not on a third round back here
+        return again

@@ -1460,3 +1460,33 @@ async def test_an_audit_redirected_to_a_page_merged_only_by_a_rule_with_exceptio
     assert result.stats["urlnorm/learned/ignore_param"] == 1
     assert "ml:/list?page=3" in result.doc_ids
     assert result.stats["urlnorm/audits_redirects_followed"] == 1
+
+
+def test_each_spelling_stock_would_fetch_gets_its_own_second_chance_and_a_twin_round_ends_there() -> None:
+    """Seed 161023 (retries off): ``contact-4?PHPSESSID=...`` failed twice; ``contact-4``,
+    fetched after its key failed, failed once and got no second round (one per key
+    then), and the page was lost. One per URL as stock tells them apart now; a round
+    sent on the ``www`` twin counts for the twin's URL too (no third round back)."""
+    from scrapy.utils.request import RequestFingerprinter
+
+    from scrapy_urlnorm.second_chance import SecondChances
+
+    fingerprint = RequestFingerprinter().fingerprint
+    counts = Counter[str]()
+    chances = SecondChances(
+        retry_codes=frozenset({503}),
+        retry_exceptions=(),
+        priority_adjust=-1,
+        key_of=lambda request: int.from_bytes(fingerprint(request)[:8], "big"),
+        count=lambda key: counts.update([key]),
+        respell=lambda url: url.replace("//h.test/", "//www.h.test/") if "/tw" in url else None,
+    )
+    session = scrapy.Request("http://h.test/contact-4?PHPSESSID=104a603ecbc27384")
+    plain = scrapy.Request("http://h.test/contact-4")
+    assert chances.after_status(session, 503) is not None
+    assert chances.after_status(session, 503) is None  # once per URL
+    assert chances.after_status(plain, 503) is not None  # a spelling of its own
+    twin_round = chances.after_status(scrapy.Request("http://h.test/tw"), 503)
+    assert twin_round is not None and twin_round.url == "http://www.h.test/tw"
+    assert chances.after_status(twin_round, 503) is None
+    assert counts["urlnorm/second_chances"] == 3 and counts["urlnorm/second_chances_on_twin"] == 1
