@@ -204,12 +204,18 @@ def _tomcat_command(directory: Path, port: int) -> list[str]:
     for link, target in links:
         if not link.is_symlink():
             link.symlink_to(target)
-    pid_file, log = directory / "tomcat.pid", directory / "tomcat-error.log"
-    script = 'echo $$ > "$0"; log="$1"; shift; exec "$@" >>"$log" 2>&1'
     environment = [f"CATALINA_HOME={TOMCAT_HOME}", f"CATALINA_BASE={directory}"]
     environment.append("JAVA_OPTS=-Djava.awt.headless=true -Xmx256m -XX:TieredStopAtLevel=1")
-    server = [TOMCAT, "run", "-config", str(directory / "tomcat.conf")]
-    return ["/bin/sh", "-c", script, str(pid_file), str(log), "/usr/bin/env", *environment, *server]
+    server = ["/usr/bin/env", *environment, TOMCAT, "run", "-config", str(directory / "tomcat.conf")]
+    return _logged(directory / "tomcat.pid", directory / "tomcat-error.log", server, stdout=True)
+
+
+def _logged(pid_file: Path, log: Path, server: list[str], *, stdout: bool = False) -> list[str]:
+    """``server`` in the foreground behind a shell that writes its own pid to ``pid_file``
+    and then becomes the server (``exec``), its stderr (and ``stdout`` too) appended to ``log``."""
+    streams = '>>"$log" 2>&1' if stdout else '2>>"$log"'
+    script = f'echo $$ > "$0"; log="$1"; shift; exec "$@" {streams}'
+    return ["/bin/sh", "-c", script, str(pid_file), str(log), *server]
 
 
 def _php_command(name: str, router: str = "") -> Callable[[Path, int], list[str]]:
@@ -220,14 +226,12 @@ def _php_command(name: str, router: str = "") -> Callable[[Path, int], list[str]
     by default since PHP 5.3 but still met on old sites), in files in the state directory."""
 
     def command(directory: Path, port: int) -> list[str]:
-        pid_file, log = directory / f"{name}.pid", directory / f"{name}-access.log"
-        script = 'echo $$ > "$0"; log="$1"; shift; exec "$@" 2>>"$log"'
         server = [PHP, "-S", f"127.0.0.1:{port}", "-t", str(directory / "www")]
         if router:
             sessions = ("use_trans_sid=1", "use_only_cookies=0", "use_strict_mode=0", f"save_path={directory}")
             server[1:1] = [item for setting in sessions for item in ("-d", f"session.{setting}")]
             server.append(str(HERE / router))
-        return ["/bin/sh", "-c", script, str(pid_file), str(log), *server]
+        return _logged(directory / f"{name}.pid", directory / f"{name}-access.log", server)
 
     return command
 
