@@ -105,6 +105,15 @@ class ShortcutChecks:
             # Recovered, it holds a claim itself: the one it shares with the link (a crash),
             # or its own (distributed: made by another worker and popped here, seed 146868).
             return None
+        if "retry_times" in request.meta and other.held_by(request.url):
+            # Sent before (a retry, or a second chance): it took the link's claim over then
+            # and holds ``other`` itself; the link, met again since under its given-up key,
+            # claimed that key anew. Dropped against its own claim, the page was fetched by
+            # nobody (frameworks ``--flaky --params``, seed 582439: ``/careers-summer/``
+            # failed once, its retry was dropped, and the drops at idle rested on it). It
+            # goes on and takes the new claim too (``took_over``); were ``other`` another
+            # request's, the page is downloaded twice, which is the cheaper mistake.
+            return None
         if self.late.shallower(request, own):
             return None
         self._let_go(claim, key)

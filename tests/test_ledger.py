@@ -246,6 +246,33 @@ def test_a_taught_form_that_took_over_is_not_dropped_as_queued_on_a_retry() -> N
     assert dedup.shortcut_checks.shortcut_queued(form, link) is None  # its own claim now
 
 
+def test_a_retried_taught_form_goes_on_though_its_link_was_claimed_again_meanwhile() -> None:
+    """Frameworks ``--flaky --params``, seed 582439 (``fifo-c16``, about one run in 25):
+    ``/careers-summer`` was sent as its taught form ``/careers-summer/``, which took the
+    link's claim over and failed once (a connection closed). While its retry waited, the
+    link was met again and admitted under its given-up key, and the retry was dropped as
+    a form "queued meanwhile" against the claim it held itself: nobody fetched the page,
+    and the link released at idle redirected to the form's URL, an exact duplicate by
+    then. The retry goes on and holds both claims: one fate for both."""
+    released: list[str] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=lambda request: released.append(request.url))
+    link, taught = "http://h.test/p", "http://h.test/p/"
+    dedup.ledger.claim((dedup.fingerprint(Request(link)).value,), link)
+    form = Request(taught, meta={"_urlnorm_shortcut_of": link})
+    dedup.shortcut_checks.took_over(form, link)
+    again = dedup.ledger.claim((dedup.fingerprint(Request(link)).value,), link)  # the link, admitted anew
+    variant = Request("http://h.test/p?utm_source=a")
+    assert dedup.ledger.drop(variant, "tracking_params", "h.test", learned=False, claim=again)
+
+    retry = form.replace(meta={**form.meta, "retry_times": 1})
+    assert dedup.shortcut_checks.shortcut_queued(retry, link) is None
+    dedup.shortcut_checks.took_over(retry, link)
+    [held] = dedup.ledger.pending()
+    assert held.held_by(taught) and [drop.url for drop in held.drops or ()] == [variant.url]
+    dedup.settling.settle(retry, delivered=False)
+    assert dedup.ledger.unsettled() == 0 and released == [variant.url]
+
+
 @pytest.mark.parametrize("delivered", [True, False])
 def test_a_taught_form_is_not_fetched_beside_a_redirect_to_it_that_joined_its_claim(delivered: bool) -> None:
     """Differential seed 130027 (``fifo-c16``): ``h/x`` waited in the queue as its taught
