@@ -24,11 +24,14 @@ request (``callback=NO_CALLBACK``: ``robots.txt``, which stock gives up on). ``U
 False`` turns it off.
 
 An ordinary request on a host whose ``www`` twin is the same site (an active
-``www_alias``) gets its second round on that twin (``respell``), unless the site's
-redirects lead from there back here: the spelling stock met on the pages of that
-twin, which the add-on merged and never read (with Scrapy's retries off, differential
-seed 159801 lost ``www.h1.test/help/item-11.html``, which failed twice while stock
-got it at ``h1.test``). Not an audit, probe or shortcut: each is about its own URL.
+``www_alias``) whose second round failed too gets one more on that twin
+(``respell``), unless the site's redirects lead from there back here: the spelling
+stock met on the pages of that twin, which the add-on merged and never read (with
+Scrapy's retries off, differential seed 159801 lost ``www.h1.test/help/item-11.html``,
+which failed twice while stock got it at ``h1.test``). Its own URL first: with
+retries off, seed 161906 lost ``h2.test/list?page=4``, whose second round went to
+the twin and failed there, while stock got it by asking the same URL once more.
+Not an audit, probe or shortcut: each is about its own URL.
 """
 
 from __future__ import annotations
@@ -109,26 +112,35 @@ class SecondChances:
             # having none, fetched.
             return None
         key = self._key_of(request)
-        if key is None or key in self._given:
+        if key is None:
             return None
+        url = request.url
+        if key in self._given:
+            # Its own round failed too: one more on the other twin, where there is one.
+            url = self._twin_of(request) or url
+            if url == request.url:
+                return None
         if len(self._given) >= MAX_SECOND_CHANCES:
             self._count("urlnorm/second_chances_refused")
             return None
-        self._given.add(key)
-        self._count("urlnorm/second_chances")
         meta = dict(request.meta)
         # A fresh budget for RetryMiddleware; present (at 0), so a start request is
         # known for a retry, not checked again as one (see NormalizeMiddleware).
         meta["retry_times"] = 0
-        url = request.url
-        if request.method == "GET" and sent_as(meta) is None and not meta.get("verbatim_url"):
-            twin = self._respell(url)
-            if twin is not None:
-                self._count("urlnorm/second_chances_on_twin")
-                url = twin
         again = request.replace(url=url, dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
         if url != request.url:
             twin_key = self._key_of(again)
-            if twin_key is not None:
-                self._given.add(twin_key)  # its own failure ends there, not on a third round back here
+            if twin_key is None or twin_key in self._given:
+                return None  # the twin had its rounds: it ends there, not back and forth
+            self._given.add(twin_key)
+            self._count("urlnorm/second_chances_on_twin")
+        self._given.add(key)
+        self._count("urlnorm/second_chances")
         return again
+
+    def _twin_of(self, request: Request) -> str | None:
+        """The other ``www`` twin's URL for an ordinary ``GET`` (see the module's docstring)."""
+        meta = request.meta
+        if request.method != "GET" or sent_as(meta) is not None or meta.get("verbatim_url"):
+            return None
+        return self._respell(request.url)

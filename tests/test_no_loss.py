@@ -849,7 +849,8 @@ async def test_a_page_that_fails_on_one_www_twin_gets_its_second_chance_on_the_o
     """Found by ``bench_differential.py --flaky --settings RETRY_ENABLED=False`` (seed
     159801): stock read both twins' ``/hub`` and got ``/p`` from one twin when the
     other's failed; the add-on, once ``www_alias`` held, read one ``/hub`` and never
-    met the other spelling. The second round of ``tw.test/p`` goes to the twin."""
+    met the other spelling. Once its own second round failed too, ``tw.test/p`` gets
+    one more on the twin."""
     site = twin_site_failing_on_www()
     settings = {**ORDERED, "RETRY_ENABLED": False}
     start = ["http://tw.test/", "http://www.tw.test/"]
@@ -1465,8 +1466,9 @@ async def test_an_audit_redirected_to_a_page_merged_only_by_a_rule_with_exceptio
 def test_each_spelling_stock_would_fetch_gets_its_own_second_chance_and_a_twin_round_ends_there() -> None:
     """Seed 161023 (retries off): ``contact-4?PHPSESSID=...`` failed twice; ``contact-4``,
     fetched after its key failed, failed once and got no second round (one per key
-    then), and the page was lost. One per URL as stock tells them apart now; a round
-    sent on the ``www`` twin counts for the twin's URL too (no third round back)."""
+    then), and the page was lost. One per URL as stock tells them apart now; where the
+    ``www`` twins are one site, a URL whose own round failed too gets one on the twin,
+    which counts for the twin's URL (no round back)."""
     from scrapy.utils.request import RequestFingerprinter
 
     from scrapy_urlnorm.second_chance import SecondChances
@@ -1486,7 +1488,9 @@ def test_each_spelling_stock_would_fetch_gets_its_own_second_chance_and_a_twin_r
     assert chances.after_status(session, 503) is not None
     assert chances.after_status(session, 503) is None  # once per URL
     assert chances.after_status(plain, 503) is not None  # a spelling of its own
-    twin_round = chances.after_status(scrapy.Request("http://h.test/tw"), 503)
+    own_round = chances.after_status(scrapy.Request("http://h.test/tw"), 503)
+    assert own_round is not None and own_round.url == "http://h.test/tw"  # its own URL first (seed 161906)
+    twin_round = chances.after_status(own_round, 503)
     assert twin_round is not None and twin_round.url == "http://www.h.test/tw"
     assert chances.after_status(twin_round, 503) is None
-    assert counts["urlnorm/second_chances"] == 3 and counts["urlnorm/second_chances_on_twin"] == 1
+    assert counts["urlnorm/second_chances"] == 4 and counts["urlnorm/second_chances_on_twin"] == 1
