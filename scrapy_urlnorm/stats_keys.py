@@ -121,8 +121,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/second_chances_on_twin", "ledger", "live",
-        "second rounds sent on the `www` twin of the URL that failed (an active `www_alias`): "
-        "the spelling stock met on that twin's pages",
+        "rounds sent on the `www` twin of a URL whose own second round failed too (an active "
+        "`www_alias`): the spelling stock met on that twin's pages",
     ),
     StatKey(
         "urlnorm/second_chances_refused", "ledger", "live",
