@@ -13,7 +13,11 @@ of ``RETRY_HTTP_CODES`` or an error of ``RETRY_EXCEPTIONS``, as
 ``RetryMiddleware`` decides) is sent once more in its place, with a fresh
 retry budget and ``RETRY_PRIORITY_ADJUST`` (as a retry is): the request is
 replaced, not failed, so what was dropped against it stays dropped until the
-second round settles. An audit gets one too: where every drop of its rule is
+second round settles. With Scrapy's retries off (``RETRY_ENABLED = False``) the
+round's budget, ``RETRY_TIMES``, is spent here, one request at a time: one more
+request was a try where stock, meeting the page under more spellings, had more
+(with query pages, seeds 161950-161996 lost pages that failed three times, which
+stock got at a third spelling). An audit gets one too: where every drop of its rule is
 verified, the audit is the only fetch of what may be a page of its own. Once per
 URL as stock tells URLs apart (its request fingerprint: each spelling stock would
 fetch gets its own, as a spelling released after its key failed did not while the
@@ -65,6 +69,7 @@ class SecondChances:
         key_of: Callable[[Request], int | None],
         count: Callable[[str], None],
         respell: Callable[[str], str | None] = lambda url: None,
+        tries: int = 1,
     ) -> None:
         self.retry_codes = retry_codes
         self.retry_exceptions = retry_exceptions
@@ -72,7 +77,10 @@ class SecondChances:
         self._key_of = key_of  # a request's stock fingerprint: asked only of a failure that qualifies
         self._count = count
         self._respell = respell  # (see the module's docstring)
-        self._given: set[int] = set()
+        #: Requests a second round sends for a URL itself: one, which Scrapy's
+        #: ``RetryMiddleware`` retries; with it off, its budget spent here.
+        self.tries = max(1, tries)
+        self._given: dict[int, int] = {}  # URL key -> rounds sent for it
 
     @classmethod
     def from_settings(
@@ -87,7 +95,9 @@ class SecondChances:
         exceptions = tuple(
             load_object(item) if isinstance(item, str) else item for item in settings.getlist("RETRY_EXCEPTIONS")
         )
+        retries_off = not settings.getbool("RETRY_ENABLED")
         return cls(
+            tries=1 + max(0, settings.getint("RETRY_TIMES")) if retries_off else 1,
             retry_codes=frozenset(int(code) for code in settings.getlist("RETRY_HTTP_CODES")),
             retry_exceptions=exceptions,
             priority_adjust=settings.getint("RETRY_PRIORITY_ADJUST"),
@@ -115,7 +125,8 @@ class SecondChances:
         if key is None:
             return None
         url = request.url
-        if key in self._given:
+        rounds = self._given.get(key, 0)
+        if rounds >= self.tries:
             # Its own round failed too: one more on the other twin, where there is one.
             url = self._twin_of(request) or url
             if url == request.url:
@@ -132,9 +143,10 @@ class SecondChances:
             twin_key = self._key_of(again)
             if twin_key is None or twin_key in self._given:
                 return None  # the twin had its rounds: it ends there, not back and forth
-            self._given.add(twin_key)
+            self._given[twin_key] = 1  # (its own failures go on there, then end: the URL had its rounds)
             self._count("urlnorm/second_chances_on_twin")
-        self._given.add(key)
+        else:
+            self._given[key] = rounds + 1
         self._count("urlnorm/second_chances")
         return again
 

@@ -1463,6 +1463,41 @@ async def test_an_audit_redirected_to_a_page_merged_only_by_a_rule_with_exceptio
     assert result.stats["urlnorm/audits_redirects_followed"] == 1
 
 
+def test_with_scrapys_retries_off_the_second_round_spends_their_budget_itself() -> None:
+    """``RETRY_ENABLED = False`` with query pages (seeds 161950-161996): a page failing
+    three times was asked twice by the add-on, and lost; stock met it under more
+    spellings, each one more try. The second round's budget (``RETRY_TIMES``) is
+    spent by the second chance itself then, one request at a time, and the twin's
+    round too; then it ends."""
+    from scrapy.settings import Settings
+    from scrapy.utils.request import RequestFingerprinter
+
+    from scrapy_urlnorm.second_chance import SecondChances
+
+    fingerprint = RequestFingerprinter().fingerprint
+
+    def chances(**settings: Any) -> SecondChances:
+        made = SecondChances.from_settings(
+            Settings(settings),
+            lambda request: int.from_bytes(fingerprint(request)[:8], "big"),
+            lambda key: None,
+            lambda url: url.replace("//h.test/", "//www.h.test/"),
+        )
+        assert made is not None
+        return made
+
+    assert chances().tries == 1  # Scrapy's RetryMiddleware spends the budget
+    off = chances(RETRY_ENABLED=False, RETRY_TIMES=2)
+    assert off.tries == 3
+    sent: list[str] = []
+    request: scrapy.Request | None = scrapy.Request("http://h.test/p")
+    while request is not None:
+        request = off.after_status(request, 503)
+        if request is not None:
+            sent.append(request.url)
+    assert sent == ["http://h.test/p"] * 3 + ["http://www.h.test/p"] * 3
+
+
 def test_each_spelling_stock_would_fetch_gets_its_own_second_chance_and_a_twin_round_ends_there() -> None:
     """Seed 161023 (retries off): ``contact-4?PHPSESSID=...`` failed twice; ``contact-4``,
     fetched after its key failed, failed once and got no second round (one per key
