@@ -392,7 +392,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         _B,
         BOOL_VALUES,
         "a request still failing after Scrapy's retries (RETRY_HTTP_CODES, RETRY_EXCEPTIONS) is sent once "
-        "more with a fresh retry budget: stock Scrapy's duplicate spellings would have been more tries",
+        "more with a fresh retry budget (at least three requests, sent by the add-on itself where Scrapy's "
+        "retries are off or fewer), then on its www twin "
+        "where the twins are one site: stock Scrapy's duplicate spellings would have been more tries",
         check_bool,
     ),
     SettingSpec(

@@ -13,11 +13,13 @@ of ``RETRY_HTTP_CODES`` or an error of ``RETRY_EXCEPTIONS``, as
 ``RetryMiddleware`` decides) is sent once more in its place, with a fresh
 retry budget and ``RETRY_PRIORITY_ADJUST`` (as a retry is): the request is
 replaced, not failed, so what was dropped against it stays dropped until the
-second round settles. With Scrapy's retries off (``RETRY_ENABLED = False``) the
-round's budget, ``RETRY_TIMES``, is spent here, one request at a time: one more
-request was a try where stock, meeting the page under more spellings, had more
-(with query pages, seeds 161950-161996 lost pages that failed three times, which
-stock got at a third spelling). An audit gets one too: where every drop of its rule is
+second round settles. Where Scrapy's retries are off (``RETRY_ENABLED = False``)
+or fewer (``RETRY_TIMES`` under 2), the second chance sends rounds until the URL had
+``MIN_TRIES`` requests from it: a single request was one try where stock, meeting
+the page under more spellings, had more (with query pages and retries off, seeds
+161916-161996 lost pages that failed three times, which stock got at a third
+spelling; with ``RETRY_TIMES = 0``, seed 162706).
+An audit gets one too: where every drop of its rule is
 verified, the audit is the only fetch of what may be a page of its own. Once per
 URL as stock tells URLs apart (its request fingerprint: each spelling stock would
 fetch gets its own, as a spelling released after its key failed did not while the
@@ -55,6 +57,9 @@ if TYPE_CHECKING:
 
 #: Second chances remembered (URL keys); past this, none is given (counted).
 MAX_SECOND_CHANCES = 100_000
+#: Requests a second chance spends on a URL at least (Scrapy's default budget, a try
+#: and two retries), in rounds of one where Scrapy's retries are off or none.
+MIN_TRIES = 3
 
 
 class SecondChances:
@@ -77,8 +82,8 @@ class SecondChances:
         self._key_of = key_of  # a request's stock fingerprint: asked only of a failure that qualifies
         self._count = count
         self._respell = respell  # (see the module's docstring)
-        #: Requests a second round sends for a URL itself: one, which Scrapy's
-        #: ``RetryMiddleware`` retries; with it off, its budget spent here.
+        #: Rounds sent for a URL itself: one, which Scrapy's ``RetryMiddleware``
+        #: retries; more where it retries less than ``MIN_TRIES`` in all.
         self.tries = max(1, tries)
         self._given: dict[int, int] = {}  # URL key -> rounds sent for it
 
@@ -95,9 +100,10 @@ class SecondChances:
         exceptions = tuple(
             load_object(item) if isinstance(item, str) else item for item in settings.getlist("RETRY_EXCEPTIONS")
         )
-        retries_off = not settings.getbool("RETRY_ENABLED")
+        # Requests a round is, as RetryMiddleware retries it; rounds enough for MIN_TRIES.
+        per_round = 1 + max(0, settings.getint("RETRY_TIMES")) if settings.getbool("RETRY_ENABLED") else 1
         return cls(
-            tries=1 + max(0, settings.getint("RETRY_TIMES")) if retries_off else 1,
+            tries=-(-MIN_TRIES // per_round),
             retry_codes=frozenset(int(code) for code in settings.getlist("RETRY_HTTP_CODES")),
             retry_exceptions=exceptions,
             priority_adjust=settings.getint("RETRY_PRIORITY_ADJUST"),

@@ -1463,12 +1463,12 @@ async def test_an_audit_redirected_to_a_page_merged_only_by_a_rule_with_exceptio
     assert result.stats["urlnorm/audits_redirects_followed"] == 1
 
 
-def test_with_scrapys_retries_off_the_second_round_spends_their_budget_itself() -> None:
+def test_with_scrapys_retries_off_the_second_chance_spends_three_requests_itself() -> None:
     """``RETRY_ENABLED = False`` with query pages (seeds 161950-161996): a page failing
     three times was asked twice by the add-on, and lost; stock met it under more
-    spellings, each one more try. The second round's budget (``RETRY_TIMES``) is
-    spent by the second chance itself then, one request at a time, and the twin's
-    round too; then it ends."""
+    spellings, each one more try. Where Scrapy's retries are off or fewer than its
+    default two, the second chance sends rounds until the URL had three requests
+    from it, and as many on the twin; then it ends."""
     from scrapy.settings import Settings
     from scrapy.utils.request import RequestFingerprinter
 
@@ -1486,8 +1486,9 @@ def test_with_scrapys_retries_off_the_second_round_spends_their_budget_itself() 
         assert made is not None
         return made
 
-    assert chances().tries == 1  # Scrapy's RetryMiddleware spends the budget
-    off = chances(RETRY_ENABLED=False, RETRY_TIMES=2)
+    assert chances().tries == 1  # Scrapy's RetryMiddleware spends the budget: three requests
+    assert chances(RETRY_TIMES=1).tries == 2 and chances(RETRY_TIMES=0).tries == 3
+    off = chances(RETRY_ENABLED=False, RETRY_TIMES=5)
     assert off.tries == 3
     sent: list[str] = []
     request: scrapy.Request | None = scrapy.Request("http://h.test/p")
