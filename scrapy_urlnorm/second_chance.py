@@ -133,7 +133,7 @@ class SecondChances:
         url = request.url
         rounds = self._given.get(key, 0)
         if rounds >= self.tries:
-            # Its own round failed too: one more on the other twin, where there is one.
+            # Its own rounds failed too: more on the other twin, where there is one.
             url = self._twin_of(request) or url
             if url == request.url:
                 return None

@@ -121,7 +121,7 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/second_chances_on_twin", "ledger", "live",
-        "rounds sent on the `www` twin of a URL whose own second round failed too (an active "
+        "rounds sent on the `www` twin of a URL whose own second rounds failed too (an active "
         "`www_alias`): the spelling stock met on that twin's pages",
     ),
     StatKey(
