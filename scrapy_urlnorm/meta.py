@@ -70,6 +70,12 @@ _SENT_AS = (
 )
 
 
+def sent_before(meta: dict[str, Any]) -> bool:
+    """Whether the request is a copy of one already sent: Scrapy's retry counts its tries
+    in ``retry_times``, and a second chance sets it (at 0) for the same reason."""
+    return "retry_times" in meta
+
+
 def sent_as(meta: dict[str, Any]) -> str | None:
     """Why the add-on sent a request: ``audit`` (a drop fetched to compare its page),
     ``twin_probe`` (a variant sent with its twin's entity tag), ``shortcut`` (a link

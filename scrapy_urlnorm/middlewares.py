@@ -178,7 +178,7 @@ class NormalizeMiddleware:
                 meta.get("is_start_request")
                 and not meta.get(M.RECOVERED)  # the representative itself, in flight at a crash
                 and not self.refetch_start_urls
-                and "retry_times" not in meta
+                and not M.sent_before(meta)
                 and "redirect_urls" not in meta
             ):
                 reason = self.dedup.check(request)

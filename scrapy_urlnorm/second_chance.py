@@ -141,8 +141,8 @@ class SecondChances:
             self._count("urlnorm/second_chances_refused")
             return None
         meta = dict(request.meta)
-        # A fresh budget for RetryMiddleware; present (at 0), so a start request is
-        # known for a retry, not checked again as one (see NormalizeMiddleware).
+        # A fresh budget for RetryMiddleware; present (at 0), so the request is known
+        # for one sent before (``meta.sent_before``), not checked again as new.
         meta["retry_times"] = 0
         again = request.replace(url=url, dont_filter=True, meta=meta, priority=request.priority + self.priority_adjust)
         if url != request.url:

@@ -105,7 +105,7 @@ class ShortcutChecks:
             # Recovered, it holds a claim itself: the one it shares with the link (a crash),
             # or its own (distributed: made by another worker and popped here, seed 146868).
             return None
-        if "retry_times" in request.meta and other.held_by(request.url):
+        if M.sent_before(request.meta) and other.held_by(request.url):
             # Sent before (a retry, or a second chance): it took the link's claim over then
             # and holds ``other`` itself; the link, met again since under its given-up key,
             # claimed that key anew. Dropped against its own claim, the page was fetched by
