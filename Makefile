@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 
 MIN_VENV ?= .venv-min
 NEWEST_VENV ?= .venv-newest
+# The suite runs in one process per core, at most four (each crawl test starts its own
+# loopback servers; more processes than cores only slow each other). PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --maxprocesses=4
 # The oldest and newest Python to test on (CI passes the ones the machine has).
 MIN_PYTHON ?= $(PYTHON)
 NEWEST_PYTHON ?= $(PYTHON)
@@ -34,7 +38,7 @@ test: $(VENV)/.installed
 	@command -v redis-server >/dev/null || echo "note: redis-server is not installed, so the Redis tests are skipped (apt-get install redis-server)"
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 ## test-min: lint and the whole suite with every dependency at the floor pyproject.toml declares (on MIN_PYTHON)
 test-min:
@@ -43,14 +47,14 @@ test-min:
 	$(PYTHON) .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
 	$(MIN_VENV)/bin/python -m pip install --quiet -c $(MIN_VENV)/constraints.txt -e '.[test]'
 	$(MIN_VENV)/bin/python -m ruff check .
-	URLNORM_DIFFERENTIAL=quick $(MIN_VENV)/bin/python -m pytest -p no:cacheprovider
+	URLNORM_DIFFERENTIAL=quick $(MIN_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_PARALLEL)
 
 ## test-newest: the whole suite on NEWEST_PYTHON with the newest releases of every dependency
 test-newest:
 	$(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
 	$(NEWEST_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(NEWEST_VENV)/bin/python -m pip install --quiet --upgrade -e '.[test]'
-	URLNORM_DIFFERENTIAL=quick $(NEWEST_VENV)/bin/python -m pytest -p no:cacheprovider
+	URLNORM_DIFFERENTIAL=quick $(NEWEST_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_PARALLEL)
 
 ## docs: build the docs site into site/, warnings as errors (what CI runs)
 docs: $(VENV)/.docs-installed
