@@ -90,6 +90,9 @@ PHP = "/usr/bin/php"
 H2O = "/usr/bin/h2o"
 BUSYBOX = "/usr/bin/busybox"
 MINI_HTTPD = "/usr/sbin/mini_httpd"
+WEBFSD = "/usr/bin/webfsd"
+#: Ruby, for WEBrick (Debian's ``ruby-webrick``: no longer in Ruby's own library since 3.0).
+RUBY = "/usr/bin/ruby"
 #: Debian's tomcat10 (its ``catalina.sh``, run with a ``CATALINA_BASE`` in the state directory).
 TOMCAT_HOME = "/usr/share/tomcat10"
 TOMCAT = f"{TOMCAT_HOME}/bin/catalina.sh"
@@ -160,14 +163,15 @@ def _caddy_command(directory: Path, port: int) -> list[str]:
     ]
 
 
-def _script_command(script: str, name: str) -> Callable[[Path, int], list[str]]:
-    """A server script next to this file run by the same interpreter (``pyserver.py``:
-    ``http.server``; ``twistedserver.py``: Twisted Web, which comes with Scrapy). It
+def _script_command(script: str, name: str, interpreter: str = sys.executable) -> Callable[[Path, int], list[str]]:
+    """A server script next to this file run by ``interpreter``, by default this one
+    (``pyserver.py``: ``http.server``; ``twistedserver.py``: Twisted Web, which comes with
+    Scrapy; ``aiohttpserver.py``, ``tornadoserver.py``; ``webrickserver.rb`` by Ruby). It
     writes its pid file and its request log, ``<name>-access.log``."""
 
     def command(directory: Path, port: int) -> list[str]:
         return [
-            sys.executable,
+            interpreter,
             str(HERE / script),
             f"--root={directory / 'www'}",
             f"--port={port}",
@@ -182,8 +186,9 @@ def _foreground_command(
     name: str, binary: str, arguments: Callable[[Path, int], list[str]]
 ) -> Callable[[Path, int], list[str]]:
     """A server in the foreground that writes no pid file (the Node.js servers, BusyBox
-    ``httpd``): a shell writes its own pid, then becomes the server (``exec``). Their
-    request logs go nowhere (``serve`` logs to the terminal, ``http-server`` is silenced,
+    ``httpd``, ``mini_httpd``, ``webfsd``): a shell writes its own pid, then becomes the
+    server (``exec``). Request logs go where ``arguments`` say (``mini_httpd -l``,
+    ``webfsd -L``) or nowhere (``serve`` logs to the terminal, ``http-server`` is silenced,
     ``httpd`` logs nothing in the foreground without ``-v``)."""
 
     def command(directory: Path, port: int) -> list[str]:
@@ -493,6 +498,67 @@ FAMILIES: dict[str, Family] = {
         command=_nginx_command("nginx-https"),
         user="user www-data;",
         tls=True,
+    ),
+    # webfsd (``-F -f index.html``): ``/d`` -> 302 ``http://<host>:<its port>/d/`` (the port it
+    # listens on, always written: behind the crawl's proxy a second authority of the site,
+    # ``wf.test:<port>``, which the proxy reaches too), ``index.html``, listings where there is
+    # none, ``/x.html/`` a 403, ``Last-Modified`` and no ETag, no vhosts (without ``-v``),
+    # case-sensitive, a plain-text 404.
+    "webfs": Family(
+        name="webfs",
+        label="webfs",
+        host="wf.test",
+        binary=WEBFSD,
+        command=_foreground_command(
+            "webfs",
+            WEBFSD,
+            lambda directory, port: [
+                *("-F", "-i", "127.0.0.1", "-p", str(port), "-r", str(directory / "www"), "-f", "index.html"),
+                *("-L", str(directory / "webfs-access.log")),
+            ],
+        ),
+        template=False,
+        foreground=True,
+    ),
+    # Ruby's WEBrick (webrickserver.rb: ``DocumentRoot``, its defaults): ``/d`` -> 301
+    # ``http://<host>/d/``, ``index.html``, listings where there is none, ``/x.html/anything``
+    # serves ``/x.html``, inode-size-mtime ETags, no vhosts, case-sensitive, an HTML 404.
+    "webrick": Family(
+        name="webrick",
+        label="WEBrick",
+        host="rb.test",
+        binary=RUBY,
+        command=_script_command("webrickserver.rb", "webrick", RUBY),
+        template=False,
+        foreground=True,
+    ),
+    # aiohttp's ``web.static`` (aiohttpserver.py, ``show_index=True``): no index files, ``/d``
+    # and ``/d/`` both a listing (absolute links; ``/`` one that links ``/index.html``), no
+    # redirects, ``/x.html/`` serves ``/x.html``, ``/a//b`` a 404, mtime-size ETags, no vhosts,
+    # case-sensitive.
+    "aiohttp": Family(
+        name="aiohttp",
+        label="aiohttp",
+        host="ah.test",
+        binary=sys.executable,
+        command=_script_command("aiohttpserver.py", "aiohttp"),
+        template=False,
+        foreground=True,
+        packages=("aiohttp",),
+    ),
+    # Tornado's ``StaticFileHandler`` (tornadoserver.py, ``default_filename="index.html"``):
+    # ``/d`` -> 301 ``/d/`` (relative, query dropped), no listings (404), ``/x.html/`` and
+    # ``/a//b`` serve the file, SHA-512 content ETags, no vhosts, case-sensitive; origin-form only.
+    "tornado": Family(
+        name="tornado",
+        label="Tornado",
+        host="to.test",
+        binary=sys.executable,
+        command=_script_command("tornadoserver.py", "tornado"),
+        template=False,
+        foreground=True,
+        packages=("tornado",),
+        origin_form=True,
     ),
 }
 
