@@ -98,6 +98,9 @@ TOMCAT_HOME = "/usr/share/tomcat10"
 TOMCAT = f"{TOMCAT_HOME}/bin/catalina.sh"
 #: The Java compiler Tomcat's JSP engine uses (Debian's tomcat10 depends on it).
 ECJ = "/usr/share/java/eclipse-jdt-core.jar"
+#: Debian's jetty9 (its ``start.jar``, run with a ``jetty.base`` in the state directory).
+JETTY_HOME = "/usr/share/jetty9"
+JETTY = f"{JETTY_HOME}/start.jar"
 #: Node.js servers, installed by ``setup-node.sh`` into ``node/`` next to this file.
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
@@ -213,6 +216,23 @@ def _tomcat_command(directory: Path, port: int) -> list[str]:
     environment.append("JAVA_OPTS=-Djava.awt.headless=true -Xmx256m -XX:TieredStopAtLevel=1")
     server = ["/usr/bin/env", *environment, TOMCAT, "run", "-config", str(directory / "tomcat.conf")]
     return _logged(directory / "tomcat.pid", directory / "tomcat-error.log", server, stdout=True)
+
+
+def _jetty_command(directory: Path, port: int) -> list[str]:
+    """Jetty 9 in the foreground (``start.jar`` runs the server in its own JVM, which the
+    shell that wrote its pid file became) from a ``jetty.base`` made here: the modules
+    ``http``, ``deploy`` and ``requestlog`` on the command line, the rendered
+    ``jetty.conf`` (the site's context) copied to ``webapps/root.xml`` (the deployer skips
+    links), the request log ``jetty-access.log``. Its own log goes to ``jetty-error.log``."""
+    for name in ("temp", "webapps"):
+        (directory / name).mkdir(exist_ok=True)
+    shutil.copyfile(directory / "jetty.conf", directory / "webapps" / "root.xml")
+    java = ["/usr/bin/java", "-Djava.awt.headless=true", "-Xmx256m", "-XX:TieredStopAtLevel=1"]
+    java.append(f"-Djava.io.tmpdir={directory / 'temp'}")
+    server = [*java, "-jar", JETTY, f"jetty.home={JETTY_HOME}", f"jetty.base={directory}"]
+    server += ["--module=http,deploy,requestlog", "jetty.http.host=127.0.0.1", f"jetty.http.port={port}"]
+    server.append("jetty.requestlog.filePath=jetty-access.log")  # (relative to jetty.base)
+    return _logged(directory / "jetty.pid", directory / "jetty-error.log", server, stdout=True)
 
 
 def _logged(pid_file: Path, log: Path, server: list[str], *, stdout: bool = False) -> list[str]:
@@ -559,6 +579,18 @@ FAMILIES: dict[str, Family] = {
         foreground=True,
         packages=("tornado",),
         origin_form=True,
+    ),
+    # Jetty 9.4 (jetty.conf.in: the site root as the root web application, the package's
+    # webdefault.xml): the DefaultServlet (``/d`` -> 302 ``http://<host>/d/``, ``index.html``
+    # served in place, listings where there is none, ``/x.html/`` -> 302 ``/x.html``, path
+    # parameters ignored, ``Last-Modified`` and no ETag), no vhosts, case-sensitive.
+    "jetty": Family(
+        name="jetty",
+        label="Jetty",
+        host="jt.test",
+        binary=JETTY,
+        command=_jetty_command,
+        foreground=True,
     ),
 }
 

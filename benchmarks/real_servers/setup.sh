@@ -17,7 +17,7 @@ set -eu
 sh "$(dirname "$0")/setup-frameworks.sh"
 sh "$(dirname "$0")/setup-node.sh"
 
-PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 webfs ruby ruby-webrick"
+PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 webfs ruby ruby-webrick jetty9"
 PACKAGES="$PACKAGES doxygen-doc debian-reference-en python-requests-doc"
 
 missing=""
