@@ -4,15 +4,17 @@ Runs ``benchmarks/bench_real_servers.py`` (one crawl order, LIFO at 16 concurren
 requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Python's
 ``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``, PHP's built-in
 server, alone and with pages that write a session into their links, h2o, BusyBox
-``httpd``, ``mini_httpd``, Tomcat with JSP pages that do the same: fourteen ways of serving a
-``www.`` twin and a directory; Django, Flask and Starlette applications: their frameworks'
-own slash, host and parameter conventions;
+``httpd``, ``mini_httpd``, Tomcat with JSP pages that do the same, ``webfsd``, WEBrick,
+aiohttp's and Tornado's static files, Jetty: nineteen ways of serving a ``www.`` twin and a
+directory; Django, Flask and Starlette applications: their frameworks' own slash, host and
+parameter conventions;
 nginx as an https site, ``http://`` redirected to ``https://``, reached through a
 ``CONNECT`` tunnel) crawled with stock Scrapy, the add-on and the add-on with
 ``URLNORM_LEARN=False``.
 Skipped unless ``URLNORM_REAL_SERVERS=1`` and ``benchmarks/real_servers/setup.sh`` has
 installed the servers and documentation trees; a family whose server or pip packages this
-Python lacks is skipped alone. No timing assertions.
+Python lacks is skipped alone; only the families whose tests are selected are crawled
+(``-k tornado``). No timing assertions.
 """
 
 from __future__ import annotations
@@ -41,10 +43,13 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def bench(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    # Only the families whose tests were selected (``-k webfs``), not all of them for one.
+    selected = {item.callspec.params.get("server") for item in request.session.items if hasattr(item, "callspec")}
+    kinds = [kind for kind in AVAILABLE if kind in selected] or AVAILABLE
     out = tmp_path_factory.mktemp("real-servers") / "bench.json"
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_real_servers.py"), "--orders", "lifo-c16"]
-    command += ["--servers", *AVAILABLE, "--json", str(out)]
+    command += ["--servers", *kinds, "--json", str(out)]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     assert out.exists(), f"benchmark wrote no summary:\n{completed.stdout}\n{completed.stderr[-3000:]}"
     result: dict[str, Any] = json.loads(out.read_text())
