@@ -1,10 +1,11 @@
 """Stock Scrapy vs the add-on on real web servers: Debian's Apache 2.4, nginx, lighttpd and
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
 ``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
-session), h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, and Django, Flask and Starlette applications under
-gunicorn and uvicorn, and nginx again as an https site, on loopback.
+session), h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``, Ruby's WEBrick, aiohttp's and
+Tornado's static files, Jetty, and Django, Flask and Starlette applications under gunicorn and
+uvicorn, and nginx again as an https site, on loopback.
 
-All eighteen serve the same Debian documentation trees (a Doxygen manual with its examples,
+All twenty-three serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -27,7 +28,16 @@ absolute-form request target for a path and are reached through ``real_servers/t
 --origin-form``; Tomcat 10's DefaultServlet (``/d`` -> 302 ``/d/``, ``www.`` an alias, a
 path parameter ignored: ``/x;p`` is ``/x``) with JSP pages at ``/app/`` (a catalogue:
 ``?page=N``, ``&sort=price``, items by ``?id=``, an about page that ignores ``?ref=``) whose
-links carry ``;jsessionid=`` for a client that returned no session cookie. The three applications add pages of
+links carry ``;jsessionid=`` for a client that returned no session cookie. Five servers nobody
+here had tuned for, each with its stock directory handling and the same tree under both names:
+``webfsd -F -f index.html`` (``/d`` -> 302 ``http://<host>:<its port>/d/``: the port it listens
+on, so the crawl meets the site under a second authority, which the proxy reaches too; listings,
+``Last-Modified`` and no ETag); WEBrick's ``DocumentRoot`` (``/d`` -> 301 ``/d/``, ``/x.html/anything``
+serves ``/x.html``, inode-size-mtime ETags); aiohttp's ``web.static(show_index=True)`` (no index
+files: ``/d`` and ``/d/`` are both a listing, ``/`` one that links the landing page); Tornado's
+``StaticFileHandler(default_filename="index.html")`` (``/d`` -> 301 ``/d/``, no listings, content
+ETags; origin-form only, through ``tunnel.py --origin-form``); Jetty 9's DefaultServlet (``/d``
+-> 302 ``/d/``, ``/x.html/`` -> 302 ``/x.html``, listings, no ETag). The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -40,9 +50,10 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 ``real_servers/tunnel.py``, which relays it to nginx's TLS port (the rest to its http port).
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
-``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``tc.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test``
-and their ``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects
-name the real hostnames.
+``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``tc.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test``,
+``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test`` and their ``www.`` twins) through it
+as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real
+hostnames (``webfsd``'s with its port).
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
@@ -67,6 +78,7 @@ rules the add-on learned (its JSON report).
     nice python benchmarks/bench_real_servers.py
     nice python benchmarks/bench_real_servers.py --orders lifo-c16 --servers nginx --json out.json
     nice python benchmarks/bench_real_servers.py --servers django flask starlette --keep-logs logs/
+    nice python benchmarks/bench_real_servers.py --servers webfs webrick aiohttp tornado jetty
 
 Exit status 1 if any add-on crawl lost a document stock collected or did not finish.
 """
