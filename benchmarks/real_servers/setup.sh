@@ -1,6 +1,6 @@
 #!/bin/sh
 # Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
-# Debian's Apache 2.4, nginx, lighttpd, Caddy, h2o, BusyBox (its httpd), mini_httpd, Tomcat 10,
+# Debian's Apache 2.4, nginx, lighttpd, Caddy, h2o, BusyBox (its httpd), mini_httpd, Tomcat 10, Jetty 9,
 # PHP's CLI (its built-in server), webfs (webfsd) and Ruby with WEBrick, and three
 # documentation packages with HTML trees (Python's http.server needs nothing). Run as root;
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
@@ -37,7 +37,7 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 
-# Keep the packages' maintainer scripts from starting apache2/nginx/h2o on port 80.
+# Keep the packages' maintainer scripts from starting apache2/nginx/h2o (port 80), webfs and jetty9.
 policy=/usr/sbin/policy-rc.d
 created_policy=""
 if [ ! -e "$policy" ]; then
