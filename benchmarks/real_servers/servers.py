@@ -186,6 +186,32 @@ def _script_command(script: str, name: str, interpreter: str = sys.executable) -
     return command
 
 
+def _script_family(
+    name: str,
+    label: str,
+    host: str,
+    script: str,
+    *,
+    interpreter: str = sys.executable,
+    packages: tuple[str, ...] = (),
+    origin_form: bool = False,
+) -> Family:
+    """A family whose server is a script next to this file (see :func:`_script_command`),
+    run in the foreground by ``interpreter``."""
+    command = _script_command(script, name, interpreter)
+    return Family(
+        name,
+        label,
+        host,
+        interpreter,
+        command,
+        template=False,
+        foreground=True,
+        packages=packages,
+        origin_form=origin_form,
+    )
+
+
 def _foreground_command(
     name: str, binary: str, arguments: Callable[[Path, int], list[str]]
 ) -> Callable[[Path, int], list[str]]:
@@ -333,25 +359,9 @@ FAMILIES: dict[str, Family] = {
         owned=("lighttpd-access.log", "lighttpd-error.log", "lighttpd-uploads/"),
     ),
     "caddy": Family(name="caddy", label="Caddy", host="cd.test", binary=CADDY, command=_caddy_command, foreground=True),
-    "python": Family(
-        name="pyserver",
-        label="Python http.server",
-        host="py.test",
-        binary=sys.executable,
-        command=_script_command("pyserver.py", "pyserver"),
-        template=False,
-        foreground=True,
-    ),
+    "python": _script_family("pyserver", "Python http.server", "py.test", "pyserver.py"),
     # Twisted's static.File: /dir -> 302 /dir/, no ETag, no vhosts (twistedserver.py).
-    "twisted": Family(
-        name="twisted",
-        label="Twisted Web",
-        host="tw.test",
-        binary=sys.executable,
-        command=_script_command("twistedserver.py", "twisted"),
-        template=False,
-        foreground=True,
-    ),
+    "twisted": _script_family("twisted", "Twisted Web", "tw.test", "twistedserver.py"),
     # Vercel's serve with its defaults: cleanUrls (``/x.html`` -> 301 ``/x``, ``/d/index.html``
     # -> 301 ``/d/index`` -> 301 ``/d``), ``/d`` and ``/d/`` both the index (relative links
     # resolve differently), ``/x/`` serves ``/x``, a styled 404, content ETags, no vhosts.
@@ -544,42 +554,17 @@ FAMILIES: dict[str, Family] = {
     # Ruby's WEBrick (webrickserver.rb: ``DocumentRoot``, its defaults): ``/d`` -> 301
     # ``http://<host>/d/``, ``index.html``, listings where there is none, ``/x.html/anything``
     # serves ``/x.html``, inode-size-mtime ETags, no vhosts, case-sensitive, an HTML 404.
-    "webrick": Family(
-        name="webrick",
-        label="WEBrick",
-        host="rb.test",
-        binary=RUBY,
-        command=_script_command("webrickserver.rb", "webrick", RUBY),
-        template=False,
-        foreground=True,
-    ),
+    "webrick": _script_family("webrick", "WEBrick", "rb.test", "webrickserver.rb", interpreter=RUBY),
     # aiohttp's ``web.static`` (aiohttpserver.py, ``show_index=True``): no index files, ``/d``
     # and ``/d/`` both a listing (absolute links; ``/`` one that links ``/index.html``), no
     # redirects, ``/x.html/`` serves ``/x.html``, ``/a//b`` a 404, mtime-size ETags, no vhosts,
     # case-sensitive.
-    "aiohttp": Family(
-        name="aiohttp",
-        label="aiohttp",
-        host="ah.test",
-        binary=sys.executable,
-        command=_script_command("aiohttpserver.py", "aiohttp"),
-        template=False,
-        foreground=True,
-        packages=("aiohttp",),
-    ),
+    "aiohttp": _script_family("aiohttp", "aiohttp", "ah.test", "aiohttpserver.py", packages=("aiohttp",)),
     # Tornado's ``StaticFileHandler`` (tornadoserver.py, ``default_filename="index.html"``):
     # ``/d`` -> 301 ``/d/`` (relative, query dropped), no listings (404), ``/x.html/`` and
     # ``/a//b`` serve the file, SHA-512 content ETags, no vhosts, case-sensitive; origin-form only.
-    "tornado": Family(
-        name="tornado",
-        label="Tornado",
-        host="to.test",
-        binary=sys.executable,
-        command=_script_command("tornadoserver.py", "tornado"),
-        template=False,
-        foreground=True,
-        packages=("tornado",),
-        origin_form=True,
+    "tornado": _script_family(
+        "tornado", "Tornado", "to.test", "tornadoserver.py", packages=("tornado",), origin_form=True
     ),
     # Jetty 9.4 (jetty.conf.in: the site root as the root web application, the package's
     # webdefault.xml): the DefaultServlet (``/d`` -> 302 ``http://<host>/d/``, ``index.html``
