@@ -130,6 +130,8 @@ class Admission:
         meta = request.meta
         if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta:
             return False
+        if self.dedup.session_links is not None and self.dedup.session_links.admitted(request):
+            return False  # let through for its page's plain links: held, it would be dropped
         assert self.dedup.holdback is not None
         return self.dedup.holdback.hold(request, url, host_of(url))
 
@@ -205,6 +207,10 @@ class Admission:
             if self.forbidden.active:
                 self.forbidden.copy_dropped(key, request, pending=claim is not None)
             return self.dropped(request, fingerprint, reason, learned=learned)
+        session_links = self.dedup.session_links
+        if claim is None and session_links is not None and session_links.refetch(key, request):
+            self.count("urlnorm/session_links_refetched")  # its links were spelled for a cookieless client
+            return _ADMIT
         if claim is None and key in self.dedup.failed:
             return _ADMIT  # its representative did not deliver: this one may
         if learned and claim is None and self.dedup.holds.foreign(key):

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 
     from .depths import ClaimDepths
     from .policy import Policy
+    from .session_links import SessionLinkedPages
     from .twins import TwinProbes
 
 logger = logging.getLogger(__name__)
@@ -161,6 +162,8 @@ class Deduplicator:
         self.twins: TwinProbes | None = None
         #: Set by ``wiring`` with ``DEPTH_LIMIT`` (see :mod:`scrapy_urlnorm.depths`).
         self.depths: ClaimDepths | None = None
+        #: Set by ``wiring`` with cookies on (see :mod:`scrapy_urlnorm.session_links`).
+        self.session_links: SessionLinkedPages | None = None
         #: Pages a link on which ``robots.txt`` forbade, as the fetched spelling
         #: spelled it: their other spellings are fetched (see ``robots.ForbiddenSpellings``).
         self.forbidden = ForbiddenSpellings(self)

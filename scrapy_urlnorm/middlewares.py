@@ -288,6 +288,8 @@ class NormalizeMiddleware:
             method = "GET" if audit.get("head") else request.method
             return request.replace(method=method, dont_filter=True, meta=meta)
         try:
+            if status == 200 and self.dedup.session_links is not None and audit is None:
+                self.dedup.session_links.observe(request, response, self.dedup.fingerprint(request).keys)
             if status == 200:
                 self.dedup.responses.observe_page(
                     request,

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from .dedup import Deduplicator
     from .keys import Fingerprint
+    from .ledger import Claim
 
 
 #: Failed keys whose sent requests are remembered (beyond: exact copies are fetched, as before).
@@ -92,6 +93,8 @@ class Settlement:
             if dedup.depths is not None:
                 dedup.depths.delivered(request, held)
             if claim is not None:
+                if dedup.session_links is not None and claim.drops:
+                    self._refetch_session_linked(request, claim, held)
                 key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
                 dedup.audits.audit_drops(claim, fingerprint.value, key, request.url)
                 self.forget_failures(ledger.delivered(claim))
@@ -104,6 +107,17 @@ class Settlement:
                 sent = self.sent.record(keys, request)
                 if claim is not None and holds:
                     dedup.fail(claim, why, sent)
+
+    def _refetch_session_linked(self, request: Request, claim: Claim, keys: tuple[int, ...]) -> None:
+        """``request`` delivered a page whose links carry the session its answer opened:
+        one spelling dropped against it is fetched after all, with the cookie now (see
+        :mod:`scrapy_urlnorm.session_links`)."""
+        dedup = self.dedup
+        assert dedup.session_links is not None
+        other = next((drop for drop in claim.drops or () if not drop.settled and drop.url != request.url), None)
+        if other is not None and dedup.session_links.refetch(keys):
+            dedup.count("urlnorm/session_links_refetched")
+            dedup.ledger.release_as_written([other], "session_links")
 
     def _rekey(self, fingerprint: Fingerprint) -> None:
         """A page delivered by a request checked under older rules (in flight, or

@@ -92,6 +92,12 @@ STATS: tuple[StatKey, ...] = (
         "requests of a non-default callback fetched for a page the default callback (`parse`) had claimed: "
         "keys are each callback's own, so a page is fetched once for each callback that asks for it",
     ),
+    StatKey(
+        "urlnorm/session_links_refetched", "filter", "live",
+        "with cookies on and a `CrawlSpider`: pages delivered with the session their answer opened written "
+        "into their links (a client without the cookie) fetched once more under another spelling, now with "
+        "the cookie: an item rule may match only the plain links",
+    ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     # -- ledger
     StatKey(
@@ -106,7 +112,7 @@ STATS: tuple[StatKey, ...] = (
         "or because the learned drop could not be parked for revocation (`parked_overflow`); `unsettled`: "
         "dropped unverified as a session-token spelling of a resource that later answered another page; "
         "`catch_all`: a learned drop parked against a page the server then answered at unrelated URLs too "
-        "(a soft 404)",
+        "(a soft 404); `session_links`: see `urlnorm/session_links_refetched`",
     ),
     StatKey("urlnorm/released", "ledger", "close", "drops released in all"),
     StatKey(

@@ -19,6 +19,7 @@ from .keys import is_default_fingerprinter
 from .persistence import ABANDONED_FILE, FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
 from .resume import PENDING_FILE, PendingFile
+from .session_links import SessionLinkedPages
 from .stores import RedisRules, RedisStore, SeenStore
 from .twins import TwinProbes
 from .validators import EntityTags
@@ -117,6 +118,8 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     if dedup.depths is not None and isinstance(store, RedisStore):
         store.link.depth_of = dedup.depths.claim_depth
         store.on_depth = dedup.depths.claimed_elsewhere
+    if settings.getbool("COOKIES_ENABLED"):
+        dedup.session_links = SessionLinkedPages(lambda: crawler.spider)
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None

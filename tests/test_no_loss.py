@@ -35,7 +35,16 @@ import scrapy
 from crawl_process import spawn
 from demoweb.crawling import CrawlResult, LinkSpider, crawl
 from demoweb.generated import generate
-from demoweb.server import NETLOC_HEADER, SCHEME_HEADER, FunctionSite, Hit, Reply, Site, VirtualWeb
+from demoweb.server import (
+    NETLOC_HEADER,
+    SCHEME_HEADER,
+    FunctionSite,
+    Hit,
+    Reply,
+    Site,
+    VirtualWeb,
+    request_cookie,
+)
 from demoweb.web import START_URLS, build_sites
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.linkextractors import LinkExtractor
@@ -1421,6 +1430,54 @@ async def test_crawlspider_rules_are_told_apart_as_callbacks() -> None:
     assert addon.stats.get("urlnorm/callbacks_kept_apart") == 1  # (counted for the item rule's requests)
     assert addon.fetched().count("/product/2") == 2
     assert addon.requests == stock.requests + 1
+
+
+#: The session a cookieless client is given (in a cookie, and in every link of its answer).
+SESSION_TOKEN = "8F0A2C4E6B1D3F5A"
+
+
+def session_links_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As Tomcat's ``encodeURL`` writes links: to a client that sent no session cookie,
+    a ``Set-Cookie`` and every link spelled ``;jsessionid=``; to one that did, plain
+    links. ``/app/`` links the FAQ and another page, which links ``/app/`` again with
+    a tracking parameter; nothing else links the FAQ."""
+    path, _, _ = path.partition(";")
+    links = {"/app/": ["/app/help/faq.html", "/app/other.html"], "/app/other.html": ["/app/?utm_source=menu"]}
+    if path not in links and path != "/app/help/faq.html":
+        return Reply.not_found()
+    if request_cookie(headers, "JSESSIONID") == SESSION_TOKEN:
+        return Reply.page(f"s:{path}", links.get(path, []))
+    spelled = [f"{href};jsessionid={SESSION_TOKEN}" for href in links.get(path, [])]
+    return Reply.page(f"s:{path}", spelled, extra_headers={"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"})
+
+
+class HtmlItemsSpider(ShopCrawlSpider):
+    """Items are the ``.html`` files as written (a session id after them: followed only)."""
+
+    name = "html-rules"
+    rules = (Rule(LinkExtractor(allow=r"\.html$"), callback="parse_item"), Rule(LinkExtractor(), follow=True))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_links_carried_a_new_session_is_fetched_again_for_its_plain_links() -> None:
+    """Frameworks seed 584112 (``--rules --cookies``) lost ``/app/help/faq.html``: the
+    first answer of ``/app/`` (no cookie yet) spelled its links with the session, which
+    the item rule's pattern does not match, so the FAQ was fetched for the follow rule
+    only. Stock fetched ``/app/?utm_source=menu`` later, with the cookie, met the plain
+    link and collected the item; the add-on dropped that spelling (``tracking_params``).
+    With cookies on and a ``CrawlSpider``, a page whose answer opened a session it wrote
+    into its links is fetched once more under another spelling."""
+    settings = {**ORDERED, "COOKIES_ENABLED": True}
+    sites = {"s.test": FunctionSite(session_links_site)}
+    stock, addon = await stock_and_addon(sites, ["http://s.test/app/"], settings, HtmlItemsSpider)
+    assert "s:/app/help/faq.html" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/session_links_refetched") == 1
+    assert addon.fetched().count("/app/?utm_source=menu") == 1
+    # Without cookies every answer spells the session: no page is fetched again for it.
+    stock, addon = await stock_and_addon(sites, ["http://s.test/app/"], ORDERED, HtmlItemsSpider)
+    assert_no_loss(stock, addon)
+    assert "urlnorm/session_links_refetched" not in addon.stats
 
 
 def moved_listings_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:

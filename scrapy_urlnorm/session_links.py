@@ -1,0 +1,113 @@
+"""Pages whose links were spelled for a client without the session cookie.
+
+A site that keeps its session in a cookie, and in its links for a client that
+has none yet (Tomcat's ``;jsessionid=``, PHP's ``?PHPSESSID=`` with
+``use_trans_sid``), answers the first request with a ``Set-Cookie`` and every
+link spelled with that session. Once the cookie is in Scrapy's jar, the same page
+answers with plain links. The page is the same (its digest leaves the session out
+of links), but a ``CrawlSpider`` reads the *spelling* of each link: an item rule
+whose pattern matches ``/help/faq.html`` and not ``/help/faq.html;jsessionid=...``
+sends only the plain spelling to its callback. Stock Scrapy fetches another
+spelling of that first page later (``h:80/app/``), with the cookie, meets the
+plain links, and collects the item; the add-on dropped that spelling against the
+page it already had, met only the session spellings, which the follow rule took,
+and lost the item (frameworks webs with ``--rules --cookies``, seeds 584112 and
+584123; random webs with ``--sessions``, seed 164706).
+
+So, with cookies on and a ``CrawlSpider``, a page whose answer set a cookie the
+request did not send and whose body repeats its value (the session written into
+its links) is fetched once more under the next spelling met (now with the
+cookie): its page with plain links goes to the spider. Once per page, and only
+for such answers, so it ends: the second request carries the cookie.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from scrapy.spiders import CrawlSpider
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Request
+    from scrapy.http import Response
+
+#: Keys remembered at once (least recently noted go first): a crawl meets few such pages.
+MAX_PAGES = 20_000
+#: Shorter cookie values are no evidence that the body repeats a session (``lang=en``).
+MIN_SESSION_LENGTH = 8
+
+
+def session_written_in(response: Response, sent: bytes = b"") -> bool:
+    """Whether ``response`` sets a cookie whose value its body repeats, one the request
+    did not send (its ``Cookie`` header, ``sent``): a session the server wrote into the
+    page's links for a client that keeps no such cookie yet."""
+    body = response.body
+    for header in response.headers.getlist(b"Set-Cookie"):
+        value = header.partition(b";")[0].partition(b"=")[2].strip(b'" ')
+        if len(value) >= MIN_SESSION_LENGTH and value not in sent and value in body:
+            return True
+    return False
+
+
+def reads_link_spellings(request: Request, spider: object) -> bool:
+    """Whether ``request``'s answer goes to a ``CrawlSpider``'s rules, which send each
+    link to a callback by how it is spelled (its own callback's, or, for a start
+    request without one, the spider's)."""
+    owner = getattr(request.callback, "__self__", None) if request.callback is not None else spider
+    return isinstance(owner, CrawlSpider)
+
+
+class SessionLinkedPages:
+    """Keys of pages delivered with links spelled for a cookieless client, each
+    fetched once more under another spelling (see the module docstring)."""
+
+    def __init__(self, spider: Callable[[], object] = lambda: None, max_pages: int = MAX_PAGES) -> None:
+        #: The crawl's spider, when asked (a start request has no callback of its own).
+        self.spider = spider
+        self._waiting: OrderedDict[int, None] = OrderedDict()
+        self._done: OrderedDict[int, None] = OrderedDict()
+        #: The request last let through (``refetch``).
+        self._admitted: Request | None = None
+        self.max_pages = max_pages
+
+    def observe(self, request: Request, response: Response, keys: tuple[int, ...]) -> None:
+        """A page delivered to ``request`` under ``keys``: remembered if its links carry
+        the session its answer opened, and no other spelling of it was fetched for that."""
+        if not reads_link_spellings(request, self.spider()) or not session_written_in(
+            response, request.headers.get(b"Cookie") or b""
+        ):
+            return
+        for key in keys:
+            if key not in self._done:
+                self._waiting[key] = None
+                self._waiting.move_to_end(key)
+        while len(self._waiting) > self.max_pages:
+            self._waiting.popitem(last=False)
+
+    def refetch(self, keys: tuple[int, ...] | int, request: Request | None = None) -> bool:
+        """Whether ``request``, a spelling of the page of ``keys``, is to be fetched rather
+        than dropped: true once per page (and again for the same request, which the
+        filter may check under its host's learned key next), then the page is settled
+        as any other."""
+        if request is not None and request is self._admitted:
+            return True
+        keys = (keys,) if isinstance(keys, int) else keys
+        if not any(key in self._waiting for key in keys):
+            return False
+        for key in keys:
+            self._waiting.pop(key, None)
+            self._done[key] = None
+        while len(self._done) > self.max_pages:
+            self._done.popitem(last=False)
+        self._admitted = request
+        return True
+
+    def admitted(self, request: Request) -> bool:
+        """Whether ``request`` is the spelling last let through to be fetched again."""
+        return request is self._admitted
+
+    def sizes(self) -> dict[str, int]:
+        return {"session_linked_pages": len(self._waiting) + len(self._done)}
