@@ -40,6 +40,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "failed_sent_keys": len(dedup.settling.sent),
         "abandoned_keys": len(dedup.abandoned),
         "claim_depths": len(dedup.depths) if dedup.depths is not None else 0,
+        "session_linked_pages": len(dedup.session_links) if dedup.session_links is not None else 0,
         "hosts_with_pages_for_rekeying": len(dedup.pages.hosts()),
         "invalid_hosts_logged": len(dedup.keys.invalid_hosts),
         **dedup.forbidden.sizes(),

@@ -105,9 +105,9 @@ class SessionLinkedPages:
         self._admitted = request
         return True
 
+    def __len__(self) -> int:
+        return len(self._waiting) + len(self._done)
+
     def admitted(self, request: Request) -> bool:
         """Whether ``request`` is the spelling last let through to be fetched again."""
         return request is self._admitted
-
-    def sizes(self) -> dict[str, int]:
-        return {"session_linked_pages": len(self._waiting) + len(self._done)}

@@ -473,6 +473,11 @@ STATS: tuple[StatKey, ...] = (
         "body digests the soft-404 cap pushed out (oldest first)",
     ),
     StatKey("urlnorm/memory/rule_states", "memory", "close", "rule states, active or gathering evidence (cap 100,000)"),
+    StatKey(
+        "urlnorm/memory/session_linked_pages", "memory", "close",
+        "with cookies on: keys of pages whose links carried the session their answer opened, to be fetched "
+        "once more or fetched so (cap 20,000 each)",
+    ),
     StatKey("urlnorm/memory/iis_hosts", "memory", "close", "hosts seen to be IIS (cap 100,000)"),
     StatKey(
         "urlnorm/memory/sites_with_relative_links", "memory", "close",
