@@ -288,8 +288,15 @@ class NormalizeMiddleware:
             method = "GET" if audit.get("head") else request.method
             return request.replace(method=method, dont_filter=True, meta=meta)
         try:
-            if status == 200 and self.dedup.session_links is not None and audit is None:
-                self.dedup.session_links.observe(request, response, self.dedup.fingerprint(request).keys)
+            # (keys are made only for such a page: cookies are on in most crawls)
+            session_links = self.dedup.session_links
+            if (
+                status == 200
+                and session_links is not None
+                and audit is None
+                and session_links.links_session_opened(request, response)
+            ):
+                session_links.remember(self.dedup.fingerprint(request).keys)
             if status == 200:
                 self.dedup.responses.observe_page(
                     request,

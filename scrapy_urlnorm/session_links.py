@@ -73,13 +73,15 @@ class SessionLinkedPages:
         self._admitted: Request | None = None
         self.max_pages = max_pages
 
-    def observe(self, request: Request, response: Response, keys: tuple[int, ...]) -> None:
-        """A page delivered to ``request`` under ``keys``: remembered if its links carry
-        the session its answer opened, and no other spelling of it was fetched for that."""
-        if not reads_link_spellings(request, self.spider()) or not session_written_in(
+    def links_session_opened(self, request: Request, response: Response) -> bool:
+        """Whether the page delivered to ``request`` is one to remember: its answer goes
+        to a ``CrawlSpider`` and its links carry the session the answer opened."""
+        return reads_link_spellings(request, self.spider()) and session_written_in(
             response, request.headers.get(b"Cookie") or b""
-        ):
-            return
+        )
+
+    def remember(self, keys: tuple[int, ...]) -> None:
+        """The keys of such a page, to be fetched once more (unless that was done)."""
         for key in keys:
             if key not in self._done:
                 self._waiting[key] = None
