@@ -170,6 +170,7 @@ def row(comparison: Comparison) -> dict[str, Any]:
         "lost": sorted(comparison.lost),
         "robots_luck": sorted(comparison.robots_luck),
         "offsite_luck": sorted(comparison.offsite_luck),
+        "cookie_luck": sorted(comparison.cookie_luck),
         "problems": problems,
         "sanity": sanity,
         "describe": comparison.web.describe() if problems or sanity else "",
@@ -196,6 +197,8 @@ def line(result: dict[str, Any]) -> str:
         verdict += f" (robots.txt luck, not lost: {result['robots_luck']})"
     if result.get("offsite_luck"):
         verdict += f" (offsite reached by a retry, not lost: {result['offsite_luck']})"
+    if result.get("cookie_luck"):
+        verdict += f" (cookie order luck, not lost: {result['cookie_luck']})"
     return (
         f"seed {result['seed']:>5} {result['order']:<20} stock {stock['requests']:>4} req {stock['docs']:>3} docs"
         f" {stock['seconds']:>5.1f}s | add-on {addon['requests']:>4} req {addon['docs']:>3} docs"
@@ -522,6 +525,7 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
         for key, why in (
             ("robots_luck", "because a robots.txt it asked for failed (it forbids every URL stock had them at; "),
             ("offsite_luck", "on hosts allowed_domains leaves out, past the offsite filter after a retry ("),
+            ("cookie_luck", "in some crawl orders: with cookies, a stock crawl in another order misses them too ("),
         ):
             luck = [r for r in done if r.get(key)]
             if luck:

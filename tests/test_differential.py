@@ -53,6 +53,7 @@ from demoweb.randomweb import (
     generate,
     robots_answered,
     robots_rules,
+    told_from_cookie_luck,
 )
 from demoweb.server import Dynamic, Hit, Lenient
 from demoweb.sitemaps import Sitemaps, sitemap_urls
@@ -542,4 +543,34 @@ def test_robots_txt_luck_on_a_default_port_stock_read_without_its_robots_txt(
     order = replace(CrawlOrder.from_seed(8), robots=True, flaky=True, stops=stops)  # (8: a JOBDIR order)
     comparison = Comparison(138415, order, web, stock, addon)
     assert comparison.robots_luck == ({doc} if luck else set())
+    assert comparison.lost == (set() if luck else {doc})
+
+
+@pytest.mark.parametrize(
+    ("seed", "flags", "doc", "luck"),
+    [
+        # Stock misses it in every ``lifo-c1`` order: the first page of the host it asks for
+        # is ``/app/``, answered with session links only.
+        (584409, {"rules": True, "cookies": True, "params": True}, "tomcat2.test/app/events-tips.html", True),
+        # The add-on once lost it by dropping the spelling stock fetched with the cookie:
+        # stock collects it in every order, so it stays lost.
+        (584112, {"rules": True, "cookies": True}, "tomcat1.test/app/help/faq.html", False),
+        (584409, {"rules": True, "params": True}, "tomcat2.test/app/events-tips.html", False),  # no cookies
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_cookie_luck_is_a_document_stock_misses_too_in_another_crawl_order(
+    seed: int, flags: dict[str, bool], doc: str, luck: bool, tmp_path: Path
+) -> None:
+    """With cookies on, a page's links depend on the order of the crawl (a session written
+    into the links of the first page a host answers), so a document stock collects in one
+    order it may miss in another: frameworks seed 584409 (``--rules --cookies --kills 2``)
+    and random seed 164846 (``--rules --cookies --sessions``). Such a document is reported
+    apart, not lost; one every stock order collects is lost."""
+    order = replace(CrawlOrder.from_seed(seed), **flags)
+    web = generate_framework_web(seed, query_pages=order.params)
+    stock = CrawlSummary([doc], 10, "finished", 1.0, {})
+    addon = CrawlSummary([], 5, "finished", 1.0, {})
+    comparison = await told_from_cookie_luck(FrameworkComparison(seed, order, web, stock, addon), {}, tmp_path)
+    assert comparison.cookie_luck == ({doc} if luck else set())
     assert comparison.lost == (set() if luck else {doc})

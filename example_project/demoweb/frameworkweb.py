@@ -123,6 +123,7 @@ from .randomweb import (
     crawl_with_stops,
     render_page,
     serve,
+    told_from_cookie_luck,
     web_settings,
 )
 from .server import Reply, request_cookie
@@ -1682,4 +1683,6 @@ async def compare_frameworks(
         with serve(web, order) as server:
             addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard, server=server)
             _tally(web, server.hits, addon.doc_ids, "addon", families)
-    return FrameworkComparison(seed, order, web, stock, addon, baseline, families)
+    return await told_from_cookie_luck(
+        FrameworkComparison(seed, order, web, stock, addon, baseline, families=families), both, workdir
+    )
