@@ -66,9 +66,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .audit_choice import VERIFY_FIRST, AuditChoice
 from .depths import depth_of
-from .hostrules import twins
-from .learning import VERIFIED_FAMILIES, RuleKind
+from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
 from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_DIFFERS, REDIRECT_UNDECIDED, RedirectVerdicts
 from .spellings import ParamSpellings
@@ -87,8 +87,6 @@ logger = logging.getLogger(__name__)
 #: the drops audits sample.
 SEMANTIC_RANK = min(STEP_RANKS[step.name] for step in STEPS if step.tier >= 3)
 SEMANTIC_REASONS = frozenset(name for rank, name in REASONS.items() if rank >= SEMANTIC_RANK)
-#: Drops of a learned rule audited unconditionally (when audits are on at all).
-VERIFY_FIRST = 2
 #: Distinct URLs audited per scope (one learned rule of one host, or one static step).
 AUDITS_PER_SCOPE = 5
 #: Distinct URLs remembered per scope verified on every drop (a redirect-taught rule, VERIFIED_FAMILIES;
@@ -96,7 +94,6 @@ AUDITS_PER_SCOPE = 5
 VERIFIED_PER_SCOPE = 20_000
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
-_WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
 #: Digests of delivered pages remembered for audits (LRU).
 DIGESTS_REMEMBERED = 100_000
 #: Answers remembered (LRU): of URLs fetched as audits, so none is fetched for an audit twice, of
@@ -308,15 +305,8 @@ class AuditDesk:
         self.verdicts = RedirectVerdicts(dedup, auditor)
         #: Resources whose parameter's spellings all answered one page (see ``spellings``).
         self.spellings = ParamSpellings()
-
-    def verifies_every(self, host: str, reason: str) -> bool:
-        """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
-        taught, or a family of :data:`VERIFIED_FAMILIES` (see the module's docstring);
-        never a static step's reason."""
-        learned = self.dedup.learned
-        if learned is None or not reason.startswith("learned:"):
-            return False
-        return learned.verifies_every(host, reason.removeprefix("learned:"))
+        #: Which drops are verified or audited (see ``audit_choice``).
+        self.choice = AuditChoice(dedup, auditor, self.spellings)
 
     def fetches_redirect_target(self, request: Request, host: str, reason: str, own: int, key: int) -> bool:
         """Whether ``request`` (static key ``own``), a redirect target, is fetched rather
@@ -329,7 +319,7 @@ class AuditDesk:
         as written: in its taught form it would download its representative's page again
         and check nothing (seed 130015: ``www.h/x/``, a redirect target, sent as ``www.h/x``,
         delivered already)."""
-        if "redirect_urls" not in request.meta or not self.verifies_every(host, reason):
+        if "redirect_urls" not in request.meta or not self.choice.verifies_every(host, reason):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -338,68 +328,12 @@ class AuditDesk:
         self.dedup.count("urlnorm/redirect_targets_fetched")
         return True
 
-    def _should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
-        """``Auditor.should_audit`` for a drop of ``request`` for ``reason`` on ``host`` (a
-        learned rule's, or a static step's), with the rule's budget and what its content showed."""
-        every = (self.verifies_every(host, reason) or (learned and self._caught_all(key))) and not self._settled(
-            request, key
-        )
-        scope = self.scope(host, reason) if learned else reason
-        vouched = learned and not every and self.vouched(host, reason)
-        inherited = bool(request.meta.get(M.NO_AUDIT))
-        return self.auditor.should_audit(
-            scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
-        )
-
-    def _caught_all(self, key: int) -> bool:
-        """Whether ``key``'s representative delivered a catch-all page (a soft 404: one body
-        under unrelated URLs), which says nothing of the URL it was delivered at: a learned
-        drop against it is verified (see :mod:`scrapy_urlnorm.catch_all`)."""
-        learner, digest = self.dedup.learner, self.auditor.digest(key)
-        return learner is not None and digest is not None and learner.pages.is_catch_all(digest)
-
-    def _settled(self, request: Request, key: int) -> bool:
-        """Whether ``request``'s URL spells a parameter of a resource whose spellings
-        all answered the delivered page of ``key`` (see :mod:`scrapy_urlnorm.spellings`):
-        its drop needs no verification of its own."""
-        digest = self.auditor.digest(key)
-        if digest is None or "?" not in request.url:
-            return False
-        url = self.dedup.normalize(request.url)[0]
-        if url is None or not self.spellings.settles(url, digest):
-            return False
-        self.dedup.count("urlnorm/settled_spellings")
-        return True
-
-    def vouched(self, host: str, reason: str) -> bool:
-        """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
-        on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
-        while it was undecided or in flight, audits that found its pages): what its first
-        audited drops would show, it showed already."""
-        learned, learner = self.dedup.learned, self.dedup.learner
-        if learned is None or learner is None:
-            return False
-        kind = reason.removeprefix("learned:")
-        for rule in learned.rules_of(host):
-            if rule.kind == kind:
-                return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
-        return False
-
-    def scope(self, host: str, reason: str) -> str:
-        """What a learned drop's audit budget is counted against: the rule on its site.
-        Twins an active ``www_alias`` made one site share their rules, so they share
-        the rules' audits too (``www_alias`` itself lives on the bare twin)."""
-        learned = self.dedup.learned
-        if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
-            host = twins(host)[0]
-        return f"{host} {reason}"
-
     def audit_now(self, request: Request, own: int, key: int, reason: str, host: str) -> bool:
         """At check time, against a delivered page: fetch ``request`` as an audit instead of dropping it?"""
         meta = request.meta
         if "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
-        if not self._should_audit(request, own, key, reason, host, learned=reason.startswith("learned:")):
+        if not self.choice.should_audit(request, own, key, reason, host, learned=reason.startswith("learned:")):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -413,7 +347,7 @@ class AuditDesk:
         it, because its rule's first drops on this host are to be checked?"""
         if "redirect_urls" in request.meta:
             return False
-        if not self._should_audit(request, own, key, reason, host, learned=True):
+        if not self.choice.should_audit(request, own, key, reason, host, learned=True):
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
@@ -448,7 +382,7 @@ class AuditDesk:
                 # The URL that delivered is this drop's own up to static steps (a link's
                 # rewritten or taught form, spelled as the drop normalizes): nothing to verify.
                 continue
-            if self._should_audit(request, own, key, reason, drop.host, learned=drop.learned):
+            if self.choice.should_audit(request, own, key, reason, drop.host, learned=drop.learned):
                 if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
@@ -500,7 +434,7 @@ class AuditDesk:
             request.meta[M.AUDIT] = {**audit, "inconclusive": True}
             self.dedup.count("urlnorm/audits_inconclusive")
             if audit["reason"].startswith("learned:"):
-                self.auditor.inconclusive(self.scope(audit["host"], audit["reason"]))
+                self.auditor.inconclusive(self.choice.scope(audit["host"], audit["reason"]))
             return
         self.dedup.count("urlnorm/audits")
         if not same:

@@ -1120,7 +1120,7 @@ def test_twins_one_site_share_their_rules_audit_budget() -> None:
     for page in ("a", "b"):
         dedup.learner.observe_redirect(f"http://www.h.test/{page}", f"http://h.test/{page}")
     assert dedup.learned.aliased("www.h.test")
-    scope = dedup.audits.scope
+    scope = dedup.audits.choice.scope
     case = "learned:case_insensitive_path"
     assert scope("www.h.test", case) == scope("h.test", case)
     # Twins not (yet) one site keep apart, except for www_alias itself, which lives on the bare twin.

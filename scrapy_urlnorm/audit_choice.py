@@ -1,0 +1,104 @@
+"""Which drops are checked: verified on every drop, audited, or left to the rule.
+
+Split from :mod:`scrapy_urlnorm.audits`, which sends audits and settles them; this
+decides which drops they are for. A drop is verified whatever the budget where its
+rule is one a host's redirects taught or of :data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`,
+or where its representative delivered a catch-all page; not where its URL spells a
+parameter all of whose spellings answered that page (``spellings``). Otherwise the
+:class:`~scrapy_urlnorm.audits.Auditor` samples it within its rule's budget, counted
+per site (``www`` twins one site once ``www_alias`` holds), the first
+:data:`VERIFY_FIRST` drops of a learned rule always, unless content vouched for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+from .hostrules import twins
+from .learning import RuleKind
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .audits import Auditor
+    from .dedup import Deduplicator
+    from .spellings import ParamSpellings
+
+#: Drops of a learned rule audited unconditionally (when audits are on at all).
+VERIFY_FIRST = 2
+_WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
+
+
+class AuditChoice:
+    """Decides, for a :class:`~scrapy_urlnorm.audits.AuditDesk`, which drops to check."""
+
+    def __init__(self, dedup: Deduplicator, auditor: Auditor, spellings: ParamSpellings) -> None:
+        self.dedup = dedup
+        self.auditor = auditor
+        self.spellings = spellings
+
+    def verifies_every(self, host: str, reason: str) -> bool:
+        """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
+        taught, or a family of :data:`VERIFIED_FAMILIES` (see the module's docstring);
+        never a static step's reason."""
+        learned = self.dedup.learned
+        if learned is None or not reason.startswith("learned:"):
+            return False
+        return learned.verifies_every(host, reason.removeprefix("learned:"))
+
+    def should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
+        """``Auditor.should_audit`` for a drop of ``request`` for ``reason`` on ``host`` (a
+        learned rule's, or a static step's), with the rule's budget and what its content showed."""
+        every = (self.verifies_every(host, reason) or (learned and self.caught_all(key))) and not self.settled(
+            request, key
+        )
+        scope = self.scope(host, reason) if learned else reason
+        vouched = learned and not every and self.vouched(host, reason)
+        inherited = bool(request.meta.get(M.NO_AUDIT))
+        return self.auditor.should_audit(
+            scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
+        )
+
+    def caught_all(self, key: int) -> bool:
+        """Whether ``key``'s representative delivered a catch-all page (a soft 404: one body
+        under unrelated URLs), which says nothing of the URL it was delivered at: a learned
+        drop against it is verified (see :mod:`scrapy_urlnorm.catch_all`)."""
+        learner, digest = self.dedup.learner, self.auditor.digest(key)
+        return learner is not None and digest is not None and learner.pages.is_catch_all(digest)
+
+    def settled(self, request: Request, key: int) -> bool:
+        """Whether ``request``'s URL spells a parameter of a resource whose spellings
+        all answered the delivered page of ``key`` (see :mod:`scrapy_urlnorm.spellings`):
+        its drop needs no verification of its own."""
+        digest = self.auditor.digest(key)
+        if digest is None or "?" not in request.url:
+            return False
+        url = self.dedup.normalize(request.url)[0]
+        if url is None or not self.spellings.settles(url, digest):
+            return False
+        self.dedup.count("urlnorm/settled_spellings")
+        return True
+
+    def vouched(self, host: str, reason: str) -> bool:
+        """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
+        on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
+        while it was undecided or in flight, audits that found its pages): what its first
+        audited drops would show, it showed already."""
+        learned, learner = self.dedup.learned, self.dedup.learner
+        if learned is None or learner is None:
+            return False
+        kind = reason.removeprefix("learned:")
+        for rule in learned.rules_of(host):
+            if rule.kind == kind:
+                return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
+        return False
+
+    def scope(self, host: str, reason: str) -> str:
+        """What a learned drop's audit budget is counted against: the rule on its site.
+        Twins an active ``www_alias`` made one site share their rules, so they share
+        the rules' audits too (``www_alias`` itself lives on the bare twin)."""
+        learned = self.dedup.learned
+        if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
+            host = twins(host)[0]
+        return f"{host} {reason}"
