@@ -30,6 +30,7 @@ from .callbacks import callback_salt
 from .chains import RedirectChains
 from .counters import PUBLISH_EVERY
 from .keys import host_of
+from .session_links import refetching
 from .steps import REASONS
 from .stores import MemoryStore
 from .unfiltered import UnfilteredClaims
@@ -130,7 +131,7 @@ class Admission:
         meta = request.meta
         if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta:
             return False
-        if self.dedup.session_links is not None and self.dedup.session_links.admitted(request):
+        if refetching(request):
             return False  # let through for its page's plain links: held, it would be dropped
         assert self.dedup.holdback is not None
         return self.dedup.holdback.hold(request, url, host_of(url))
@@ -193,6 +194,17 @@ class Admission:
         if claim is None and rank and self.chains.sent_before(key, request):
             rank = 0  # what a representative that did not deliver sent already: stock drops it too
         reason = REASONS.get(rank, "exact")
+        session_links = self.dedup.session_links
+        # (a redirect to the URL itself: stock drops it too)
+        if claim is None and session_links is not None and (rank or source is None):
+            if refetching(request):
+                return _ADMIT  # (checked again under its host's learned key)
+            if session_links.refetch(key, request):
+                # Its links were spelled for a cookieless client. The same URL too: stock met
+                # its plain links through a spelling the add-on dropped (``h:80/x``, whose
+                # relative links spell ``h:80/...``; seeds 165309, 165318).
+                self.count("urlnorm/session_links_refetched")
+                return _ADMIT
         if rank == 0:
             if source is not None and claim is None and self.dedup.distributed and self.dedup.holds.foreign(key):
                 # A redirect to a URL another worker claimed and is not known to have
@@ -207,10 +219,6 @@ class Admission:
             if self.forbidden.active:
                 self.forbidden.copy_dropped(key, request, pending=claim is not None)
             return self.dropped(request, fingerprint, reason, learned=learned)
-        session_links = self.dedup.session_links
-        if claim is None and session_links is not None and session_links.refetch(key, request):
-            self.count("urlnorm/session_links_refetched")  # its links were spelled for a cookieless client
-            return _ADMIT
         if claim is None and key in self.dedup.failed:
             return _ADMIT  # its representative did not deliver: this one may
         if learned and claim is None and self.dedup.holds.foreign(key):

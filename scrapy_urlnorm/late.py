@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from . import meta as M
 from .audits import as_dropped, mark_audit
 from .keys import host_of
+from .session_links import refetching
 from .steps import REASONS
 
 if TYPE_CHECKING:
@@ -152,6 +153,8 @@ class LateChecks:
         if self.shallower(request, key):
             dedup.count("urlnorm/depth_refetched")
             return None
+        if refetching(request):
+            return None  # fetched again for the plain links its page's first answer lacked
         if dedup.forbidden and dedup.forbidden.covers(key, request, host_of(fingerprint.url or "")):
             dedup.count("urlnorm/robots_parent_spellings")  # (see :mod:`scrapy_urlnorm.robots`)
             return None

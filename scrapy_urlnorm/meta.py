@@ -39,6 +39,10 @@ SPELLING_PROBE = "_urlnorm_spelling_probe"
 #: On a drop released to be fetched as written (past the filter: its key is its
 #: representative's). Where it redirects, the target is checked as any redirect is.
 AS_WRITTEN = "_urlnorm_as_written"
+#: On a request let through to fetch a page again for the plain links a cookieless
+#: answer did not have (see ``session_links``): sent as written, never dropped later
+#: against that page (at download time, or as a twin probe, whose 304 has no links).
+SESSION_REFETCH = "_urlnorm_session_refetch"
 #: On a request the crash-safe frontier scheduled again after a crash or stop: it
 #: holds its keys' claim, so it is their representative, never their duplicate.
 RECOVERED = "_urlnorm_recovered"

@@ -16,9 +16,14 @@ and lost the item (frameworks webs with ``--rules --cookies``, seeds 584112 and
 
 So, with cookies on and a ``CrawlSpider``, a page whose answer set a cookie the
 request did not send and whose body repeats its value (the session written into
-its links) is fetched once more under the next spelling met (now with the
-cookie): its page with plain links goes to the spider. Once per page, and only
-for such answers, so it ends: the second request carries the cookie.
+its links) is fetched once more the next time it is linked (now with the cookie):
+its page with plain links goes to the spider. Under any spelling, its very URL
+too: stock may meet the other spelling through a page the add-on dropped, as
+``h:80/y``, whose relative links spell ``h:80/x/`` where the add-on, which read
+``h/y``, meets ``h/x/`` as written again (seeds 165309, 165318). That request is
+sent as written and is not dropped later (at download time, or by a twin probe's
+``304``). Once per page, and only for such answers, so it ends: the second
+request carries the cookie.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from scrapy.spiders import CrawlSpider
+
+from . import meta as M
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -69,8 +76,6 @@ class SessionLinkedPages:
         self.spider = spider
         self._waiting: OrderedDict[int, None] = OrderedDict()
         self._done: OrderedDict[int, None] = OrderedDict()
-        #: The request last let through (``refetch``).
-        self._admitted: Request | None = None
         self.max_pages = max_pages
 
     def links_session_opened(self, request: Request, response: Response) -> bool:
@@ -90,12 +95,10 @@ class SessionLinkedPages:
             self._waiting.popitem(last=False)
 
     def refetch(self, keys: tuple[int, ...] | int, request: Request | None = None) -> bool:
-        """Whether ``request``, a spelling of the page of ``keys``, is to be fetched rather
-        than dropped: true once per page (and again for the same request, which the
-        filter may check under its host's learned key next), then the page is settled
-        as any other."""
-        if request is not None and request is self._admitted:
-            return True
+        """Whether ``request``, a spelling of the page of ``keys`` (or its very URL, linked
+        again), is to be fetched rather than dropped: true once per page (and again for
+        the same request, which the filter may check under its host's learned key next),
+        then the page is settled as any other. The request is marked (:func:`refetching`)."""
         keys = (keys,) if isinstance(keys, int) else keys
         if not any(key in self._waiting for key in keys):
             return False
@@ -104,12 +107,17 @@ class SessionLinkedPages:
             self._done[key] = None
         while len(self._done) > self.max_pages:
             self._done.popitem(last=False)
-        self._admitted = request
+        if request is not None:
+            # As written: its taught form may be the page's own URL, a duplicate by then.
+            request.meta[M.SESSION_REFETCH] = request.meta[M.NO_SHORTCUT] = True
         return True
 
     def __len__(self) -> int:
         return len(self._waiting) + len(self._done)
 
-    def admitted(self, request: Request) -> bool:
-        """Whether ``request`` is the spelling last let through to be fetched again."""
-        return request is self._admitted
+
+def refetching(request: Request) -> bool:
+    """Whether ``request`` was let through to fetch its page again (see
+    :meth:`SessionLinkedPages.refetch`): it is fetched, not dropped or held later.
+    Marked on the request, so that it survives a ``JOBDIR`` queue."""
+    return bool(request.meta.get(M.SESSION_REFETCH))

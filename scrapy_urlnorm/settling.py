@@ -114,7 +114,9 @@ class Settlement:
         :mod:`scrapy_urlnorm.session_links`)."""
         dedup = self.dedup
         assert dedup.session_links is not None
-        other = next((drop for drop in claim.drops or () if not drop.settled and drop.url != request.url), None)
+        waiting = [drop for drop in claim.drops or () if not drop.settled]
+        # Another spelling first; else the URL itself, linked again (see ``session_links``).
+        other = next((drop for drop in waiting if drop.url != request.url), waiting[0] if waiting else None)
         if other is not None and dedup.session_links.refetch(keys):
             dedup.count("urlnorm/session_links_refetched")
             dedup.ledger.release_as_written([other], "session_links")

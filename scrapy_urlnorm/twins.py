@@ -40,6 +40,7 @@ from .callbacks import callback_salt
 from .holdback import loose_key, rule_of, undecided_rules
 from .keys import host_of
 from .recent import put_recent
+from .session_links import refetching
 from .validators import has_conditions, same_tag
 
 if TYPE_CHECKING:
@@ -106,6 +107,8 @@ class TwinProbes:
             return  # a 304 would leave the page unread by this request's callback
         if dedup.depths is not None and dedup.depths.kept(request, twin.key):
             return  # a 304 would leave its links unread, and they come higher than the twin's
+        if refetching(request):
+            return  # a 304 would leave unread the plain links it is fetched for
         undecided = undecided_rules(learner, twin.url, url, host)
         if not undecided or not all(_has_pair(learner, site, host, kind) for site, kind in undecided):
             return

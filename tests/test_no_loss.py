@@ -1480,6 +1480,39 @@ async def test_a_page_whose_links_carried_a_new_session_is_fetched_again_for_its
     assert "urlnorm/session_links_refetched" not in addon.stats
 
 
+def relinked_session_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """:func:`session_links_site`'s sessions, relative links: ``/app/`` links the FAQ and
+    ``other``, which links itself with the default port and ``./``. Only a crawl that
+    fetches ``s.test:80/app/other`` resolves ``./`` to ``s.test:80/app/``, another
+    spelling of the first page; the add-on drops that ``:80`` page and meets ``/app/``
+    only as written again."""
+    path, _, _ = path.partition(";")
+    links = {"/app/": ["help/faq.html", "other"], "/app/other": ["http://s.test:80/app/other", "./"]}
+    if path not in links and path != "/app/help/faq.html":
+        return Reply.not_found()
+    if request_cookie(headers, "JSESSIONID") == SESSION_TOKEN:
+        return Reply.page(f"s:{path}", links.get(path, []))
+    spelled = [f"{href};jsessionid={SESSION_TOKEN}" for href in links.get(path, [])]
+    return Reply.page(f"s:{path}", spelled, extra_headers={"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"})
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_session_linked_page_linked_again_as_written_is_fetched_again() -> None:
+    """Random seeds 165309 and 165318 (``--rules --cookies --sessions``) lost an item
+    each: stock fetched a page at ``h:80/...``, whose relative links spelled the first,
+    session-linked page ``h:80/x/``, and met its plain links there; the add-on had
+    dropped the ``:80`` page (``default_port``) and met ``/x/`` again only as written,
+    an exact duplicate. Such a page is fetched once more when its very URL is linked
+    again, and that request is not dropped later under rules learned meanwhile."""
+    settings = {**ORDERED, "COOKIES_ENABLED": True}
+    sites = {"s.test": FunctionSite(relinked_session_site)}
+    stock, addon = await stock_and_addon(sites, ["http://s.test/app/"], settings, HtmlItemsSpider)
+    assert "s:/app/help/faq.html" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/session_links_refetched") == 1
+    assert addon.fetched().count("/app/") == 2
+
+
 def moved_listings_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """``www.h.test`` redirects every URL to ``h.test``'s; ``/list`` and ``/other`` are
     listings whose ``?page=1`` is the listing itself (so ``ignore_param:page`` is learned,
