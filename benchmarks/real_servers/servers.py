@@ -43,6 +43,7 @@ packages, and the frameworks' pip packages into the Python it is given (``PYTHON
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -106,6 +107,10 @@ JETTY = f"{JETTY_HOME}/start.jar"
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
 HTTP_SERVER = str(NODE_BIN / "http-server")
+#: Go (Debian's ``golang-go``), which builds ``goserver.go`` at the family's start into
+#: ``GO_CACHE`` (once per version of the source; its build cache there too).
+GO = "/usr/bin/go"
+GO_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "scrapy-urlnorm" / "goserver"
 
 LANDING = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Documentation</title></head>
@@ -226,6 +231,29 @@ def _foreground_command(
         return ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', pid_file, binary, *arguments(directory, port)]
 
     return command
+
+
+def _go_binary() -> Path:
+    """``goserver.go`` built by Go into ``GO_CACHE``, named after a digest of its source
+    (built once per version; a build goes to a temporary name first, then is renamed)."""
+    source = HERE / "goserver.go"
+    binary = GO_CACHE / f"goserver-{hashlib.sha1(source.read_bytes()).hexdigest()[:12]}"
+    if not binary.exists():
+        GO_CACHE.mkdir(parents=True, exist_ok=True)
+        partial = binary.with_name(f"{binary.name}.{os.getpid()}")
+        # Its own build cache and GOPATH, and no module proxy: the standard library is all it needs.
+        settings = {"GOCACHE": str(GO_CACHE / "go-build"), "GOPATH": str(GO_CACHE / "gopath"), "GOPROXY": "off"}
+        build = [GO, "build", "-o", str(partial), str(source)]
+        subprocess.run(build, check=True, cwd=GO_CACHE, env={**os.environ, **settings}, stdin=subprocess.DEVNULL)
+        partial.replace(binary)
+    return binary
+
+
+def _go_command(directory: Path, port: int) -> list[str]:
+    """``goserver.go`` (built first if need be, see :func:`_go_binary`) in the foreground,
+    its request log ``go-access.log``."""
+    arguments = [f"-root={directory / 'www'}", f"-port={port}", f"-log={directory / 'go-access.log'}"]
+    return _foreground_command("go", str(_go_binary()), lambda directory, port: arguments)(directory, port)
 
 
 def _tomcat_command(directory: Path, port: int) -> list[str]:
@@ -576,6 +604,21 @@ FAMILIES: dict[str, Family] = {
         host="jt.test",
         binary=JETTY,
         command=_jetty_command,
+        foreground=True,
+    ),
+    # Go's net/http FileServer (goserver.go: ``http.ListenAndServe(addr,
+    # http.FileServer(http.Dir(root)))``, as the net/http documentation serves a directory):
+    # ``/d`` -> 301 ``d/`` and ``/d/index.html`` -> 301 ``./`` (relative ``Location`` values, the
+    # query kept), listings where there is no ``index.html`` (relative links), ``/x.html/`` ->
+    # 301 ``../x.html``, ``/x.html/anything`` a 404, ``/a//b`` and ``/a/./b`` serve ``/a/b``,
+    # ``Last-Modified`` and no ETag, no vhosts, case-sensitive, a plain-text 404.
+    "go": Family(
+        name="go",
+        label="Go net/http",
+        host="go.test",
+        binary=GO,
+        command=_go_command,
+        template=False,
         foreground=True,
     ),
 }
