@@ -621,6 +621,22 @@ FAMILIES: dict[str, Family] = {
         template=False,
         foreground=True,
     ),
+    # WhiteNoise under gunicorn (whitenoiseapp.py: ``WhiteNoise(app, root=, index_file=True)``):
+    # ``/d`` -> 302 ``d/`` and ``/d/index.html`` -> 302 ``./`` (relative, the query dropped), for a
+    # directory with an ``index.html`` only: another is a 404 with or without its slash (no
+    # listings), a file only at its exact path (``/x.html/``, ``/a//b``: 404), mtime-size ETags,
+    # ``Cache-Control: max-age=60``, no vhosts, case-sensitive, the wrapped application's
+    # plain-text 404.
+    "whitenoise": Family(
+        name="whitenoise",
+        label="WhiteNoise",
+        host="wn.test",
+        binary=sys.executable,
+        command=_gunicorn_command("whitenoise", "whitenoiseapp:application"),
+        template=False,
+        foreground=True,
+        packages=("whitenoise", "gunicorn"),
+    ),
 }
 
 

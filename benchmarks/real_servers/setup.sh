@@ -5,7 +5,7 @@
 # family's goserver.go is built with it when the family starts), and three
 # documentation packages with HTML trees (Python's http.server needs nothing). Run as root;
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
-# framework families' pip packages (Django, Flask, Starlette, aiohttp, Tornado and their
+# framework families' pip packages (Django, Flask, Starlette, aiohttp, Tornado, WhiteNoise and their
 # servers) into $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv), and
 # setup-node.sh the Node.js servers (serve, http-server) with npm, where npm is.
 #
