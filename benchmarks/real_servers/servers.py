@@ -107,6 +107,9 @@ JETTY = f"{JETTY_HOME}/start.jar"
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
 HTTP_SERVER = str(NODE_BIN / "http-server")
+#: Express (a library, no command: ``expressserver.js`` requires it from ``node/``), run by Node.js.
+EXPRESS = str(HERE / "node" / "node_modules" / "express" / "package.json")
+NODE = "/usr/bin/node"
 #: Go (Debian's ``golang-go``), which builds ``goserver.go`` at the family's start into
 #: ``GO_CACHE`` (once per version of the source; its build cache there too).
 GO = "/usr/bin/go"
@@ -175,8 +178,9 @@ def _caddy_command(directory: Path, port: int) -> list[str]:
 def _script_command(script: str, name: str, interpreter: str = sys.executable) -> Callable[[Path, int], list[str]]:
     """A server script next to this file run by ``interpreter``, by default this one
     (``pyserver.py``: ``http.server``; ``twistedserver.py``: Twisted Web, which comes with
-    Scrapy; ``aiohttpserver.py``, ``tornadoserver.py``; ``webrickserver.rb`` by Ruby). It
-    writes its pid file and its request log, ``<name>-access.log``."""
+    Scrapy; ``aiohttpserver.py``, ``tornadoserver.py``; ``webrickserver.rb`` by Ruby;
+    ``expressserver.js`` by Node.js). It writes its pid file and its request log,
+    ``<name>-access.log``."""
 
     def command(directory: Path, port: int) -> list[str]:
         return [
@@ -636,6 +640,20 @@ FAMILIES: dict[str, Family] = {
         template=False,
         foreground=True,
         packages=("whitenoise", "gunicorn"),
+    ),
+    # Express's static middleware (expressserver.js: ``app.use(express.static(root))``, serve-static's
+    # defaults): ``/d`` -> 301 ``/d/`` (the query kept; for an absolute-form request, such as the
+    # proxied crawl sends, ``http://<host>/d/``), ``index.html`` (also served by its name), no
+    # listings (404), ``/x.html/`` a 404, ``/a//b`` serves ``/a/b``, weak size-mtime ETags, no vhosts,
+    # case-sensitive, Express's HTML 404 (``Cannot GET /x``).
+    "express": Family(
+        name="express",
+        label="Express",
+        host="ex.test",
+        binary=EXPRESS,
+        command=_script_command("expressserver.js", "express", NODE),
+        template=False,
+        foreground=True,
     ),
 }
 

@@ -7,7 +7,7 @@
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
 # framework families' pip packages (Django, Flask, Starlette, aiohttp, Tornado, WhiteNoise and their
 # servers) into $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv), and
-# setup-node.sh the Node.js servers (serve, http-server) with npm, where npm is.
+# setup-node.sh the Node.js servers (serve, http-server, Express) with npm, where npm is.
 #
 # It never starts, stops or reconfigures the system's services: the package scripts are
 # told not to start them (policy-rc.d answers 101 for the duration of the install, and
