@@ -1,7 +1,8 @@
 """Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``,
 ``http-server``, PHP built-in server, h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``,
-WEBrick, aiohttp, Tornado and Jetty instances, and Django, Flask and Starlette applications,
-serving Debian documentation trees on 127.0.0.1; and nginx serving them over TLS (``nginx-https``).
+WEBrick, aiohttp, Tornado, Jetty, Go ``net/http``, WhiteNoise and Express instances, and Django,
+Flask and Starlette applications, serving Debian documentation trees on 127.0.0.1; and nginx
+serving them over TLS (``nginx-https``).
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -15,9 +16,9 @@ All serve the same site root: a landing page linking to the documentation trees 
 twin a different kind: Apache and Tomcat serve the same content under both names, nginx
 redirects the bare host to ``www.``, lighttpd and h2o ``www.`` to the bare host with a 301,
 Caddy with a 302, ``http.server``, Twisted Web, ``serve``, ``http-server``, PHP, BusyBox,
-``mini_httpd``, ``webfsd``, WEBrick, aiohttp, Tornado and Jetty ignore the name. Tomcat also
-runs JSP pages at ``/app/`` (``tomcat_app/``) that write the session into their links
-(``;jsessionid=``) for a client without its cookie.
+``mini_httpd``, ``webfsd``, WEBrick, aiohttp, Tornado, Jetty, Go's ``FileServer``, WhiteNoise
+and Express ignore the name. Tomcat also runs JSP pages at ``/app/`` (``tomcat_app/``) that
+write the session into their links (``;jsessionid=``) for a client without its cookie.
 
 ``nginx-https`` is an https site as most now are: plain ``http`` for either name 301s to
 ``https://`` on the same host, ``https://www.`` 301s to the bare host, which serves the
