@@ -2,10 +2,11 @@
 Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js static servers
 ``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
 session), h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``, Ruby's WEBrick, aiohttp's and
-Tornado's static files, Jetty, and Django, Flask and Starlette applications under gunicorn and
-uvicorn, and nginx again as an https site, on loopback.
+Tornado's static files, Jetty, Go's ``net/http`` ``FileServer``, WhiteNoise, Express's static
+middleware, and Django, Flask and Starlette applications under gunicorn and uvicorn, and nginx
+again as an https site, on loopback.
 
-All twenty-three serve the same Debian documentation trees (a Doxygen manual with its examples,
+All twenty-six serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -37,7 +38,13 @@ serves ``/x.html``, inode-size-mtime ETags); aiohttp's ``web.static(show_index=T
 files: ``/d`` and ``/d/`` are both a listing, ``/`` one that links the landing page); Tornado's
 ``StaticFileHandler(default_filename="index.html")`` (``/d`` -> 301 ``/d/``, no listings, content
 ETags; origin-form only, through ``tunnel.py --origin-form``); Jetty 9's DefaultServlet (``/d``
--> 302 ``/d/``, ``/x.html/`` -> 302 ``/x.html``, listings, no ETag). The three applications add pages of
+-> 302 ``/d/``, ``/x.html/`` -> 302 ``/x.html``, listings, no ETag). Three more, likewise: Go's
+``http.FileServer(http.Dir(root))`` (``real_servers/goserver.go``: relative redirects, ``/d`` -> 301
+``d/``, ``/d/index.html`` -> 301 ``./``, ``/x.html/`` -> 301 ``../x.html``; listings, no ETag);
+WhiteNoise under gunicorn with ``index_file=True`` (``/d`` -> 302 ``d/``, ``/d/index.html`` -> 302
+``./``, the query dropped; a file only at its exact path, no listings); Express's
+``express.static(root)`` (``/d`` -> 301 ``/d/``, ``index.html`` also by its name, no listings,
+weak ETags). The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -51,9 +58,9 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
 ``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``tc.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test``,
-``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test`` and their ``www.`` twins) through it
-as an HTTP proxy (the demo web's ``DEMOWEB_PROXY`` mechanism), so redirects name the real
-hostnames (``webfsd``'s with its port).
+``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test``, ``go.test``, ``wn.test``, ``ex.test``
+and their ``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY``
+mechanism), so redirects name the real hostnames (``webfsd``'s with its port).
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
 plus, for a seeded share of the links it extracts, one variant of the link of the kind
@@ -79,6 +86,7 @@ rules the add-on learned (its JSON report).
     nice python benchmarks/bench_real_servers.py --orders lifo-c16 --servers nginx --json out.json
     nice python benchmarks/bench_real_servers.py --servers django flask starlette --keep-logs logs/
     nice python benchmarks/bench_real_servers.py --servers webfs webrick aiohttp tornado jetty
+    nice python benchmarks/bench_real_servers.py --servers go whitenoise express
 
 Exit status 1 if any add-on crawl lost a document stock collected or did not finish.
 """

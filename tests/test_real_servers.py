@@ -5,10 +5,10 @@ requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Pytho
 ``http.server``, Twisted Web, the Node.js ``serve`` and ``http-server``, PHP's built-in
 server, alone and with pages that write a session into their links, h2o, BusyBox
 ``httpd``, ``mini_httpd``, Tomcat with JSP pages that do the same, ``webfsd``, WEBrick,
-aiohttp's and Tornado's static files, Jetty: nineteen ways of serving a ``www.`` twin and a
-directory; Django, Flask and Starlette applications: their frameworks' own slash, host and
-parameter conventions;
-nginx as an https site, ``http://`` redirected to ``https://``, reached through a
+aiohttp's and Tornado's static files, Jetty, Go's ``FileServer``, WhiteNoise, Express's
+static middleware: twenty-two ways of serving a ``www.`` twin and a directory; Django,
+Flask and Starlette applications: their frameworks' own slash, host and parameter
+conventions; nginx as an https site, ``http://`` redirected to ``https://``, reached through a
 ``CONNECT`` tunnel) crawled with stock Scrapy, the add-on and the add-on with
 ``URLNORM_LEARN=False``.
 Skipped unless ``URLNORM_REAL_SERVERS=1`` and ``benchmarks/real_servers/setup.sh`` has

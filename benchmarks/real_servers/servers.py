@@ -1,7 +1,8 @@
 """Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``,
 ``http-server``, PHP built-in server, h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``,
-WEBrick, aiohttp, Tornado and Jetty instances, and Django, Flask and Starlette applications,
-serving Debian documentation trees on 127.0.0.1; and nginx serving them over TLS (``nginx-https``).
+WEBrick, aiohttp, Tornado, Jetty, Go ``net/http``, WhiteNoise and Express instances, and Django,
+Flask and Starlette applications, serving Debian documentation trees on 127.0.0.1; and nginx
+serving them over TLS (``nginx-https``).
 
 Used by ``benchmarks/bench_real_servers.py`` and ``tests/test_real_servers.py``. Nothing
 here touches the system's own services: each server runs from a config rendered from the
@@ -15,9 +16,9 @@ All serve the same site root: a landing page linking to the documentation trees 
 twin a different kind: Apache and Tomcat serve the same content under both names, nginx
 redirects the bare host to ``www.``, lighttpd and h2o ``www.`` to the bare host with a 301,
 Caddy with a 302, ``http.server``, Twisted Web, ``serve``, ``http-server``, PHP, BusyBox,
-``mini_httpd``, ``webfsd``, WEBrick, aiohttp, Tornado and Jetty ignore the name. Tomcat also
-runs JSP pages at ``/app/`` (``tomcat_app/``) that write the session into their links
-(``;jsessionid=``) for a client without its cookie.
+``mini_httpd``, ``webfsd``, WEBrick, aiohttp, Tornado, Jetty, Go's ``FileServer``, WhiteNoise
+and Express ignore the name. Tomcat also runs JSP pages at ``/app/`` (``tomcat_app/``) that
+write the session into their links (``;jsessionid=``) for a client without its cookie.
 
 ``nginx-https`` is an https site as most now are: plain ``http`` for either name 301s to
 ``https://`` on the same host, ``https://www.`` 301s to the bare host, which serves the
@@ -43,6 +44,7 @@ packages, and the frameworks' pip packages into the Python it is given (``PYTHON
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -106,6 +108,13 @@ JETTY = f"{JETTY_HOME}/start.jar"
 NODE_BIN = HERE / "node" / "node_modules" / ".bin"
 SERVE = str(NODE_BIN / "serve")
 HTTP_SERVER = str(NODE_BIN / "http-server")
+#: Express (a library, no command: ``expressserver.js`` requires it from ``node/``), run by Node.js.
+EXPRESS = str(HERE / "node" / "node_modules" / "express" / "package.json")
+NODE = "/usr/bin/node"
+#: Go (Debian's ``golang-go``), which builds ``goserver.go`` at the family's start into
+#: ``GO_CACHE`` (once per version of the source; its build cache there too).
+GO = "/usr/bin/go"
+GO_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "scrapy-urlnorm" / "goserver"
 
 LANDING = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Documentation</title></head>
@@ -170,8 +179,9 @@ def _caddy_command(directory: Path, port: int) -> list[str]:
 def _script_command(script: str, name: str, interpreter: str = sys.executable) -> Callable[[Path, int], list[str]]:
     """A server script next to this file run by ``interpreter``, by default this one
     (``pyserver.py``: ``http.server``; ``twistedserver.py``: Twisted Web, which comes with
-    Scrapy; ``aiohttpserver.py``, ``tornadoserver.py``; ``webrickserver.rb`` by Ruby). It
-    writes its pid file and its request log, ``<name>-access.log``."""
+    Scrapy; ``aiohttpserver.py``, ``tornadoserver.py``; ``webrickserver.rb`` by Ruby;
+    ``expressserver.js`` by Node.js). It writes its pid file and its request log,
+    ``<name>-access.log``."""
 
     def command(directory: Path, port: int) -> list[str]:
         return [
@@ -226,6 +236,29 @@ def _foreground_command(
         return ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', pid_file, binary, *arguments(directory, port)]
 
     return command
+
+
+def _go_binary() -> Path:
+    """``goserver.go`` built by Go into ``GO_CACHE``, named after a digest of its source
+    (built once per version; a build goes to a temporary name first, then is renamed)."""
+    source = HERE / "goserver.go"
+    binary = GO_CACHE / f"goserver-{hashlib.sha1(source.read_bytes()).hexdigest()[:12]}"
+    if not binary.exists():
+        GO_CACHE.mkdir(parents=True, exist_ok=True)
+        partial = binary.with_name(f"{binary.name}.{os.getpid()}")
+        # Its own build cache and GOPATH, and no module proxy: the standard library is all it needs.
+        settings = {"GOCACHE": str(GO_CACHE / "go-build"), "GOPATH": str(GO_CACHE / "gopath"), "GOPROXY": "off"}
+        build = [GO, "build", "-o", str(partial), str(source)]
+        subprocess.run(build, check=True, cwd=GO_CACHE, env={**os.environ, **settings}, stdin=subprocess.DEVNULL)
+        partial.replace(binary)
+    return binary
+
+
+def _go_command(directory: Path, port: int) -> list[str]:
+    """``goserver.go`` (built first if need be, see :func:`_go_binary`) in the foreground,
+    its request log ``go-access.log``."""
+    arguments = [f"-root={directory / 'www'}", f"-port={port}", f"-log={directory / 'go-access.log'}"]
+    return _foreground_command("go", str(_go_binary()), lambda directory, port: arguments)(directory, port)
 
 
 def _tomcat_command(directory: Path, port: int) -> list[str]:
@@ -576,6 +609,51 @@ FAMILIES: dict[str, Family] = {
         host="jt.test",
         binary=JETTY,
         command=_jetty_command,
+        foreground=True,
+    ),
+    # Go's net/http FileServer (goserver.go: ``http.ListenAndServe(addr,
+    # http.FileServer(http.Dir(root)))``, as the net/http documentation serves a directory):
+    # ``/d`` -> 301 ``d/`` and ``/d/index.html`` -> 301 ``./`` (relative ``Location`` values, the
+    # query kept), listings where there is no ``index.html`` (relative links), ``/x.html/`` ->
+    # 301 ``../x.html``, ``/x.html/anything`` a 404, ``/a//b`` and ``/a/./b`` serve ``/a/b``,
+    # ``Last-Modified`` and no ETag, no vhosts, case-sensitive, a plain-text 404.
+    "go": Family(
+        name="go",
+        label="Go net/http",
+        host="go.test",
+        binary=GO,
+        command=_go_command,
+        template=False,
+        foreground=True,
+    ),
+    # WhiteNoise under gunicorn (whitenoiseapp.py: ``WhiteNoise(app, root=, index_file=True)``):
+    # ``/d`` -> 302 ``d/`` and ``/d/index.html`` -> 302 ``./`` (relative, the query dropped), for a
+    # directory with an ``index.html`` only: another is a 404 with or without its slash (no
+    # listings), a file only at its exact path (``/x.html/``, ``/a//b``: 404), mtime-size ETags,
+    # ``Cache-Control: max-age=60``, no vhosts, case-sensitive, the wrapped application's
+    # plain-text 404.
+    "whitenoise": Family(
+        name="whitenoise",
+        label="WhiteNoise",
+        host="wn.test",
+        binary=sys.executable,
+        command=_gunicorn_command("whitenoise", "whitenoiseapp:application"),
+        template=False,
+        foreground=True,
+        packages=("whitenoise", "gunicorn"),
+    ),
+    # Express's static middleware (expressserver.js: ``app.use(express.static(root))``, serve-static's
+    # defaults): ``/d`` -> 301 ``/d/`` (the query kept; for an absolute-form request, such as the
+    # proxied crawl sends, ``http://<host>/d/``), ``index.html`` (also served by its name), no
+    # listings (404), ``/x.html/`` a 404, ``/a//b`` serves ``/a/b``, weak size-mtime ETags, no vhosts,
+    # case-sensitive, Express's HTML 404 (``Cannot GET /x``).
+    "express": Family(
+        name="express",
+        label="Express",
+        host="ex.test",
+        binary=EXPRESS,
+        command=_script_command("expressserver.js", "express", NODE),
+        template=False,
         foreground=True,
     ),
 }

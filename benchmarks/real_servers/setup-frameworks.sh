@@ -1,7 +1,7 @@
 #!/bin/sh
-# Set-up for the framework families of benchmarks/bench_real_servers.py (Django and Flask
-# under gunicorn, Starlette under uvicorn with httptools, aiohttp's and Tornado's own
-# servers): installs their pip packages into
+# Set-up for the framework families of benchmarks/bench_real_servers.py (Django, Flask and
+# WhiteNoise under gunicorn, Starlette under uvicorn with httptools, aiohttp's and Tornado's
+# own servers): installs their pip packages into
 # the Python that runs the benchmark, $PYTHON (default: python3 on PATH, so
 # PYTHON=.venv/bin/python for the project's venv). Called by setup.sh; idempotent (installs
 # only what that Python cannot import). Needs no root unless that Python's site-packages do.
@@ -12,7 +12,7 @@ set -eu
 
 PYTHON="${PYTHON:-python3}"
 # Import name = pip name for each (servers.FAMILIES' packages).
-PACKAGES="django gunicorn flask starlette uvicorn httptools aiohttp tornado"
+PACKAGES="django gunicorn flask starlette uvicorn httptools aiohttp tornado whitenoise"
 
 missing=""
 for package in $PACKAGES; do

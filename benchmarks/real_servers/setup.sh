@@ -1,12 +1,13 @@
 #!/bin/sh
 # Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
 # Debian's Apache 2.4, nginx, lighttpd, Caddy, h2o, BusyBox (its httpd), mini_httpd, Tomcat 10, Jetty 9,
-# PHP's CLI (its built-in server), webfs (webfsd) and Ruby with WEBrick, and three
+# PHP's CLI (its built-in server), webfs (webfsd), Ruby with WEBrick and Go (golang-go: the go
+# family's goserver.go is built with it when the family starts), and three
 # documentation packages with HTML trees (Python's http.server needs nothing). Run as root;
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
-# framework families' pip packages (Django, Flask, Starlette, aiohttp, Tornado and their servers) into
-# $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv), and
-# setup-node.sh the Node.js servers (serve, http-server) with npm, where npm is.
+# framework families' pip packages (Django, Flask, Starlette, aiohttp, Tornado, WhiteNoise and their
+# servers) into $PYTHON (default python3; PYTHON=.venv/bin/python for the project's venv), and
+# setup-node.sh the Node.js servers (serve, http-server, Express) with npm, where npm is.
 #
 # It never starts, stops or reconfigures the system's services: the package scripts are
 # told not to start them (policy-rc.d answers 101 for the duration of the install, and
@@ -17,7 +18,7 @@ set -eu
 sh "$(dirname "$0")/setup-frameworks.sh"
 sh "$(dirname "$0")/setup-node.sh"
 
-PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 webfs ruby ruby-webrick jetty9"
+PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 webfs ruby ruby-webrick jetty9 golang-go"
 PACKAGES="$PACKAGES doxygen-doc debian-reference-en python-requests-doc"
 
 missing=""
