@@ -95,8 +95,8 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/session_links_refetched", "filter", "live",
         "with cookies on and a `CrawlSpider`: pages delivered with the session their answer opened written "
-        "into their links (a client without the cookie) fetched once more under another spelling, now with "
-        "the cookie: an item rule may match only the plain links",
+        "into their links (a client without the cookie) fetched once more the next time they are linked "
+        "(under any spelling, their own URL too), now with the cookie: an item rule may match only the plain links",
     ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     # -- ledger
