@@ -50,11 +50,13 @@ from demoweb.randomweb import (
     CrawlSummary,
     allowed_domains,
     compare,
+    crawl_web,
     doc_id_of,
     generate,
     robots_answered,
     robots_rules,
     told_from_cookie_luck,
+    web_settings,
 )
 from demoweb.server import Dynamic, Hit, Lenient
 from demoweb.sitemaps import Sitemaps, sitemap_urls
@@ -576,3 +578,20 @@ async def test_cookie_luck_is_a_document_stock_misses_too_in_another_crawl_order
     comparison = await told_from_cookie_luck(FrameworkComparison(seed, order, web, stock, addon), {}, tmp_path)
     assert comparison.cookie_luck == ({doc} if luck else set())
     assert comparison.lost == (set() if luck else {doc})
+
+
+@pytest.mark.parametrize("resets", [[], [13]])
+@pytest_twisted.ensureDeferred
+async def test_a_stock_crawl_whose_cookie_jar_is_emptied_meets_what_a_killed_crawl_meets(resets: list[int]) -> None:
+    """A killed crawl loses its cookie jar (stock's as the add-on's), and the harness
+    kills only the add-on: what it misses for that is told apart by crawling stock with
+    its jar emptied as far into its crawl (``CookieJarResets``). Frameworks seed 584409:
+    emptied just before Tomcat's ``/app/`` is fetched, stock gets its session links only
+    and misses the item only its plain links lead to, as the add-on did after a kill."""
+    seed = 584409
+    order = replace(CrawlOrder.from_seed(seed), rules=True, cookies=True, params=True)
+    assert order.fifo and order.concurrency == 1
+    web = generate_framework_web(seed, query_pages=True)
+    settings = {**web_settings(web, order), "DEMOWEB_COOKIE_RESETS": resets}
+    summary = await crawl_web(web, replace(order, jobdir=False), settings, None)
+    assert ("tomcat2.test/app/events-tips.html" in summary.docs) is not resets

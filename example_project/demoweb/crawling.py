@@ -15,6 +15,7 @@ from typing import Any
 
 import scrapy
 from scrapy.crawler import CrawlerRunner
+from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
@@ -190,6 +191,32 @@ class JsonLinesPipeline:
         self.file.close()
 
 
+class CookieJarResets:
+    """Empties Scrapy's cookie jars once the crawl has had as many responses as each
+    number in ``DEMOWEB_COOKIE_RESETS`` says: what a kill does to a crawl's cookies
+    (a killed crawl's jar is gone, stock's as the add-on's), without the kill, for a
+    stock crawl to compare a killed add-on crawl with (see
+    :func:`~demoweb.randomweb.stock_misses_in_other_orders`)."""
+
+    def __init__(self, crawler: Any, resets: list[int]) -> None:
+        self.crawler = crawler
+        self.resets = sorted(resets)
+        self.responses = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> CookieJarResets:
+        return cls(crawler, [int(n) for n in crawler.settings.getlist("DEMOWEB_COOKIE_RESETS")])
+
+    def process_response(self, request: Any, response: Any, spider: Any = None) -> Any:
+        self.responses += 1
+        while self.resets and self.responses >= self.resets[0]:
+            self.resets.pop(0)
+            for middleware in self.crawler.engine.downloader.middleware.middlewares:
+                if isinstance(middleware, CookiesMiddleware):
+                    middleware.jars.clear()
+        return response
+
+
 def crawl_settings(settings: Mapping[str, Any], proxy: str | None = None) -> dict[str, Any]:
     """BASE_SETTINGS with ``settings`` on top, every request sent through the
     VirtualWeb at ``proxy`` (else the one ``settings`` names in ``DEMOWEB_PROXY``)."""
@@ -201,6 +228,8 @@ def crawl_settings(settings: Mapping[str, Any], proxy: str | None = None) -> dic
     if merged.get("ROBOTSTXT_OBEY"):  # (see SettledRobotsTxtMiddleware)
         middlewares.setdefault(ROBOTS_MIDDLEWARE, None)
         middlewares.setdefault("demoweb.crawling.SettledRobotsTxtMiddleware", 100)
+    if merged.get("DEMOWEB_COOKIE_RESETS"):
+        middlewares.setdefault("demoweb.crawling.CookieJarResets", 950)  # (answers come to it first)
     merged["DOWNLOADER_MIDDLEWARES"] = middlewares
     return merged
 

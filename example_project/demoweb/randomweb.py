@@ -68,7 +68,7 @@ import re
 import time
 import zlib
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -1367,6 +1367,8 @@ class CrawlSummary:
     #: for, and those that answered it (see :func:`robots_answered`).
     robots_asked: frozenset[str] = frozenset()
     robots_answered: frozenset[str] = frozenset()
+    #: Requests the server had answered when each kill came (``--kills``; else empty).
+    killed_at: tuple[int, ...] = ()
 
     @property
     def docs(self) -> set[str]:
@@ -1717,13 +1719,21 @@ async def compare(
 async def told_from_cookie_luck(comparison: C, both: Mapping[str, Any], workdir: Path) -> C:
     """``comparison`` with its :attr:`~Comparison.cookie_luck`: what it would count lost
     that :func:`stock_misses_in_other_orders` finds stock misses too."""
-    missing = comparison.stock.docs - comparison.addon.docs - comparison.robots_luck - comparison.offsite_luck
-    luck = await stock_misses_in_other_orders(comparison.web, comparison.order, both, workdir, missing)
+    stock, addon = comparison.stock, comparison.addon
+    missing = stock.docs - addon.docs - comparison.robots_luck - comparison.offsite_luck
+    # A kill empties the add-on's cookie jar: stock's is emptied as far into its crawl.
+    resets = [round(n * stock.requests / max(addon.requests, 1)) for n in addon.killed_at]
+    luck = await stock_misses_in_other_orders(comparison.web, comparison.order, both, workdir, missing, resets)
     return replace(comparison, cookie_luck=luck) if luck else comparison
 
 
 async def stock_misses_in_other_orders(
-    web: RandomWeb, order: CrawlOrder, both: Mapping[str, Any], workdir: Path, missing: set[str]
+    web: RandomWeb,
+    order: CrawlOrder,
+    both: Mapping[str, Any],
+    workdir: Path,
+    missing: set[str],
+    cookie_resets: Sequence[int] = (),
 ) -> frozenset[str]:
     """Of ``missing`` (documents stock collected and the add-on did not), those a stock
     crawl of ``web`` misses too in another of the 16 crawl orders, with cookies on.
@@ -1743,12 +1753,17 @@ async def stock_misses_in_other_orders(
     that needs those stays a loss. At concurrency 16 the order is also the timing's: whether
     a host's cookie is in the jar when the next request to it leaves, so stock collects
     more or fewer documents from one run to the next (seed 165459, ``fifo-c16``: 45 to 49
-    of its 55), and such an order is crawled :data:`TIMING_RUNS` times. Stock is crawled
-    again only where something is missing."""
+    of its 55), and such an order is crawled :data:`TIMING_RUNS` times. A killed crawl
+    loses its cookie jar, which stock's never does here (frameworks seed 584409, random
+    165545 of ``--rules --cookies --sessions --kills 2``): with ``cookie_resets`` (response
+    counts), stock's jar is emptied at those points too (:class:`~demoweb.crawling.CookieJarResets`),
+    kills' luck being cookies' luck. Stock is crawled again only where something is missing."""
     if not (order.cookies and missing) or order.depth_limit:
         return frozenset()
     missed: set[str] = set()
     calm = replace(order, flaky=False, stops=0, kills=0, redis_workers=0)
+    if cookie_resets:
+        both = {**both, "DEMOWEB_COOKIE_RESETS": list(cookie_resets)}
     for bits in range(16):
         other = replace(
             calm,
