@@ -1436,13 +1436,11 @@ async def test_crawlspider_rules_are_told_apart_as_callbacks() -> None:
 SESSION_TOKEN = "8F0A2C4E6B1D3F5A"
 
 
-def session_links_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+def session_spelled(path: str, headers: Mapping[str, str], links: Mapping[str, list[str]]) -> Reply:
     """As Tomcat's ``encodeURL`` writes links: to a client that sent no session cookie,
     a ``Set-Cookie`` and every link spelled ``;jsessionid=``; to one that did, plain
-    links. ``/app/`` links the FAQ and another page, which links ``/app/`` again with
-    a tracking parameter; nothing else links the FAQ."""
+    links. ``links``: each page's; the FAQ, ``/app/help/faq.html``, links nothing."""
     path, _, _ = path.partition(";")
-    links = {"/app/": ["/app/help/faq.html", "/app/other.html"], "/app/other.html": ["/app/?utm_source=menu"]}
     if path not in links and path != "/app/help/faq.html":
         return Reply.not_found()
     if request_cookie(headers, "JSESSIONID") == SESSION_TOKEN:
@@ -1451,11 +1449,31 @@ def session_links_site(path: str, query: str, headers: Mapping[str, str]) -> Rep
     return Reply.page(f"s:{path}", spelled, extra_headers={"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"})
 
 
+def session_links_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """``/app/`` links the FAQ and another page, which links ``/app/`` again with a
+    tracking parameter; nothing else links the FAQ (see :func:`session_spelled`)."""
+    links = {"/app/": ["/app/help/faq.html", "/app/other.html"], "/app/other.html": ["/app/?utm_source=menu"]}
+    return session_spelled(path, headers, links)
+
+
 class HtmlItemsSpider(ShopCrawlSpider):
     """Items are the ``.html`` files as written (a session id after them: followed only)."""
 
     name = "html-rules"
     rules = (Rule(LinkExtractor(allow=r"\.html$"), callback="parse_item"), Rule(LinkExtractor(), follow=True))
+
+
+async def faq_collected_once_more(site: Callable[[str, str, Mapping[str, str]], Reply]) -> Run:
+    """Stock and the add-on with cookies on: both collect the FAQ, the add-on by fetching
+    ``/app/`` once more; the add-on's run."""
+    settings = {**ORDERED, "COOKIES_ENABLED": True}
+    stock, addon = await stock_and_addon(
+        {"s.test": FunctionSite(site)}, ["http://s.test/app/"], settings, HtmlItemsSpider
+    )
+    assert "s:/app/help/faq.html" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/session_links_refetched") == 1
+    return addon
 
 
 @pytest_twisted.ensureDeferred
@@ -1467,33 +1485,22 @@ async def test_a_page_whose_links_carried_a_new_session_is_fetched_again_for_its
     link and collected the item; the add-on dropped that spelling (``tracking_params``).
     With cookies on and a ``CrawlSpider``, a page whose answer opened a session it wrote
     into its links is fetched once more under another spelling."""
-    settings = {**ORDERED, "COOKIES_ENABLED": True}
-    sites = {"s.test": FunctionSite(session_links_site)}
-    stock, addon = await stock_and_addon(sites, ["http://s.test/app/"], settings, HtmlItemsSpider)
-    assert "s:/app/help/faq.html" in stock.docs
-    assert_no_loss(stock, addon)
-    assert addon.stats.get("urlnorm/session_links_refetched") == 1
+    addon = await faq_collected_once_more(session_links_site)
     assert addon.fetched().count("/app/?utm_source=menu") == 1
     # Without cookies every answer spells the session: no page is fetched again for it.
+    sites = {"s.test": FunctionSite(session_links_site)}
     stock, addon = await stock_and_addon(sites, ["http://s.test/app/"], ORDERED, HtmlItemsSpider)
     assert_no_loss(stock, addon)
     assert "urlnorm/session_links_refetched" not in addon.stats
 
 
 def relinked_session_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-    """:func:`session_links_site`'s sessions, relative links: ``/app/`` links the FAQ and
-    ``other``, which links itself with the default port and ``./``. Only a crawl that
-    fetches ``s.test:80/app/other`` resolves ``./`` to ``s.test:80/app/``, another
-    spelling of the first page; the add-on drops that ``:80`` page and meets ``/app/``
-    only as written again."""
-    path, _, _ = path.partition(";")
+    """Relative links: ``/app/`` links the FAQ and ``other``, which links itself with
+    the default port and ``./``. Only a crawl that fetches ``s.test:80/app/other``
+    resolves ``./`` to ``s.test:80/app/``, another spelling of the first page; the
+    add-on drops that ``:80`` page and meets ``/app/`` only as written again."""
     links = {"/app/": ["help/faq.html", "other"], "/app/other": ["http://s.test:80/app/other", "./"]}
-    if path not in links and path != "/app/help/faq.html":
-        return Reply.not_found()
-    if request_cookie(headers, "JSESSIONID") == SESSION_TOKEN:
-        return Reply.page(f"s:{path}", links.get(path, []))
-    spelled = [f"{href};jsessionid={SESSION_TOKEN}" for href in links.get(path, [])]
-    return Reply.page(f"s:{path}", spelled, extra_headers={"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"})
+    return session_spelled(path, headers, links)
 
 
 @pytest_twisted.ensureDeferred
@@ -1504,12 +1511,7 @@ async def test_a_session_linked_page_linked_again_as_written_is_fetched_again() 
     dropped the ``:80`` page (``default_port``) and met ``/x/`` again only as written,
     an exact duplicate. Such a page is fetched once more when its very URL is linked
     again, and that request is not dropped later under rules learned meanwhile."""
-    settings = {**ORDERED, "COOKIES_ENABLED": True}
-    sites = {"s.test": FunctionSite(relinked_session_site)}
-    stock, addon = await stock_and_addon(sites, ["http://s.test/app/"], settings, HtmlItemsSpider)
-    assert "s:/app/help/faq.html" in stock.docs
-    assert_no_loss(stock, addon)
-    assert addon.stats.get("urlnorm/session_links_refetched") == 1
+    addon = await faq_collected_once_more(relinked_session_site)
     assert addon.fetched().count("/app/") == 2
 
 
