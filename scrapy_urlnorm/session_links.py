@@ -96,9 +96,9 @@ class SessionLinkedPages:
 
     def refetch(self, keys: tuple[int, ...] | int, request: Request | None = None) -> bool:
         """Whether ``request``, a spelling of the page of ``keys`` (or its very URL, linked
-        again), is to be fetched rather than dropped: true once per page (and again for
-        the same request, which the filter may check under its host's learned key next),
-        then the page is settled as any other. The request is marked (:func:`refetching`)."""
+        again), is to be fetched rather than dropped: true once per page, then the page
+        is settled as any other. The request is marked (:func:`refetching`), so that the
+        filter's next check of it, under its host's learned key, lets it through too."""
         keys = (keys,) if isinstance(keys, int) else keys
         if not any(key in self._waiting for key in keys):
             return False
