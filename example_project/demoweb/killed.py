@@ -51,7 +51,7 @@ async def crawl_with_kills(
     started = time.perf_counter()
     finish_reason: str | None = None
     stats: dict[str, Any] = {}
-    killed_at: list[int] = []
+    restarted_at: list[int] = []
     with serve(web, order) as server:
         for run in range(order.kills + 1):
             last = run == order.kills
@@ -73,7 +73,7 @@ async def crawl_with_kills(
                     break
                 if not last and len(server.hits) >= kill_at:
                     process.send_signal(signal.SIGKILL)
-                    killed_at.append(len(server.hits))
+                    restarted_at.append(len(server.hits))
                     break
                 await task.deferLater(reactor, 0.05 if last else 0.02, lambda: None)  # type: ignore[arg-type]
             else:
@@ -99,7 +99,7 @@ async def crawl_with_kills(
         stats,
         robots_asked=asked,
         robots_answered=answered,
-        killed_at=tuple(killed_at),
+        restarted_at=tuple(restarted_at),
     )
 
 

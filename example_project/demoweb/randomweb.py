@@ -1367,8 +1367,9 @@ class CrawlSummary:
     #: for, and those that answered it (see :func:`robots_answered`).
     robots_asked: frozenset[str] = frozenset()
     robots_answered: frozenset[str] = frozenset()
-    #: Requests the server had answered when each kill came (``--kills``; else empty).
-    killed_at: tuple[int, ...] = ()
+    #: Requests the server had answered when each kill or stop came (``--kills``,
+    #: ``--stops``; else empty): a crawl run again starts with an empty cookie jar.
+    restarted_at: tuple[int, ...] = ()
 
     @property
     def docs(self) -> set[str]:
@@ -1666,6 +1667,7 @@ async def crawl_with_stops(
     rng = random.Random(order.seed)
     doc_ids: list[str] = []
     requests, seconds = 0, 0.0
+    restarted_at: list[int] = []
     with serve(web, order) as server:
         for run in range(order.stops + 1):
             last = run == order.stops
@@ -1676,9 +1678,17 @@ async def crawl_with_stops(
             seconds += summary.seconds
             if summary.finish_reason != "closespider_pagecount":
                 break
+            restarted_at.append(len(server.hits))
         asked, answered = robots_answered(server.hits)
     return CrawlSummary(
-        doc_ids, requests, summary.finish_reason, seconds, summary.stats, robots_asked=asked, robots_answered=answered
+        doc_ids,
+        requests,
+        summary.finish_reason,
+        seconds,
+        summary.stats,
+        robots_asked=asked,
+        robots_answered=answered,
+        restarted_at=tuple(restarted_at),
     )
 
 
@@ -1721,8 +1731,8 @@ async def told_from_cookie_luck(comparison: C, both: Mapping[str, Any], workdir:
     that :func:`stock_misses_in_other_orders` finds stock misses too."""
     stock, addon = comparison.stock, comparison.addon
     missing = stock.docs - addon.docs - comparison.robots_luck - comparison.offsite_luck
-    # A kill empties the add-on's cookie jar: stock's is emptied as far into its crawl.
-    resets = [round(n * stock.requests / max(addon.requests, 1)) for n in addon.killed_at]
+    # A kill or stop empties the add-on's cookie jar: stock's is emptied as far into its crawl.
+    resets = [round(n * stock.requests / max(addon.requests, 1)) for n in addon.restarted_at]
     luck = await stock_misses_in_other_orders(comparison.web, comparison.order, both, workdir, missing, resets)
     return replace(comparison, cookie_luck=luck) if luck else comparison
 
@@ -1753,8 +1763,8 @@ async def stock_misses_in_other_orders(
     that needs those stays a loss. At concurrency 16 the order is also the timing's: whether
     a host's cookie is in the jar when the next request to it leaves, so stock collects
     more or fewer documents from one run to the next (seed 165459, ``fifo-c16``: 45 to 49
-    of its 55), and such an order is crawled :data:`TIMING_RUNS` times. A killed crawl
-    loses its cookie jar, which stock's never does here (frameworks seed 584409, random
+    of its 55), and such an order is crawled :data:`TIMING_RUNS` times. A killed or
+    stopped crawl loses its cookie jar, which stock's never does here (frameworks seed 584409, random
     165545 of ``--rules --cookies --sessions --kills 2``): with ``cookie_resets`` (response
     counts), stock's jar is emptied at those points too (:class:`~demoweb.crawling.CookieJarResets`),
     kills' luck being cookies' luck. Stock is crawled again only where something is missing."""
