@@ -1775,12 +1775,9 @@ async def stock_misses_in_other_orders(
     if cookie_resets:
         both = {**both, "DEMOWEB_COOKIE_RESETS": list(cookie_resets)}
     for bits in range(16):
+        drawn = CrawlOrder.from_seed(bits)  # (any 16 consecutive seeds draw every order)
         other = replace(
-            calm,
-            fifo=bool(bits & 1),
-            concurrency=16 if bits & 2 else 1,
-            priorities=bool(bits & 4),
-            jobdir=bool(bits & 8),
+            calm, fifo=drawn.fifo, concurrency=drawn.concurrency, priorities=drawn.priorities, jobdir=drawn.jobdir
         )
         for run in range(TIMING_RUNS if other.concurrency > 1 else 1):
             summary = await crawl_web(web, other, both, workdir / f"stock-order{bits}-{run}")
