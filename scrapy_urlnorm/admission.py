@@ -195,7 +195,7 @@ class Admission:
             rank = 0  # what a representative that did not deliver sent already: stock drops it too
         reason = REASONS.get(rank, "exact")
         session_links = self.dedup.session_links
-        # (a redirect to the URL itself: stock drops it too)
+        # Not a redirect to the very URL (``rank`` 0 with a ``source``): stock drops it too.
         if claim is None and session_links is not None and (rank or source is None):
             if refetching(request):
                 return _ADMIT  # (checked again under its host's learned key)

@@ -193,9 +193,9 @@ class JsonLinesPipeline:
 
 class CookieJarResets:
     """Empties Scrapy's cookie jars once the crawl has had as many responses as each
-    number in ``DEMOWEB_COOKIE_RESETS`` says: what a kill does to a crawl's cookies
-    (a killed crawl's jar is gone, stock's as the add-on's), without the kill, for a
-    stock crawl to compare a killed add-on crawl with (see
+    number in ``DEMOWEB_COOKIE_RESETS`` says: what a kill or a stop does to a crawl's
+    cookies (a crawl run again starts with an empty jar, stock's as the add-on's),
+    without the restart, for a stock crawl to compare a restarted add-on crawl with (see
     :func:`~demoweb.randomweb.stock_misses_in_other_orders`)."""
 
     def __init__(self, crawler: Any, resets: list[int]) -> None:
