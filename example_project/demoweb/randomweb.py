@@ -1757,7 +1757,7 @@ async def stock_misses_in_other_orders(
     jar, stock's as well), meets another first page than stock (seed 164846 of
     ``--rules --cookies --sessions``, stock misses the same 11 documents in 6 of the 16
     orders; frameworks seed 584409 of ``--rules --cookies --kills 2``, stock misses
-    ``tomcat2.test/app/events-tips.html`` in every ``lifo-c1`` order). Judged only with
+    ``tomcat2.test/app/events-tips.html`` in every ``lifo-c1`` order of Scrapy 2.14+). Judged only with
     cookies on and no depth limit (which depends on the order too), and on the web
     without failures, kills or stops (``--flaky``'s luck is not cookies' luck): a loss
     that needs those stays a loss. At concurrency 16 the order is also the timing's: whether
