@@ -321,6 +321,8 @@ class Deduplicator:
         self.seen.close()
         self.failed.close()
         self.abandoned.close()
+        if self.session_links is not None:
+            self.session_links.close()
         if self.depths is not None:
             self.depths.save()
         if self.shared_rules is not None and self.stats is not None:

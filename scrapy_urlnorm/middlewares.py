@@ -296,7 +296,7 @@ class NormalizeMiddleware:
                 and audit is None
                 and session_links.links_session_opened(request, response)
             ):
-                session_links.remember(self.dedup.fingerprint(request).keys)
+                session_links.remember(self.dedup.fingerprint(request).keys, request)
             if status == 200:
                 self.dedup.responses.observe_page(
                     request,

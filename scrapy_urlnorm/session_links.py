@@ -24,16 +24,27 @@ too: stock may meet the other spelling through a page the add-on dropped, as
 sent as written and is not dropped later (at download time, or by a twin probe's
 ``304``). Once per page, and only for such answers, so it ends: the second
 request carries the cookie.
+
+A ``JOBDIR`` crawl keeps these pages in ``urlnorm.session_links``: every run starts
+with an empty cookie jar, so a page may open its session in one run and be linked
+again only in the next. And a refetch let through in one run and answered in a later
+one went out without the cookie again (random seed 166456 with ``--stops 2``, where
+the queue's refetch of ``h/#section-2`` was the first request of its host after a
+stop): its page waits for another, once for each restart that came between, so this
+ends too.
 """
 
 from __future__ import annotations
 
+import struct
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy.spiders import CrawlSpider
 
 from . import meta as M
+from .persistence import key_of_words, key_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -43,6 +54,9 @@ if TYPE_CHECKING:
 
 #: Keys remembered at once (least recently noted go first): a crawl meets few such pages.
 MAX_PAGES = 20_000
+#: The ``JOBDIR`` file: one record per change (a run starting, a page waiting, a page refetched).
+SESSION_LINKS_FILE = "urlnorm.session_links"
+_RUN, _WAITING, _DONE = 0, 1, 2
 #: Shorter cookie values are no evidence that the body repeats a session (``lang=en``).
 MIN_SESSION_LENGTH = 8
 
@@ -71,12 +85,63 @@ class SessionLinkedPages:
     """Keys of pages delivered with links spelled for a cookieless client, each
     fetched once more under another spelling (see the module docstring)."""
 
-    def __init__(self, spider: Callable[[], object] = lambda: None, max_pages: int = MAX_PAGES) -> None:
+    def __init__(
+        self,
+        spider: Callable[[], object] = lambda: None,
+        max_pages: int = MAX_PAGES,
+        path: str | Path | None = None,
+        bits: int = 64,
+    ) -> None:
         #: The crawl's spider, when asked (a start request has no callback of its own).
         self.spider = spider
         self._waiting: OrderedDict[int, None] = OrderedDict()
         self._done: OrderedDict[int, None] = OrderedDict()
         self.max_pages = max_pages
+        #: This run of the crawl (1, 2, ... with ``JOBDIR``): each starts with an empty cookie jar.
+        self.run = 1
+        self._wide = bits == 128
+        self._record = struct.Struct("<BQQ" if self._wide else "<BQ")
+        self._file = None
+        if path:
+            path = Path(path)
+            if path.exists():
+                self._load(path.read_bytes())
+            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+            self._write(_RUN, 0)
+
+    def _load(self, data: bytes) -> None:
+        size = self._record.size
+        for offset in range(0, len(data) - len(data) % size, size):
+            op, *words = self._record.unpack_from(data, offset)
+            key = key_of_words(tuple(words), self._wide)
+            if op == _RUN:
+                self.run += 1
+            elif op == _WAITING:
+                self._wait(key)
+            elif op == _DONE:
+                self._settle(key)
+
+    def _write(self, op: int, key: int) -> None:
+        if self._file is not None:
+            self._file.write(self._record.pack(op, *key_words(key, self._wide)))
+
+    def _wait(self, key: int) -> None:
+        self._done.pop(key, None)
+        self._waiting[key] = None
+        self._waiting.move_to_end(key)
+        while len(self._waiting) > self.max_pages:
+            self._waiting.popitem(last=False)
+
+    def _settle(self, key: int) -> None:
+        self._waiting.pop(key, None)
+        self._done[key] = None
+        while len(self._done) > self.max_pages:
+            self._done.popitem(last=False)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def links_session_opened(self, request: Request, response: Response) -> bool:
         """Whether the page delivered to ``request`` is one to remember: its answer goes
@@ -85,14 +150,16 @@ class SessionLinkedPages:
             response, request.headers.get(b"Cookie") or b""
         )
 
-    def remember(self, keys: tuple[int, ...]) -> None:
-        """The keys of such a page, to be fetched once more (unless that was done)."""
+    def remember(self, keys: tuple[int, ...], request: Request | None = None) -> None:
+        """The keys of such a page, delivered to ``request``, to be fetched once more,
+        unless that was done in this run: a refetch let through in an earlier run left
+        without the cookie (a restart emptied the jar), so its page waits again."""
+        rearm = request is not None and 0 < self.refetched_in(request) < self.run
         for key in keys:
-            if key not in self._done:
-                self._waiting[key] = None
-                self._waiting.move_to_end(key)
-        while len(self._waiting) > self.max_pages:
-            self._waiting.popitem(last=False)
+            if key in self._waiting or (key in self._done and not rearm):
+                continue
+            self._wait(key)
+            self._write(_WAITING, key)
 
     def refetch(self, keys: tuple[int, ...] | int, request: Request | None = None) -> bool:
         """Whether ``request``, a spelling of the page of ``keys`` (or its very URL, linked
@@ -103,14 +170,19 @@ class SessionLinkedPages:
         if not any(key in self._waiting for key in keys):
             return False
         for key in keys:
-            self._waiting.pop(key, None)
-            self._done[key] = None
-        while len(self._done) > self.max_pages:
-            self._done.popitem(last=False)
+            if key not in self._done:
+                self._settle(key)
+                self._write(_DONE, key)
         if request is not None:
             # As written: its taught form may be the page's own URL, a duplicate by then.
-            request.meta[M.SESSION_REFETCH] = request.meta[M.NO_SHORTCUT] = True
+            request.meta[M.SESSION_REFETCH] = self.run  # (the run whose jar it expects)
+            request.meta[M.NO_SHORTCUT] = True
         return True
+
+    @staticmethod
+    def refetched_in(request: Request) -> int:
+        """The run that let ``request`` through as a refetch (0: it is none)."""
+        return int(request.meta.get(M.SESSION_REFETCH) or 0)
 
     def __len__(self) -> int:
         return len(self._waiting) + len(self._done)

@@ -19,7 +19,7 @@ from .keys import is_default_fingerprinter
 from .persistence import ABANDONED_FILE, FAILED_FILE, RULES_FILE, SEEN_FILE
 from .policy import Policy
 from .resume import PENDING_FILE, PendingFile
-from .session_links import SessionLinkedPages
+from .session_links import SESSION_LINKS_FILE, SessionLinkedPages
 from .stores import RedisRules, RedisStore, SeenStore
 from .twins import TwinProbes
 from .validators import EntityTags
@@ -119,7 +119,9 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
         store.link.depth_of = dedup.depths.claim_depth
         store.on_depth = dedup.depths.claimed_elsewhere
     if settings.getbool("COOKIES_ENABLED"):
-        dedup.session_links = SessionLinkedPages(lambda: crawler.spider)
+        # (with JOBDIR but not Redis: a worker's cookie jar is its own, and so is this)
+        path = Path(jobdir, SESSION_LINKS_FILE) if jobdir and store is None else None
+        dedup.session_links = SessionLinkedPages(lambda: crawler.spider, path=path, bits=bits)
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None
