@@ -6,7 +6,9 @@ import json
 import logging
 import os
 import struct
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from .learning import Learner
 
@@ -56,6 +58,34 @@ def key_of_words(words: tuple[int, ...], wide: bool) -> int:
     return (words[0] << 64 | words[1]) if wide else words[0]
 
 
+class RecordLog:
+    """An append-only ``JOBDIR`` file of fixed-size records (``struct`` format ``fmt``):
+    what earlier runs wrote is read back once, then every record is written as it comes
+    (unbuffered, so a ``kill -9`` keeps all but a torn last one, which is left out)."""
+
+    def __init__(self, path: str | Path | None, fmt: str) -> None:
+        self.path = Path(path) if path else None
+        self.record = struct.Struct(fmt)
+        self._file: BinaryIO | None = None
+
+    def open(self) -> Iterator[tuple[Any, ...]]:
+        """The records earlier runs wrote; from now on :meth:`append` writes to the file."""
+        if self.path is None:
+            return iter(())
+        data = self.path.read_bytes() if self.path.exists() else b""
+        self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+        return self.record.iter_unpack(data[: len(data) - len(data) % self.record.size])
+
+    def append(self, *fields: int) -> None:
+        if self._file is not None:
+            self._file.write(self.record.pack(*fields))
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
 class DurableKeys:
     """A set of keys whose requests did not deliver the page their key stands for:
 
@@ -71,21 +101,9 @@ class DurableKeys:
     """
 
     def __init__(self, path: str | Path | None = None, bits: int = 64) -> None:
-        self._keys: set[int] = set()
-        self._record = struct.Struct("<QQ" if bits == 128 else "<Q")
         self._wide = bits == 128
-        self._file = None
-        if path:
-            path = Path(path)
-            if path.exists():
-                self._load(path.read_bytes())
-            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
-
-    def _load(self, data: bytes) -> None:
-        size = self._record.size
-        for offset in range(0, len(data) - len(data) % size, size):
-            words = self._record.unpack_from(data, offset)
-            self._keys.add(key_of_words(words, self._wide))
+        self._log = RecordLog(path, "<QQ" if self._wide else "<Q")
+        self._keys: set[int] = {key_of_words(words, self._wide) for words in self._log.open()}
 
     def __contains__(self, key: object) -> bool:
         return key in self._keys
@@ -98,8 +116,7 @@ class DurableKeys:
             if key in self._keys:
                 continue
             self._keys.add(key)
-            if self._file is not None:
-                self._file.write(self._record.pack(*key_words(key, self._wide)))
+            self._log.append(*key_words(key, self._wide))
 
     def discard(self, keys: tuple[int, ...]) -> None:
         for key in keys:
@@ -109,6 +126,4 @@ class DurableKeys:
         self._keys.clear()
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        self._log.close()

@@ -36,18 +36,17 @@ ends too.
 
 from __future__ import annotations
 
-import struct
 from collections import OrderedDict
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy.spiders import CrawlSpider
 
 from . import meta as M
-from .persistence import key_of_words, key_words
+from .persistence import RecordLog, key_of_words, key_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from scrapy import Request
     from scrapy.http import Response
@@ -100,19 +99,8 @@ class SessionLinkedPages:
         #: This run of the crawl (1, 2, ... with ``JOBDIR``): each starts with an empty cookie jar.
         self.run = 1
         self._wide = bits == 128
-        self._record = struct.Struct("<BQQ" if self._wide else "<BQ")
-        self._file = None
-        if path:
-            path = Path(path)
-            if path.exists():
-                self._load(path.read_bytes())
-            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
-            self._write(_RUN, 0)
-
-    def _load(self, data: bytes) -> None:
-        size = self._record.size
-        for offset in range(0, len(data) - len(data) % size, size):
-            op, *words = self._record.unpack_from(data, offset)
+        self._log = RecordLog(path, "<BQQ" if self._wide else "<BQ")
+        for op, *words in self._log.open():
             key = key_of_words(tuple(words), self._wide)
             if op == _RUN:
                 self.run += 1
@@ -120,10 +108,10 @@ class SessionLinkedPages:
                 self._wait(key)
             elif op == _DONE:
                 self._settle(key)
+        self._write(_RUN, 0)
 
     def _write(self, op: int, key: int) -> None:
-        if self._file is not None:
-            self._file.write(self._record.pack(op, *key_words(key, self._wide)))
+        self._log.append(op, *key_words(key, self._wide))
 
     def _wait(self, key: int) -> None:
         self._done.pop(key, None)
@@ -139,9 +127,7 @@ class SessionLinkedPages:
             self._done.popitem(last=False)
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        self._log.close()
 
     def links_session_opened(self, request: Request, response: Response) -> bool:
         """Whether the page delivered to ``request`` is one to remember: its answer goes
