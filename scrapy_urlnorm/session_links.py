@@ -17,13 +17,17 @@ and lost the item (frameworks webs with ``--rules --cookies``, seeds 584112 and
 So, with cookies on and a ``CrawlSpider``, a page whose answer set a cookie the
 request did not send and whose body repeats its value (the session written into
 its links) is fetched once more the next time it is linked (now with the cookie):
-its page with plain links goes to the spider. Under any spelling, its very URL
+its page with plain links goes to the spider. So is one whose body repeats a session
+its URL carried and its cookies did not: Tomcat keeps writing a session it was given
+in the URL, and sets no cookie for it (not a new session), and a crawl resumed with an
+empty cookie jar sends its queued ``;jsessionid=`` spellings so (frameworks seed 585214
+with ``--kills 2``). Under any spelling, its very URL
 too: stock may meet the other spelling through a page the add-on dropped, as
 ``h:80/y``, whose relative links spell ``h:80/x/`` where the add-on, which read
 ``h/y``, meets ``h/x/`` as written again (seeds 165309, 165318). That request is
 sent as written and is not dropped later (at download time, or by a twin probe's
-``304``). Once per page, and only for such answers, so it ends: the second
-request carries the cookie.
+``304``). Once per page, and only for such answers, so it ends (the second
+request carries the cookie, if the site ever set one).
 
 A ``JOBDIR`` crawl keeps these pages in ``urlnorm.session_links``: every run starts
 with an empty cookie jar, so a page may open its session in one run and be linked
@@ -38,10 +42,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from scrapy.spiders import CrawlSpider
 
 from . import meta as M
+from .params import is_session_param
 from .persistence import RecordLog, key_of_words, key_words
 
 if TYPE_CHECKING:
@@ -60,16 +66,39 @@ _RUN, _WAITING, _DONE = 0, 1, 2
 MIN_SESSION_LENGTH = 8
 
 
-def session_written_in(response: Response, sent: bytes = b"") -> bool:
+def session_written_in(response: Response, sent: bytes = b"", url: str = "") -> bool:
     """Whether ``response`` sets a cookie whose value its body repeats, one the request
     did not send (its ``Cookie`` header, ``sent``): a session the server wrote into the
-    page's links for a client that keeps no such cookie yet."""
+    page's links for a client that keeps no such cookie yet. Or the request's ``url``
+    carries a session its body repeats and its cookies do not: the server keeps writing
+    a session it was given in the URL (Tomcat, for ``;jsessionid=`` without the cookie,
+    sets none), as it does for a crawl resumed with an empty cookie jar."""
     body = response.body
     for header in response.headers.getlist(b"Set-Cookie"):
         value = header.partition(b";")[0].partition(b"=")[2].strip(b'" ')
         if len(value) >= MIN_SESSION_LENGTH and value not in sent and value in body:
             return True
+    for token in sessions_in(url):
+        value = token.encode("utf-8", "surrogatepass")
+        if value not in sent and value in body:
+            return True
     return False
+
+
+def sessions_in(url: str) -> list[str]:
+    """The session ids ``url`` carries: path parameters and query parameters that are
+    well-known session ids (by name or by a token's look), of :data:`MIN_SESSION_LENGTH`
+    characters or more."""
+    if ";" not in url and "?" not in url:
+        return []
+    head, _, query = url.partition("#")[0].partition("?")
+    pairs = [part.partition("=") for segment in head.split("/") for part in segment.split(";")[1:]]
+    pairs += [part.partition("=") for part in query.split("&")]
+    return [
+        value
+        for name, equals, value in pairs
+        if equals and len(value) >= MIN_SESSION_LENGTH and is_session_param(unquote(name).lower(), value)
+    ]
 
 
 def reads_link_spellings(request: Request, spider: object) -> bool:
@@ -133,7 +162,7 @@ class SessionLinkedPages:
         """Whether the page delivered to ``request`` is one to remember: its answer goes
         to a ``CrawlSpider`` and its links carry the session the answer opened."""
         return reads_link_spellings(request, self.spider()) and session_written_in(
-            response, request.headers.get(b"Cookie") or b""
+            response, request.headers.get(b"Cookie") or b"", request.url
         )
 
     def remember(self, keys: tuple[int, ...], request: Request | None = None) -> None:

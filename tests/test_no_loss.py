@@ -1515,6 +1515,42 @@ async def test_a_session_linked_page_linked_again_as_written_is_fetched_again() 
     assert addon.fetched().count("/app/") == 2
 
 
+def resumed_session_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As Tomcat answers a client that brings a session in the URL and not the cookie
+    (a crawl resumed with an empty cookie jar sends its queued ``;jsessionid=`` spellings
+    so): links spelled with it, and no ``Set-Cookie``, the session not being new. Only
+    ``/app/news``, linked as written, opens one; ``/app/`` and ``other.html`` write
+    their links for a cookieless client, ``news`` its link to ``/app/`` plain."""
+    cookie = request_cookie(headers, "JSESSIONID") == SESSION_TOKEN
+    if path == "/app/news":
+        opened = {} if cookie else {"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"}
+        return Reply.page("s:/app/news", ["/app/?utm_source=menu"], extra_headers=opened)
+    plain, _, _ = path.partition(";")
+    spelled = {"/app/": ["help/faq.html", "other.html"], "/app/other.html": [], "/app/help/faq.html": []}
+    if plain not in spelled:
+        return Reply.not_found()
+    links = spelled[plain] if cookie else [f"{href};jsessionid={SESSION_TOKEN}" for href in spelled[plain]]
+    return Reply.page(f"s:{plain}", [*links, *(["/app/news"] if plain == "/app/other.html" else [])])
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_answered_with_the_session_its_url_carried_is_fetched_again_with_the_cookie() -> None:
+    """Frameworks seed 585214 (``--rules --cookies --kills 2``, Tomcat) lost two items in
+    three runs of four: killed after its first page, the crawl resumed with an empty
+    cookie jar and sent the queued ``;jsessionid=`` spellings; Tomcat spelled their
+    links with that session and set no cookie, so nothing marked those pages, and the
+    spellings stock fetched later with the cookie (plain links) were duplicates. A page
+    whose body repeats a session its URL carried and its cookies did not is fetched once
+    more, as one whose answer opened the session is."""
+    settings = {**ORDERED, "COOKIES_ENABLED": True}
+    sites = {"s.test": FunctionSite(resumed_session_site)}
+    start = [f"http://s.test/app/;jsessionid={SESSION_TOKEN}"]
+    stock, addon = await stock_and_addon(sites, start, settings, HtmlItemsSpider)
+    assert "s:/app/help/faq.html" in stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/session_links_refetched") == 1
+
+
 def moved_listings_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """``www.h.test`` redirects every URL to ``h.test``'s; ``/list`` and ``/other`` are
     listings whose ``?page=1`` is the listing itself (so ``ignore_param:page`` is learned,

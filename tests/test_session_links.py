@@ -1,4 +1,4 @@
-"""Pages whose cookieless answer wrote the session into their links, across ``JOBDIR`` runs."""
+"""Pages whose answer wrote the session into their links for a cookieless client."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 from scrapy import Request
+from scrapy.http import HtmlResponse
 
-from scrapy_urlnorm.session_links import SESSION_LINKS_FILE, SessionLinkedPages
+from scrapy_urlnorm.session_links import SESSION_LINKS_FILE, SessionLinkedPages, session_written_in, sessions_in
 
 PAGE = (11, 12)
 
@@ -53,3 +54,31 @@ def test_without_jobdir_a_refetch_is_one_per_page() -> None:
     pages.remember(PAGE, request)  # (the cookie did not stick: stock never met plain links either)
     assert not pages.refetch(PAGE)
     assert len(pages) == 2
+
+
+@pytest.mark.parametrize(
+    ("url", "sessions"),
+    [
+        ("http://t.test/app/x.jsp;jsessionid=05E50308910A8D96?utm_source=rss", ["05E50308910A8D96"]),
+        ("http://t.test/app;JSESSIONID=05E50308910A8D96/x.jsp", ["05E50308910A8D96"]),
+        ("http://p.test/x.php?PHPSESSID=0a1b2c3d4e5f6a7b&page=2", ["0a1b2c3d4e5f6a7b"]),
+        ("http://p.test/x?sid=3f9c2a7b1e8d4c6f5a0b", ["3f9c2a7b1e8d4c6f5a0b"]),
+        ("http://p.test/x?sid=3", []),  # (a section, not a session)
+        ("http://p.test/report?session=opening-keynote-day-1", []),  # (a conference session's page)
+        ("http://p.test/item?id=12345678", []),
+        ("http://p.test/x#;jsessionid=05E50308910A8D96", []),
+    ],
+)
+def test_the_sessions_a_url_carries(url: str, sessions: list[str]) -> None:
+    assert sessions_in(url) == sessions
+
+
+def test_a_body_repeating_the_session_its_url_carried_without_the_cookie_was_written_for_a_cookieless_client() -> None:
+    """Tomcat answers ``;jsessionid=`` without the cookie with links spelled so, and no
+    ``Set-Cookie``: the session is not new (a crawl resumed with an empty jar)."""
+    url = "http://t.test/app/;jsessionid=05E50308910A8D96E2B3"
+    body = b'<a href="/app/faq.html;jsessionid=05E50308910A8D96E2B3">faq</a>'
+    response = HtmlResponse(url, body=body)
+    assert session_written_in(response, b"", url)
+    assert not session_written_in(response, b"JSESSIONID=05E50308910A8D96E2B3", url)  # (the cookie went too)
+    assert not session_written_in(HtmlResponse(url, body=b'<a href="/app/faq.html">faq</a>'), b"", url)
