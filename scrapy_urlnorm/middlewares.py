@@ -296,7 +296,12 @@ class NormalizeMiddleware:
                 and audit is None
                 and session_links.links_session_opened(request, response)
             ):
-                session_links.remember(self.dedup.fingerprint(request).keys, request)
+                keys = self.dedup.fingerprint(request).keys
+                # And its chain's first URLs': links name the page as they did, not as it
+                # redirected (ASP.NET's cookie probe, ``&AspxAutoDetectCookieSupport=1``).
+                for url in request.meta.get("redirect_urls", ()):
+                    keys += self.dedup.fingerprint(request.replace(url=url)).keys
+                session_links.remember(keys, request)
             if status == 200:
                 self.dedup.responses.observe_page(
                     request,

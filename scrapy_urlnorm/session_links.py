@@ -21,7 +21,9 @@ its page with plain links goes to the spider. So is one whose body repeats a ses
 its URL carried and its cookies did not: Tomcat keeps writing a session it was given
 in the URL, and sets no cookie for it (not a new session), and a crawl resumed with an
 empty cookie jar sends its queued ``;jsessionid=`` spellings so (frameworks seed 585214
-with ``--kills 2``). Under any spelling, its very URL
+with ``--kills 2``). It is known by the keys of every URL of its redirect chain:
+links name it as they did, not as it redirected (ASP.NET's cookie probe; random seed
+166918). Under any spelling, its very URL
 too: stock may meet the other spelling through a page the add-on dropped, as
 ``h:80/y``, whose relative links spell ``h:80/x/`` where the add-on, which read
 ``h/y``, meets ``h/x/`` as written again (seeds 165309, 165318). That request is

@@ -386,6 +386,23 @@ def test_url_session_hosts_offer_the_session_as_a_cookie_and_write_none_for_a_cl
     assert doc_id_of(kept) == doc_id_of(first) == page.doc_id
 
 
+def test_an_aspnet_front_offers_its_session_cookie_beside_the_sites_own() -> None:
+    """Random seed 166918 (``--sessions --cookies``): ``h1.test`` writes its ``sk`` session
+    into links and offers it as a cookie, behind ASP.NET's ``AutoDetect``; the front's
+    ``ASP.NET_SessionId`` once replaced the site's cookie, so the page answered the probe
+    with session links and no cookie for them (what no real server does: each cookie is
+    a ``Set-Cookie`` header of its own, as the server sends them)."""
+    web = generate(166918, url_sessions=True, query_pages=True)
+    site = next(site for site in web.hosts if site.host == "h1.test")
+    front = AspNetSessions(site, f"{web.seed}:aspnet")
+    assert front.runs_aspnet("h1.test") and site.url_session == "sk"
+    query = f"session=closing-panel-day-2&{PROBE}=1"
+    served = front.handle("/report", query, {"Host": "h1.test", "Cookie": f"{PROBE}=1"})
+    cookies = served.headers["Set-Cookie"].split("\n")
+    assert [cookie.partition("=")[0] for cookie in cookies] == ["sk", "ASP.NET_SessionId"]
+    assert cookies[0].partition(";")[0].partition("=")[2].encode() in served.body
+
+
 def test_aspnet_hosts_ask_for_a_cookie_then_serve_by_cookie_or_by_a_session_in_the_path() -> None:
     """``--cookies``: an ASP.NET host in ``AutoDetect`` mode answers a first request with a
     redirect that adds ``AspxAutoDetectCookieSupport=1`` and offers a test cookie; with the

@@ -1515,6 +1515,26 @@ async def test_a_session_linked_page_linked_again_as_written_is_fetched_again() 
     assert addon.fetched().count("/app/") == 2
 
 
+def probed_session_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As :func:`session_links_site`, but ``/app/`` asked without the session cookie first
+    redirects to ``/app/?probe=1`` (ASP.NET's ``AspxAutoDetectCookieSupport`` probe),
+    where its answer opens the session and writes it into its links."""
+    if path == "/app/" and not query and not request_cookie(headers, "JSESSIONID"):
+        return Reply.redirect("/app/?probe=1", 302)
+    return session_links_site(path, query, headers)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_session_linked_page_reached_by_a_redirect_is_known_by_its_first_url_too() -> None:
+    """Random seed 166918 (``--rules --cookies --sessions --params``) lost an item: the
+    page whose links carried the new session was delivered at the target of ASP.NET's
+    cookie probe (``&AspxAutoDetectCookieSupport=1``), and only that URL's keys were
+    kept; the spelling stock fetched later with the cookie, and met the plain links
+    there, had the key of the chain's first URL, and was dropped against it."""
+    addon = await faq_collected_once_more(probed_session_site)
+    assert addon.fetched().count("/app/?utm_source=menu") == 1
+
+
 def resumed_session_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """As Tomcat answers a client that brings a session in the URL and not the cookie
     (a crawl resumed with an empty cookie jar sends its queued ``;jsessionid=`` spellings

@@ -20,7 +20,7 @@ import html
 import re
 from collections.abc import Mapping
 
-from .server import Reply, Site, request_cookie, site_draw
+from .server import Reply, Site, request_cookie, site_draw, with_cookie
 
 PROBE = "AspxAutoDetectCookieSupport"
 SESSION_COOKIE = "ASP.NET_SessionId"
@@ -64,7 +64,8 @@ class AspNetSessions:
             return _redirect(location, server, f"{PROBE}=1; path=/")
         if request_cookie(headers, PROBE):
             cookie = f"{SESSION_COOKIE}={session}; path=/; HttpOnly; SameSite=Lax"
-            return Reply(200, reply.body, {**reply.headers, "Set-Cookie": cookie})
+            # (beside the site's own: a session written into its links offered as a cookie too)
+            return Reply(200, reply.body, with_cookie(reply.headers, cookie))
         return _redirect(f"/(S({session})){routed}" + (f"?{kept}" if kept else ""), server)
 
 

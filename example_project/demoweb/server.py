@@ -75,6 +75,13 @@ def site_draw(salt: str, host: str) -> int:
     return zlib.crc32(f"{salt}\0{host.removeprefix('www.')}".encode())
 
 
+def with_cookie(headers: Mapping[str, str], cookie: str) -> dict[str, str]:
+    """``headers`` with one more ``Set-Cookie`` (several are kept as lines of one value,
+    each sent as a header of its own), as a front adds its cookie to its site's."""
+    offered = headers.get("Set-Cookie")
+    return {**headers, "Set-Cookie": f"{offered}\n{cookie}" if offered else cookie}
+
+
 def request_cookie(headers: Mapping[str, str], name: str) -> str:
     """The value of cookie ``name`` the request sent (``""``: none)."""
     for header, value in headers.items():
@@ -262,7 +269,8 @@ class VirtualWeb:
         handler.site_server = headers.pop("Server", "VirtualWeb")  # type: ignore[attr-defined]
         handler.send_response(reply.status)
         for name, value in headers.items():
-            handler.send_header(name, value)
+            for line in value.split("\n") if name == "Set-Cookie" else (value,):  # (one header per cookie)
+                handler.send_header(name, line)
         handler.send_header("Content-Length", str(len(reply.body)))
         handler.end_headers()
         if handler.command != "HEAD":
