@@ -171,7 +171,7 @@ class SessionLinkedPages:
         """The keys of such a page, delivered to ``request``, to be fetched once more,
         unless that was done in this run: a refetch let through in an earlier run left
         without the cookie (a restart emptied the jar), so its page waits again."""
-        rearm = request is not None and 0 < self.refetched_in(request) < self.run
+        rearm = request is not None and 0 < refetched_in(request) < self.run
         for key in keys:
             if key in self._waiting or (key in self._done and not rearm):
                 continue
@@ -196,17 +196,18 @@ class SessionLinkedPages:
             request.meta[M.NO_SHORTCUT] = True
         return True
 
-    @staticmethod
-    def refetched_in(request: Request) -> int:
-        """The run that let ``request`` through as a refetch (0: it is none)."""
-        return int(request.meta.get(M.SESSION_REFETCH) or 0)
-
     def __len__(self) -> int:
         return len(self._waiting) + len(self._done)
 
 
+def refetched_in(request: Request) -> int:
+    """The run that let ``request`` through to fetch its page again (0: none; see
+    :meth:`SessionLinkedPages.refetch`). Marked on the request, so that it survives a
+    ``JOBDIR`` queue."""
+    return int(request.meta.get(M.SESSION_REFETCH) or 0)
+
+
 def refetching(request: Request) -> bool:
-    """Whether ``request`` was let through to fetch its page again (see
-    :meth:`SessionLinkedPages.refetch`): it is fetched, not dropped or held later.
-    Marked on the request, so that it survives a ``JOBDIR`` queue."""
-    return bool(request.meta.get(M.SESSION_REFETCH))
+    """Whether ``request`` was let through to fetch its page again: it is fetched, not
+    dropped or held later."""
+    return refetched_in(request) > 0

@@ -8,7 +8,13 @@ import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse
 
-from scrapy_urlnorm.session_links import SESSION_LINKS_FILE, SessionLinkedPages, session_written_in, sessions_in
+from scrapy_urlnorm.session_links import (
+    SESSION_LINKS_FILE,
+    SessionLinkedPages,
+    refetched_in,
+    session_written_in,
+    sessions_in,
+)
 
 PAGE = (11, 12)
 
@@ -36,7 +42,7 @@ def test_a_refetch_answered_in_a_later_run_waits_again_once(tmp_path: Path) -> N
     first.remember(PAGE)
     request = Request("http://s.test/#section-2")
     assert first.refetch(PAGE, request)
-    assert SessionLinkedPages.refetched_in(request) == 1
+    assert refetched_in(request) == 1
     first.close()  # (the stop came while it waited in the queue)
     second = SessionLinkedPages(path=path)
     second.remember(PAGE, request)  # its answer carried session links again
