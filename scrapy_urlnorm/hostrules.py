@@ -38,7 +38,10 @@ _SHORTCUT_DIRECTIONS = ("add", "remove", "strip", "http", "https")
 
 
 def _params(query: str | None) -> dict[str, str]:
-    return dict(part.partition("=")[::2] for part in (query or "").split("&") if part)
+    """``query``'s values by lowercased name: ``ignore_param`` rules are named and applied so
+    (``steps.ignore_params``), and Apache's listings spell theirs ``?C=M;O=A``."""
+    pairs = (part.partition("=") for part in (query or "").split("&") if part)
+    return {name.lower(): value for name, _, value in pairs}
 
 
 def may_merge(rule: Rule, a: SplitURL, b: SplitURL) -> bool:

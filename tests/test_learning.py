@@ -1834,6 +1834,10 @@ def test_a_rule_whose_aspect_two_urls_share_did_not_merge_them() -> None:
     # (a path ending in a name is also one without the slash: not told apart, so blamed too)
     assert merging_rules(rules, "http://h.test/d/index.html", ["https://www.h.test/d/"]) == [www, slash, https, index]
     assert merging_rules(rules, "http://h.test/l?ref=a", ["http://h.test/l", "http://h.test/l?ref=b"]) == [ref]
+    # Apache's listings sort by ?C=M;O=A: the rule learned from them is ignore_param:c
+    sort = Rule(host="h.test", kind="ignore_param:c")
+    assert merging_rules([www, sort], "http://www.h.test/d/?C=M;O=A", ["http://h.test/d/?C=N;O=A"]) == [www, sort]
+    assert merging_rules([www, sort], "http://www.h.test/d/?C=M;O=A", ["http://www.h.test/d/"]) == [sort]
     assert merging_rules(rules, "http://h.test/x", []) is None
 
 
