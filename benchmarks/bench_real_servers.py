@@ -3,10 +3,10 @@ Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js stat
 ``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
 session), h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``, Ruby's WEBrick, aiohttp's and
 Tornado's static files, Jetty, Go's ``net/http`` ``FileServer``, WhiteNoise, Express's static
-middleware, and Django, Flask and Starlette applications under gunicorn and uvicorn, and nginx
-again as an https site, on loopback.
+middleware, and Django, Flask and Starlette applications under gunicorn and uvicorn, nginx
+again as an https site, and Apache again as Debian configures ``/var/www``, on loopback.
 
-All twenty-six serve the same Debian documentation trees (a Doxygen manual with its examples,
+All twenty-seven serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -44,7 +44,11 @@ ETags; origin-form only, through ``tunnel.py --origin-form``); Jetty 9's Default
 WhiteNoise under gunicorn with ``index_file=True`` (``/d`` -> 302 ``d/``, ``/d/index.html`` -> 302
 ``./``, the query dropped; a file only at its exact path, no listings); Express's
 ``express.static(root)`` (``/d`` -> 301 ``/d/``, ``index.html`` also by its name, no listings,
-weak ETags). The three applications add pages of
+weak ETags). ``apache-indexes`` is Apache as Debian's default configuration serves ``/var/www``
+(``Options Indexes`` with Debian's ``autoindex.conf``: listings whose column headers link them
+sorted otherwise, ``?C=M;O=A``; no MultiViews, no ``mod_speling``; a ``www.`` alias), with two
+installed packages' doc directories beside the trees (no index file: listings, files without an
+extension). The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -58,7 +62,7 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
 ``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``tc.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test``,
-``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test``, ``go.test``, ``wn.test``, ``ex.test``
+``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test``, ``go.test``, ``wn.test``, ``ex.test``, ``ai.test``
 and their ``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY``
 mechanism), so redirects name the real hostnames (``webfsd``'s with its port).
 

@@ -149,6 +149,9 @@ class Family:
     origin_form: bool = False
     # Links the landing page adds after the trees' ((href, text), ...): an application's pages.
     links: tuple[tuple[str, str], ...] = ()
+    # Directories served beside the trees, linked from the landing page ((name, path), ...):
+    # installed packages' doc directories, which have no index file (a server's listings).
+    shelves: tuple[tuple[str, str], ...] = ()
 
 
 def _nginx_command(name: str) -> Callable[[Path, int], list[str]]:
@@ -372,6 +375,15 @@ FAMILIES: dict[str, Family] = {
         binary=APACHE,
         command=lambda directory, port: [APACHE, "-f", str(directory / "apache2.conf"), "-k", "start"],
         user="User www-data\nGroup www-data",
+    ),
+    "apache-indexes": Family(
+        name="apache2-indexes",
+        label="Apache with listings",
+        host="ai.test",
+        binary=APACHE,
+        command=lambda directory, port: [APACHE, "-f", str(directory / "apache2-indexes.conf"), "-k", "start"],
+        user="User www-data\nGroup www-data",
+        shelves=(("apache2", "/usr/share/doc/apache2"), ("requests-doc", "/usr/share/doc/python-requests-doc")),
     ),
     "nginx": Family(
         name="nginx",
@@ -664,6 +676,7 @@ def missing(kinds: Iterable[str] | None = None) -> list[str]:
     documentation trees, and the frameworks' pip packages (``pip:<name>``) this Python lacks."""
     families = [FAMILIES[kind] for kind in (FAMILIES if kinds is None else kinds)]
     needed = [family.binary for family in families] + [f"{tree}/index.html" for tree in TREES.values()]
+    needed += [path for family in families for _, path in family.shelves]
     packages = dict.fromkeys(package for family in families for package in family.packages)
     return [path for path in needed if not Path(path).exists()] + [
         f"pip:{package}" for package in packages if importlib.util.find_spec(package) is None
@@ -695,20 +708,28 @@ def wait_for_port(port: int, seconds: float = 10.0) -> None:
             time.sleep(0.05)
 
 
-def build_root(root: Path, server: str, http_links: str = "", extra: tuple[tuple[str, str], ...] = ()) -> None:
+def build_root(
+    root: Path,
+    server: str,
+    http_links: str = "",
+    extra: tuple[tuple[str, str], ...] = (),
+    shelves: tuple[tuple[str, str], ...] = (),
+) -> None:
     """The site root: a landing page and one symlink per documentation tree. With
     ``http_links`` (an https site's host), the landing page links the second tree as
     ``http://<host>/...`` and the third as ``http://www.<host>/...``, as pages of a site
     that moved to https still do; the first stays relative. ``extra``: ``(href, text)``
-    links after the trees'."""
+    links after the trees'; ``shelves``: ``(name, path)`` directories linked and served
+    beside the trees."""
     root.mkdir(parents=True, exist_ok=True)
     bases = ["", f"http://{http_links}", f"http://www.{http_links}"] if http_links else [""]
     links = "\n".join(
         [f'<li><a href="{bases[index % len(bases)]}/{name}/">{name}</a></li>' for index, name in enumerate(TREES)]
         + [f'<li><a href="{href}">{text}</a></li>' for href, text in extra]
+        + [f'<li><a href="/{name}/">{name}</a></li>' for name, _ in shelves]
     )
     (root / "index.html").write_text(LANDING.format(server=server, links=links), encoding="utf-8")
-    for name, tree in TREES.items():
+    for name, tree in (*TREES.items(), *shelves):
         link = root / name
         if not link.is_symlink():
             link.symlink_to(tree)
@@ -782,7 +803,7 @@ def serve(kind: str, host: str | None = None, state: Path | None = None) -> Iter
     family = FAMILIES[kind]
     host = host or family.host
     with _state(state, kind) as directory:
-        build_root(directory / "www", family.label, host if family.tls else "", family.links)
+        build_root(directory / "www", family.label, host if family.tls else "", family.links, family.shelves)
         port, tls_port, tunnel_port = free_ports(3)
         if family.tls:
             self_signed(directory / f"{family.name}.crt", directory / f"{family.name}.key", [host, f"www.{host}"])
