@@ -17,11 +17,15 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
         "_ga", "_gl", "_hsenc", "_hsmi", "__hstc", "__hssc", "__hsfp", "hsctatracking",
         "mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "vero_conv", "rb_clickid",
         "s_kwcid", "ef_id", "epik", "_openstat", "wickedid",
+        # Matomo's (Piwik's) campaign names: by name, not by the prefix, which sites use for
+        # their own keys (``?pk_id=3``, Django's ``?pk__in=1,2``).
+        "pk_campaign", "pk_cpn", "pk_kwd", "pk_keyword", "pk_source", "pk_medium", "pk_content",
+        "pk_cid", "pk_group", "pk_placement", "pk_vid",
     }
 )  # fmt: skip
 
-#: Name prefixes of tracking parameter families (``utm_source``, ``pk_campaign``...).
-TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "pk_", "mtm_", "hsa_", "matomo_")
+#: Name prefixes of tracking parameter families (``utm_source``, ``mtm_campaign``...).
+TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "mtm_", "hsa_", "matomo_")
 
 #: Session-id parameters removed whatever their value: the names are unambiguous.
 SESSION_PARAMS: frozenset[str] = frozenset({"phpsessid", "jsessionid", "cfid", "cftoken", "oscsid", "zenid", "sessid"})
