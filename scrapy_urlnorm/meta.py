@@ -43,6 +43,9 @@ AS_WRITTEN = "_urlnorm_as_written"
 #: answer did not have (see ``session_links``): sent as written, never dropped later
 #: against that page (at download time, or as a twin probe, whose 304 has no links).
 SESSION_REFETCH = "_urlnorm_session_refetch"
+#: On a request for a page its URL's session was written into, sent without that session
+#: (1) and, answered with a new session's cookie, once more with it (2): see ``session_links``.
+SESSION_PRIMER = "_urlnorm_session_primer"
 #: On a request the crash-safe frontier scheduled again after a crash or stop: it
 #: holds its keys' claim, so it is their representative, never their duplicate.
 RECOVERED = "_urlnorm_recovered"

@@ -302,6 +302,10 @@ class NormalizeMiddleware:
                 for url in request.meta.get("redirect_urls", ()):
                     keys += self.dedup.fingerprint(request.replace(url=url)).keys
                 session_links.remember(keys, request)
+                again = session_links.primer(request, response) or session_links.with_cookie(request, response)
+                if again is not None and self.dedup.reschedule_request is not None:
+                    self.dedup.count("urlnorm/session_links_primed")
+                    self.dedup.reschedule_request(again)
             if status == 200:
                 self.dedup.responses.observe_page(
                     request,

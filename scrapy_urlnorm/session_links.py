@@ -31,6 +31,15 @@ sent as written and is not dropped later (at download time, or by a twin probe's
 ``304``). Once per page, and only for such answers, so it ends (the second
 request carries the cookie, if the site ever set one).
 
+Waiting for another link is not enough where every link of a host carries the session:
+a crawl resumed with an empty jar may have queued nothing else, each answered with
+session links and no cookie, so no request ever carries one (frameworks seed 585852).
+A page whose links repeat the session its URL carried, answered without a cookie, is
+asked for at once without that session (:meth:`SessionLinkedPages.primer`): the server
+opens a new one and sets its cookie; answered so, the same request goes once more, with
+the cookie (:meth:`SessionLinkedPages.with_cookie`), and its plain links reach the
+spider. Once per URL and run, and the second is never followed by a third.
+
 A ``JOBDIR`` crawl keeps these pages in ``urlnorm.session_links``: every run starts
 with an empty cookie jar, so a page may open its session in one run and be linked
 again only in the next. And a refetch let through in one run and answered in a later
@@ -66,6 +75,9 @@ SESSION_LINKS_FILE = "urlnorm.session_links"
 _RUN, _WAITING, _DONE = 0, 1, 2
 #: Shorter cookie values are no evidence that the body repeats a session (``lang=en``).
 MIN_SESSION_LENGTH = 8
+#: What a primer does not take from the request it asks for again: where that one was
+#: redirected from and how often it was retried (a primer is a request of its own).
+_NOT_INHERITED = frozenset({"redirect_urls", "redirect_times", "redirect_ttl", "redirect_reasons", "retry_times"})
 
 
 def session_written_in(response: Response, sent: bytes = b"", url: str = "") -> bool:
@@ -75,14 +87,24 @@ def session_written_in(response: Response, sent: bytes = b"", url: str = "") -> 
     carries a session its body repeats and its cookies do not: the server keeps writing
     a session it was given in the URL (Tomcat, for ``;jsessionid=`` without the cookie,
     sets none), as it does for a crawl resumed with an empty cookie jar."""
+    return cookie_session_written(response, sent) or url_session_written(response, sent, url)
+
+
+def cookie_session_written(response: Response, sent: bytes = b"") -> bool:
+    """Whether ``response`` sets a cookie the request did not send and its body repeats."""
     body = response.body
     for header in response.headers.getlist(b"Set-Cookie"):
         value = header.partition(b";")[0].partition(b"=")[2].strip(b'" ')
         if len(value) >= MIN_SESSION_LENGTH and value not in sent and value in body:
             return True
+    return False
+
+
+def url_session_written(response: Response, sent: bytes, url: str) -> bool:
+    """Whether ``url`` carries a session the body of ``response`` repeats and ``sent`` does not."""
     for token in sessions_in(url):
         value = token.encode("utf-8", "surrogatepass")
-        if value not in sent and value in body:
+        if value not in sent and value in response.body:
             return True
     return False
 
@@ -96,11 +118,26 @@ def sessions_in(url: str) -> list[str]:
     head, _, query = url.partition("#")[0].partition("?")
     pairs = [part.partition("=") for segment in head.split("/") for part in segment.split(";")[1:]]
     pairs += [part.partition("=") for part in query.split("&")]
-    return [
-        value
-        for name, equals, value in pairs
-        if equals and len(value) >= MIN_SESSION_LENGTH and is_session_param(unquote(name).lower(), value)
-    ]
+    return [value for name, equals, value in pairs if equals and _is_session(name, value)]
+
+
+def without_sessions(url: str) -> str:
+    """``url`` less the session ids :func:`sessions_in` finds in it (path parameters, query
+    pairs): what a client that keeps no session asks for, answered with a new one."""
+    head, hash_, fragment = url.partition("#")
+    path, question, query = head.partition("?")
+    segments = []
+    for segment in path.split("/"):
+        name, *params = segment.split(";")
+        kept = [param for param in params if not _is_session(*param.split("=", 1))] if params else []
+        segments.append(";".join([name, *kept]))
+    pairs = [pair for pair in query.split("&") if not _is_session(*pair.split("=", 1))] if question else []
+    url = "/".join(segments) + ("?" + "&".join(pairs) if any(pairs) else "")
+    return url + hash_ + fragment
+
+
+def _is_session(name: str, value: str = "", *_: str) -> bool:
+    return len(value) >= MIN_SESSION_LENGTH and is_session_param(unquote(name).lower(), value)
 
 
 def reads_link_spellings(request: Request, spider: object) -> bool:
@@ -126,6 +163,8 @@ class SessionLinkedPages:
         self.spider = spider
         self._waiting: OrderedDict[int, None] = OrderedDict()
         self._done: OrderedDict[int, None] = OrderedDict()
+        #: URLs (hashed) asked for without their session in this run (see :meth:`primer`).
+        self._primed: set[int] = set()
         self.max_pages = max_pages
         #: This run of the crawl (1, 2, ... with ``JOBDIR``): each starts with an empty cookie jar.
         self.run = 1
@@ -196,8 +235,45 @@ class SessionLinkedPages:
             request.meta[M.NO_SHORTCUT] = True
         return True
 
+    def primer(self, request: Request, response: Response) -> Request | None:
+        """For a page whose links repeat the session its URL carried, answered without a
+        cookie (Tomcat keeps writing a ``;jsessionid=`` it was given, and sets none), a
+        request for its URL without the session: answered with a new session and its
+        cookie, then fetched once more with it (:meth:`with_cookie`), so its plain links
+        reach the spider. Waiting for another link is not enough there: a crawl resumed
+        with an empty jar queued the host's links with that session, so each is answered
+        alike, and the host may set no cookie before the crawl ends (frameworks seed
+        585852, killed twice). Once per page and run; ``None`` for any other answer."""
+        sent = request.headers.get(b"Cookie") or b""
+        if M.SESSION_PRIMER in request.meta or cookie_session_written(response, sent):
+            return None
+        if not url_session_written(response, sent, request.url):
+            return None
+        url = without_sessions(request.url)
+        mark = hash(url)
+        if url == request.url or mark in self._primed or len(self._primed) >= self.max_pages:
+            return None
+        self._primed.add(mark)
+        meta = {key: value for key, value in request.meta.items() if key not in _NOT_INHERITED}
+        return self._marked(request.replace(url=url, meta=meta, dont_filter=True), 1)
+
+    def with_cookie(self, request: Request, response: Response) -> Request | None:
+        """A :meth:`primer` answered with a new session's cookie: the same request once
+        more, now that the jar has the cookie (``None`` for any other answer)."""
+        if request.meta.get(M.SESSION_PRIMER) != 1:
+            return None
+        if not cookie_session_written(response, request.headers.get(b"Cookie") or b""):
+            return None
+        return self._marked(request.replace(meta=dict(request.meta), dont_filter=True), 2)
+
+    def _marked(self, request: Request, stage: int) -> Request:
+        request.meta[M.SESSION_PRIMER] = stage
+        request.meta[M.SESSION_REFETCH] = self.run  # fetched, never dropped at download time
+        request.meta[M.NO_SHORTCUT] = True
+        return request
+
     def __len__(self) -> int:
-        return len(self._waiting) + len(self._done)
+        return len(self._waiting) + len(self._done) + len(self._primed)
 
 
 def refetched_in(request: Request) -> int:

@@ -98,6 +98,12 @@ STATS: tuple[StatKey, ...] = (
         "into their links (a client without the cookie) fetched once more the next time they are linked "
         "(under any spelling, their own URL too), now with the cookie: an item rule may match only the plain links",
     ),
+    StatKey(
+        "urlnorm/session_links_primed", "filter", "live",
+        "with cookies on and a `CrawlSpider`: requests sent for a page whose links repeat the session its "
+        "URL carried, answered without a cookie (a crawl resumed with an empty jar): its URL without the "
+        "session, then once more with the cookie that answer set, for the plain links",
+    ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     # -- ledger
     StatKey(

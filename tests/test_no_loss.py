@@ -1571,6 +1571,44 @@ async def test_a_page_answered_with_the_session_its_url_carried_is_fetched_again
     assert addon.stats.get("urlnorm/session_links_refetched") == 1
 
 
+def url_sessions_only_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Tomcat as a crawl resumed with an empty cookie jar meets it when its queue holds the
+    host's ``;jsessionid=`` spellings only: a session brought in the URL is written into
+    the links, with no ``Set-Cookie``; only a request with neither opens one (and writes
+    it into the links too); with the cookie, the links are plain. No page links a
+    spelling without the session."""
+    plain, _, session = path.partition(";")
+    spelled = {"/app/": ["help/faq.html", "other.html"], "/app/other.html": [], "/app/help/faq.html": []}
+    if plain not in spelled:
+        return Reply.not_found()
+    if request_cookie(headers, "JSESSIONID") == SESSION_TOKEN:
+        return Reply.page(f"s:{plain}", spelled[plain])
+    links = [f"{href};jsessionid={SESSION_TOKEN}" for href in spelled[plain]]
+    opened = {} if session else {"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"}
+    return Reply.page(f"s:{plain}", links, extra_headers=opened)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_answered_with_its_urls_session_is_asked_for_without_it_then_with_the_cookie() -> None:
+    """Frameworks seed 585852 (``--rules --cookies --kills 2``, Tomcat) lost an item in
+    three runs of four: resumed with an empty jar, the crawl sent only ``;jsessionid=``
+    spellings of the host, each answered with session links and no cookie, so a page
+    waiting to be fetched again with the cookie was fetched so with that session again,
+    and no request ever had the cookie. Such a page is asked for without the session
+    (a new one, with its cookie) and then once more with the cookie: its plain links,
+    ``help/faq.html`` among them, reach the item rule. Stock, which never sends a URL
+    without the session here, has no cookie either."""
+    settings = {**ORDERED, "COOKIES_ENABLED": True}
+    sites = {"s.test": FunctionSite(url_sessions_only_site)}
+    start = [f"http://s.test/app/;jsessionid={SESSION_TOKEN}"]
+    stock, addon = await stock_and_addon(sites, start, settings, HtmlItemsSpider)
+    assert "s:/app/help/faq.html" not in stock.docs
+    assert_no_loss(stock, addon)
+    assert "s:/app/help/faq.html" in addon.docs
+    assert addon.stats.get("urlnorm/session_links_primed") == 2
+    assert addon.fetched().count("/app/") == 2  # without the session, then with the cookie
+
+
 def moved_listings_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """``www.h.test`` redirects every URL to ``h.test``'s; ``/list`` and ``/other`` are
     listings whose ``?page=1`` is the listing itself (so ``ignore_param:page`` is learned,

@@ -14,6 +14,7 @@ from scrapy_urlnorm.session_links import (
     refetched_in,
     session_written_in,
     sessions_in,
+    without_sessions,
 )
 
 PAGE = (11, 12)
@@ -77,6 +78,23 @@ def test_without_jobdir_a_refetch_is_one_per_page() -> None:
 )
 def test_the_sessions_a_url_carries(url: str, sessions: list[str]) -> None:
     assert sessions_in(url) == sessions
+    # and what a client that keeps no session asks for: the URL less exactly those
+    assert sessions_in(without_sessions(url)) == []
+    if not sessions:
+        assert without_sessions(url) == url
+
+
+@pytest.mark.parametrize(
+    ("url", "plain"),
+    [
+        ("http://t.test/app/x.jsp;jsessionid=05E50308910A8D96?id=3", "http://t.test/app/x.jsp?id=3"),
+        ("http://t.test/app;jsessionid=05E50308910A8D96;v=2/x.jsp", "http://t.test/app;v=2/x.jsp"),
+        ("http://p.test/x.php?PHPSESSID=0a1b2c3d4e5f6a7b&page=2#top", "http://p.test/x.php?page=2#top"),
+        ("http://p.test/x?sid=3f9c2a7b1e8d4c6f5a0b", "http://p.test/x"),
+    ],
+)
+def test_a_url_without_its_sessions(url: str, plain: str) -> None:
+    assert without_sessions(url) == plain
 
 
 def test_a_body_repeating_the_session_its_url_carried_without_the_cookie_was_written_for_a_cookieless_client() -> None:
