@@ -290,19 +290,8 @@ class NormalizeMiddleware:
         try:
             # (keys are made only for such a page: cookies are on in most crawls)
             session_links = self.dedup.session_links
-            if (
-                status == 200
-                and session_links is not None
-                and audit is None
-                and session_links.links_session_opened(request, response)
-            ):
-                keys = self.dedup.fingerprint(request).keys
-                # And its chain's first URLs': links name the page as they did, not as it
-                # redirected (ASP.NET's cookie probe, ``&AspxAutoDetectCookieSupport=1``).
-                for url in request.meta.get("redirect_urls", ()):
-                    keys += self.dedup.fingerprint(request.replace(url=url)).keys
-                session_links.remember(keys, request)
-                again = session_links.primer(request, response) or session_links.with_cookie(request, response)
+            if status == 200 and session_links is not None and audit is None:
+                again = session_links.answered(request, response, lambda: self._page_keys(request))
                 if again is not None and self.dedup.reschedule_request is not None:
                     self.dedup.count("urlnorm/session_links_primed")
                     self.dedup.reschedule_request(again)
@@ -327,6 +316,15 @@ class NormalizeMiddleware:
         except Exception:  # our bookkeeping must never cost the response
             logger.exception("scrapy-urlnorm could not settle %s", response)
         return response
+
+    def _page_keys(self, request: Request) -> tuple[int, ...]:
+        """The keys of the page delivered to ``request``, and of its redirect chain's first
+        URLs: links name the page as they did, not as it redirected (ASP.NET's cookie
+        probe, ``&AspxAutoDetectCookieSupport=1``)."""
+        keys = self.dedup.fingerprint(request).keys
+        for url in request.meta.get("redirect_urls", ()):
+            keys += self.dedup.fingerprint(request.replace(url=url)).keys
+        return keys
 
     def _settled_without_page(self, request: Request, how: str) -> NoReturn:
         """An audit or twin probe settled by a bodiless answer (``304``, ``HEAD``): it ends

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from scrapy.spiders import CrawlSpider
+from scrapy.utils.httpobj import urlparse_cached
 
 from . import meta as M
 from .params import is_session_param
@@ -163,8 +164,10 @@ class SessionLinkedPages:
         self.spider = spider
         self._waiting: OrderedDict[int, None] = OrderedDict()
         self._done: OrderedDict[int, None] = OrderedDict()
-        #: URLs (hashed) asked for without their session in this run (see :meth:`primer`).
+        #: URLs (hashed) asked for without their session in this run (see :meth:`primer`),
+        #: and hosts that answered such a request with no cookie: they keep sessions in URLs only.
         self._primed: set[int] = set()
+        self._no_cookies: set[str] = set()
         self.max_pages = max_pages
         #: This run of the crawl (1, 2, ... with ``JOBDIR``): each starts with an empty cookie jar.
         self.run = 1
@@ -198,6 +201,17 @@ class SessionLinkedPages:
 
     def close(self) -> None:
         self._log.close()
+
+    def answered(self, request: Request, response: Response, keys: Callable[[], tuple[int, ...]]) -> Request | None:
+        """A page delivered to ``request``: remembered under ``keys()`` (made only then) if
+        its links were spelled for a client without the cookie; and the request to send
+        for it at once, if any (:meth:`primer`, :meth:`with_cookie`)."""
+        if self.links_session_opened(request, response):
+            self.remember(keys(), request)
+            again = self.primer(request, response)
+            if again is not None:
+                return again
+        return self.with_cookie(request, response)
 
     def links_session_opened(self, request: Request, response: Response) -> bool:
         """Whether the page delivered to ``request`` is one to remember: its answer goes
@@ -253,6 +267,8 @@ class SessionLinkedPages:
         mark = hash(url)
         if url == request.url or mark in self._primed or len(self._primed) >= self.max_pages:
             return None
+        if urlparse_cached(request).netloc in self._no_cookies:
+            return None  # (it never sets one: every page would cost a request, for nothing)
         self._primed.add(mark)
         meta = {key: value for key, value in request.meta.items() if key not in _NOT_INHERITED}
         return self._marked(request.replace(url=url, meta=meta, dont_filter=True), 1)
@@ -263,6 +279,8 @@ class SessionLinkedPages:
         if request.meta.get(M.SESSION_PRIMER) != 1:
             return None
         if not cookie_session_written(response, request.headers.get(b"Cookie") or b""):
+            if len(self._no_cookies) < self.max_pages:
+                self._no_cookies.add(urlparse_cached(request).netloc)
             return None
         return self._marked(request.replace(meta=dict(request.meta), dont_filter=True), 2)
 

@@ -16,6 +16,7 @@ their representative did not deliver) are shown when a test fails.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -1571,12 +1572,12 @@ async def test_a_page_answered_with_the_session_its_url_carried_is_fetched_again
     assert addon.stats.get("urlnorm/session_links_refetched") == 1
 
 
-def url_sessions_only_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+def url_sessions_only_site(path: str, query: str, headers: Mapping[str, str], cookies: bool = True) -> Reply:
     """Tomcat as a crawl resumed with an empty cookie jar meets it when its queue holds the
     host's ``;jsessionid=`` spellings only: a session brought in the URL is written into
     the links, with no ``Set-Cookie``; only a request with neither opens one (and writes
     it into the links too); with the cookie, the links are plain. No page links a
-    spelling without the session."""
+    spelling without the session. Without ``cookies``, a site that never sets one."""
     plain, _, session = path.partition(";")
     spelled = {"/app/": ["help/faq.html", "other.html"], "/app/other.html": [], "/app/help/faq.html": []}
     if plain not in spelled:
@@ -1584,7 +1585,7 @@ def url_sessions_only_site(path: str, query: str, headers: Mapping[str, str]) ->
     if request_cookie(headers, "JSESSIONID") == SESSION_TOKEN:
         return Reply.page(f"s:{plain}", spelled[plain])
     links = [f"{href};jsessionid={SESSION_TOKEN}" for href in spelled[plain]]
-    opened = {} if session else {"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"}
+    opened = {} if session or not cookies else {"Set-Cookie": f"JSESSIONID={SESSION_TOKEN}; Path=/app"}
     return Reply.page(f"s:{plain}", links, extra_headers=opened)
 
 
@@ -1607,6 +1608,12 @@ async def test_a_page_answered_with_its_urls_session_is_asked_for_without_it_the
     assert "s:/app/help/faq.html" in addon.docs
     assert addon.stats.get("urlnorm/session_links_primed") == 2
     assert addon.fetched().count("/app/") == 2  # without the session, then with the cookie
+    # A site that keeps sessions in URLs only: asked once, it sets no cookie, and its
+    # other pages are not asked for (each would cost a request, for nothing).
+    sites = {"s.test": FunctionSite(functools.partial(url_sessions_only_site, cookies=False))}
+    stock, addon = await stock_and_addon(sites, start, settings, HtmlItemsSpider)
+    assert_no_loss(stock, addon)
+    assert addon.stats.get("urlnorm/session_links_primed") == 1
 
 
 def moved_listings_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
