@@ -204,21 +204,18 @@ class SessionLinkedPages:
 
     def answered(self, request: Request, response: Response, keys: Callable[[], tuple[int, ...]]) -> Request | None:
         """A page delivered to ``request``: remembered under ``keys()`` (made only then) if
-        its links were spelled for a client without the cookie; and the request to send
-        for it at once, if any (:meth:`primer`, :meth:`with_cookie`)."""
-        if self.links_session_opened(request, response):
+        its answer goes to a ``CrawlSpider`` and its links carry a session spelled for a
+        client without the cookie (one the answer set, or one its URL carried: see
+        :func:`session_written_in`); and the request to send for it at once, if any
+        (:meth:`primer`, :meth:`with_cookie`)."""
+        sent = request.headers.get(b"Cookie") or b""
+        by_cookie = cookie_session_written(response, sent)
+        by_url = not by_cookie and url_session_written(response, sent, request.url)
+        if (by_cookie or by_url) and reads_link_spellings(request, self.spider()):
             self.remember(keys(), request)
-            again = self.primer(request, response)
-            if again is not None:
-                return again
-        return self.with_cookie(request, response)
-
-    def links_session_opened(self, request: Request, response: Response) -> bool:
-        """Whether the page delivered to ``request`` is one to remember: its answer goes
-        to a ``CrawlSpider`` and its links carry the session the answer opened."""
-        return reads_link_spellings(request, self.spider()) and session_written_in(
-            response, request.headers.get(b"Cookie") or b"", request.url
-        )
+            if by_url:
+                return self.primer(request)
+        return self.with_cookie(request, by_cookie)
 
     def remember(self, keys: tuple[int, ...], request: Request | None = None) -> None:
         """The keys of such a page, delivered to ``request``, to be fetched once more,
@@ -249,7 +246,7 @@ class SessionLinkedPages:
             request.meta[M.NO_SHORTCUT] = True
         return True
 
-    def primer(self, request: Request, response: Response) -> Request | None:
+    def primer(self, request: Request) -> Request | None:
         """For a page whose links repeat the session its URL carried, answered without a
         cookie (Tomcat keeps writing a ``;jsessionid=`` it was given, and sets none), a
         request for its URL without the session: answered with a new session and its
@@ -257,11 +254,8 @@ class SessionLinkedPages:
         reach the spider. Waiting for another link is not enough there: a crawl resumed
         with an empty jar queued the host's links with that session, so each is answered
         alike, and the host may set no cookie before the crawl ends (frameworks seed
-        585852, killed twice). Once per page and run; ``None`` for any other answer."""
-        sent = request.headers.get(b"Cookie") or b""
-        if M.SESSION_PRIMER in request.meta or cookie_session_written(response, sent):
-            return None
-        if not url_session_written(response, sent, request.url):
+        585852, killed twice). Once per page and run; ``None`` where that was done."""
+        if M.SESSION_PRIMER in request.meta:
             return None
         url = without_sessions(request.url)
         mark = hash(url)
@@ -273,16 +267,16 @@ class SessionLinkedPages:
         meta = {key: value for key, value in request.meta.items() if key not in _NOT_INHERITED}
         return self._marked(request.replace(url=url, meta=meta, dont_filter=True), 1)
 
-    def with_cookie(self, request: Request, response: Response) -> Request | None:
-        """A :meth:`primer` answered with a new session's cookie: the same request once
-        more, now that the jar has the cookie (``None`` for any other answer)."""
+    def with_cookie(self, request: Request, cookie_set: bool) -> Request | None:
+        """A :meth:`primer` answered with a new session's cookie (``cookie_set``): the same
+        request once more, now that the jar has the cookie (``None`` for any other answer)."""
         if request.meta.get(M.SESSION_PRIMER) != 1:
             return None
-        if not cookie_session_written(response, request.headers.get(b"Cookie") or b""):
+        if not cookie_set:
             if len(self._no_cookies) < self.max_pages:
                 self._no_cookies.add(urlparse_cached(request).netloc)
             return None
-        return self._marked(request.replace(meta=dict(request.meta), dont_filter=True), 2)
+        return self._marked(request.replace(dont_filter=True), 2)
 
     def _marked(self, request: Request, stage: int) -> Request:
         request.meta[M.SESSION_PRIMER] = stage
