@@ -305,6 +305,8 @@ def _fast_query(query: str, plan: _FastPlan) -> tuple[str | None, int]:
                 verdict = _param_verdict(plan, name)
             if verdict == _IF_TOKEN:  # sid=..., session=...: removed if the value is a token
                 verdict = plan.session_rank if params.looks_like_token(value) else _name_verdict(plan, name.lower())
+            if verdict != _KEPT and ";" in value:  # may hold more pairs: kept (steps._filter_query)
+                verdict = _KEPT
             if verdict == _KEPT:
                 kept.append(pair)
                 if name < previous:  # the kept pairs are out of order: sort_query acts

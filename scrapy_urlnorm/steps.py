@@ -408,12 +408,17 @@ def empty_path_slash(u: SplitURL, p: Policy) -> SplitURL:
 
 def _filter_query(query: str, drop: Callable[[str, str], bool]) -> str | None:
     """``query`` without the parameters for which ``drop(lower_name, value)``
-    holds; ``None`` (no ``?`` at all) when that removes every parameter."""
+    holds; ``None`` (no ``?`` at all) when that removes every parameter.
+
+    A pair whose value holds a ``;`` is kept whatever its name: servers that
+    split queries on ``;`` too (CGI.pm, Apache's listings) read
+    ``?utm_source=x;id=5`` as two parameters, and removing the pair would
+    remove ``id=5`` with it. Stock Scrapy fetches such a URL as written."""
     kept = []
     removed = False
     for pair in query.split("&"):
         name, _, value = pair.partition("=")
-        if drop(name.lower(), value):
+        if ";" not in value and drop(name.lower(), value):
             removed = True
         else:
             kept.append(pair)

@@ -239,6 +239,17 @@ class TestQuery:
         url = "http://h/?ref=x&lang=en&utm_campaign=spring&utm_source=mail&id=1"
         assert normalize_url(url, policy) == "http://h/?id=1&utm_campaign=spring"
 
+    @pytest.mark.parametrize(
+        "query",
+        ["utm_source=x;id=5", "fbclid=a;page=2&b=1", "PHPSESSID=8f2d6a4c;id=5", "sid=0123456789abcdef0123;p=2"],
+    )
+    def test_a_removable_pair_holding_more_pairs_after_a_semicolon_stays(self, query: str) -> None:
+        # CGI.pm and Apache's listings split queries on ";" too: removing
+        # "utm_source=x;id=5" would remove id=5 with it, and merge two pages.
+        url = f"http://h/list?{query}"
+        normal = normalize_url(url)
+        assert sorted(normal.partition("?")[2].split("&")) == sorted(query.split("&"))
+
     def test_generic_session_names_need_token_values(self) -> None:
         assert normalize_url("http://h/?sid=12") == "http://h/?sid=12"
         assert normalize_url("http://h/?sid=0123456789abcdef0123") == "http://h/"
