@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request as ScrapyRequest
 from scrapy.exceptions import IgnoreRequest
@@ -13,6 +13,7 @@ from scrapy.http import HtmlResponse, Response
 
 from . import meta as M
 from .audits import unmarked
+from .bodiless import BodilessAnswers, LateDuplicate, content_location
 from .dedup import Deduplicator
 from .digests import page_digest
 from .held_redirects import HeldRedirects, redirect_target
@@ -63,21 +64,6 @@ def _entity_tag(response: Response) -> str | None:
     if not tag or len(tag) > 200:
         return None
     return tag.decode("latin-1")
-
-
-def content_location(response: Response) -> str | None:
-    """The absolute URL a response's ``Content-Location`` names, if any."""
-    location = response.headers.get(b"Content-Location")
-    if not location or len(location) > 2048:
-        return None
-    try:
-        return response.urljoin(location.decode("latin-1").strip())
-    except ValueError:
-        return None
-
-
-class LateDuplicate(IgnoreRequest):
-    """A request dropped at download time (already counted and settled)."""
 
 
 class NormalizeMiddleware:
@@ -132,6 +118,7 @@ class NormalizeMiddleware:
         self.robots_twins = robots_twins
         self.forbidden_spellings = forbidden_spellings
         self.held = HeldRedirects(crawler, meta_refresh)
+        self.answers = BodilessAnswers(dedup)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -221,19 +208,7 @@ class NormalizeMiddleware:
         status = response.status
         if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
             self.robots_twins.answered(request, status, response.body)
-        canary = request.meta.get(M.CANARY)
-        if canary is not None:
-            tags = self.dedup.audits.cheap.tags
-            if tags is not None and not tags.canary_answered(canary, status):
-                self.dedup.count("urlnorm/etags_distrusted")
-            self._settled_without_page(request, f"entity-tag canary answered {status}")
-        probe = request.meta.get(M.SPELLING_PROBE)
-        if probe is not None:
-            digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
-            asked = self.dedup.normalize(request.url)[0]  # (as the resource was keyed)
-            if asked is not None:
-                self.dedup.audits.spellings.probed(asked, probe, digest if status == 200 else None)
-            self._settled_without_page(request, f"session probe answered {status}")
+        self.answers.own_question(request, response)
         audit = request.meta.get(M.AUDIT)
         if self.second_chances is not None and status >= 400:
             # Before a shortcut's fallback: its taught form was only unlucky. An audit too:
@@ -248,28 +223,9 @@ class NormalizeMiddleware:
         elif status < 300:
             self.forms.after_success(request, response.url)
         held_target = self.held.target(response) if audit is not None and audit["held_redirect"] else None
-        held_redirect = held_target is not None
-        if audit is not None and audit.get("head") and not held_redirect:
-            # Sent as HEAD to read which file the server negotiates (a redirect is judged below).
-            if status != 200 or not self.dedup.audits.cheap.head_answered(request, content_location(response)):
-                return self.dedup.audits.cheap.in_full(request)
-            self.dedup.settling.probe_settled(request)
-            self._settled_without_page(request, "audit answered naming its representative's file (Content-Location)")
-        if audit is not None and status == 304 and audit.get("tag"):
-            # Sent with its representative's entity tag, and the server says it matches.
-            self.dedup.settling.probe_settled(request)
-            tag = response.headers.get(b"ETag")
-            if not self.dedup.audits.cheap.not_modified(request, tag.decode("latin-1") if tag else None):
-                return self.dedup.audits.cheap.in_full(request)
-            self._settled_without_page(request, "audit answered 304 Not Modified to its representative's entity tag")
-        twin = request.meta.get(M.TWIN)
-        if twin is not None and status == 304 and self.dedup.twins is not None:
-            # A variant sent with its delivered twin's entity tag, and the server says it matches.
-            tag = response.headers.get(b"ETag")
-            server = (response.headers.get("Server") or b"").decode("latin-1")
-            if not self.dedup.twins.not_modified(request, tag.decode("latin-1") if tag else None, server):
-                return self.dedup.twins.in_full(request)
-            self._settled_without_page(request, "variant answered 304 Not Modified to its twin's entity tag")
+        in_full = self.answers.in_headers(request, response, audit, held_redirect=held_target is not None)
+        if in_full is not None:
+            return in_full
         if held_target is not None and audit is not None:
             verdict = self.dedup.audits.redirected(request, held_target)
             if verdict == REDIRECT_AGREES:
@@ -325,14 +281,6 @@ class NormalizeMiddleware:
         for url in request.meta.get("redirect_urls", ()):
             keys += self.dedup.fingerprint(request.replace(url=url)).keys
         return keys
-
-    def _settled_without_page(self, request: Request, how: str) -> NoReturn:
-        """An audit or twin probe settled by a bodiless answer (``304``, ``HEAD``): it ends
-        with no response for the spider and no error for the middlewares, so the journal
-        and the queue lease are told here (``request_ended``)."""
-        for ended in self.dedup.request_ended:
-            ended(request)
-        raise LateDuplicate(f"{how}: {request.url}")
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
         if isinstance(exception, LateDuplicate):
