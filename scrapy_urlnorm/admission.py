@@ -30,6 +30,7 @@ from .callbacks import callback_salt
 from .chains import RedirectChains
 from .counters import PUBLISH_EVERY
 from .keys import host_of
+from .narrow import learned_drop_rank, learned_match
 from .session_links import refetching
 from .steps import REASONS
 from .stores import MemoryStore
@@ -114,9 +115,9 @@ class Admission:
             self.count("urlnorm/audited_already")
             return self.dropped(request, fingerprint, "exact", learned=False)
         if fingerprint.learned is not None:
-            key, stored = self.dedup.learned_match(request, fingerprint)
+            key, stored = learned_match(self.dedup, request, fingerprint)
             if stored is not None:
-                rank = self.dedup.learned_drop_rank(request, fingerprint, stored)
+                rank = learned_drop_rank(self.dedup, request, fingerprint, stored)
                 verdict = self._against(request, fingerprint, key, rank, source, hop, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.utils.request import fingerprint as default_fingerprint
 
+from . import figures
 from . import meta as M
 from .admission import Admission
 from .audits import AuditDesk, Auditor
 from .counters import Counters
-from .figures import memory_figures, summary
 from .holdback import HoldBack
 from .holds import LeaseHolds
 from .hostrules import LearnedPolicies
@@ -58,7 +58,6 @@ from .resume import PendingFile
 from .robots import ForbiddenSpellings
 from .settling import Settlement
 from .shortcut_checks import ShortcutChecks
-from .steps import learned_rank
 from .stores import MemoryStore, RedisRules, SeenStore
 
 if TYPE_CHECKING:
@@ -227,24 +226,6 @@ class Deduplicator:
 
         return self.ledger.is_pending(self.keys.static(Request(url)).value)
 
-    def learned_match(self, request: Request, fingerprint: Fingerprint) -> tuple[int, int | None]:
-        """The key a request matches under its host's learned rules, and its stored
-        rank: its learned key, or its learned form seen as a URL of its own."""
-        assert fingerprint.learned is not None and fingerprint.learned_url is not None
-        stored = self.seen.get(fingerprint.learned)
-        if stored is not None or fingerprint.learned_url == fingerprint.url:
-            return fingerprint.learned, stored
-        plain = self.keys.hash(request, fingerprint.learned_url)
-        return plain, self.seen.get(plain)
-
-    def learned_drop_rank(self, request: Request, fingerprint: Fingerprint, stored: int) -> int:
-        """The rank (reason) a learned match of ``request`` against a key stored with
-        rank ``stored`` is dropped and audited under: the rule it needs (see ``narrow``)."""
-        rank = learned_rank(fingerprint.learned_rank, stored)
-        if self.narrow is not None:
-            rank = self.narrow.rank(request, host_of(fingerprint.url or ""), rank)
-        return rank
-
     # -- what a drop may rest on (see also late.py) ------------------------------------
 
     def delivered_here(self, key: int) -> bool:
@@ -307,13 +288,7 @@ class Deduplicator:
         self._closed = True
         self.publish_counts()
         if self.stats is not None:
-            for key, value in summary(self).items():
-                if key not in ("audits", "audit_mismatches"):  # counted as they happen
-                    self.stats.set_value(f"urlnorm/{key}", value)
-            for key, value in memory_figures(self).items():
-                self.stats.set_value(f"urlnorm/memory/{key}", value)
-            for cause, value in self.meter.duplicates_by_cause.items():
-                self.stats.set_value(f"urlnorm/duplicate_downloads/{cause}", value)
+            figures.publish(self, self.stats)
         if self.learner is not None:
             self.rules_file.save(self.learner)
         if self.shared_rules is not None:

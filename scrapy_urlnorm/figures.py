@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
     from .dedup import Deduplicator
 
 
@@ -56,3 +58,15 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
     if dedup.learner is not None:
         figures.update(dedup.learner.sizes())
     return figures
+
+
+def publish(dedup: Deduplicator, stats: StatsCollector) -> None:
+    """Writes the crawl's figures into Scrapy's stats at its close (the counts
+    ``urlnorm/audits`` and ``urlnorm/audit_mismatches`` are counted as they happen)."""
+    for key, value in summary(dedup).items():
+        if key not in ("audits", "audit_mismatches"):
+            stats.set_value(f"urlnorm/{key}", value)
+    for key, value in memory_figures(dedup).items():
+        stats.set_value(f"urlnorm/memory/{key}", value)
+    for cause, value in dedup.meter.duplicates_by_cause.items():
+        stats.set_value(f"urlnorm/duplicate_downloads/{cause}", value)

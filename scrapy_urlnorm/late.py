@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from . import meta as M
 from .audits import as_dropped, mark_audit
 from .keys import host_of
+from .narrow import learned_drop_rank, learned_match
 from .session_links import refetching
 from .steps import REASONS
 
@@ -48,12 +49,12 @@ class LateChecks:
         if fingerprint.learned is None:
             return None
         own = dedup.ledger.claim_of(fingerprint.value)
-        key, stored = dedup.learned_match(request, fingerprint)
+        key, stored = learned_match(dedup, request, fingerprint)
         claim = dedup.ledger.claim_of(key)
         if stored is None or (claim is not None and claim is own) or (claim is None and key in dedup.failed):
             dedup.claim(request, fingerprint)  # its learned key joins its claim
             return None
-        reason = REASONS.get(dedup.learned_drop_rank(request, fingerprint, stored), "exact")
+        reason = REASONS.get(learned_drop_rank(dedup, request, fingerprint, stored), "exact")
         dropped = self.drop(request, fingerprint, key, reason, claim, own, may_audit=True)
         if dropped is None and M.AUDIT not in request.meta:
             dedup.claim(request, fingerprint)

@@ -46,13 +46,34 @@ from .steps import FIRST_LEARNED_RANK, REASONS, learned_rank
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from .dedup import Deduplicator
     from .hostrules import LearnedPolicies, NarrowPolicy
-    from .keys import RequestKeys
+    from .keys import Fingerprint, RequestKeys
 
 #: Narrow keys of delivered pages remembered (least recently delivered go first).
 NARROW_KEYS_REMEMBERED = 100_000
 
 _RANK_OF_REASON = {reason: rank for rank, reason in REASONS.items()}
+
+
+def learned_match(dedup: Deduplicator, request: Request, fingerprint: Fingerprint) -> tuple[int, int | None]:
+    """The key ``request`` matches under its host's learned rules, and its stored
+    rank: its learned key, or its learned form seen as a URL of its own."""
+    assert fingerprint.learned is not None and fingerprint.learned_url is not None
+    stored = dedup.seen.get(fingerprint.learned)
+    if stored is not None or fingerprint.learned_url == fingerprint.url:
+        return fingerprint.learned, stored
+    plain = dedup.keys.hash(request, fingerprint.learned_url)
+    return plain, dedup.seen.get(plain)
+
+
+def learned_drop_rank(dedup: Deduplicator, request: Request, fingerprint: Fingerprint, stored: int) -> int:
+    """The rank (reason) a learned match of ``request`` against a key stored with
+    rank ``stored`` is dropped and audited under: the rule it needs."""
+    rank = learned_rank(fingerprint.learned_rank, stored)
+    if dedup.narrow is not None:
+        rank = dedup.narrow.rank(request, host_of(fingerprint.url or ""), rank)
+    return rank
 
 
 class NarrowKeys:

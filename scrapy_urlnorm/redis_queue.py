@@ -527,7 +527,7 @@ class RedisScheduler(Scheduler):
         dedup = getattr(self.df, "dedup", None)
         if isinstance(getattr(dedup, "seen", None), RedisStore):
             self.store = dedup.seen  # type: ignore[union-attr]
-            self.store.gate = lambda: not self.spill
+            self.store.link.gate = lambda: not self.spill
             if isinstance(self.queue, ReliableQueue):
                 self.outcomes = SharedOutcomes(self.queue, dedup)  # type: ignore[arg-type]
         self.spill.load(self.queue._decode_request)
@@ -573,17 +573,17 @@ class RedisScheduler(Scheduler):
         if self.paused and not self.spill:
             self.paused = False
             self.crawler.engine.unpause()  # type: ignore[union-attr]
-        return not self.spill and (self.store is None or self.store.flush_pending())
+        return not self.spill and (self.store is None or self.store.link.flush_pending())
 
     def _tick(self) -> None:
         if self.spill or (self.store is not None and self.store.link.pending):
             self.drain()
-        if self.store is not None and self.store.available and not self.lost:
+        if self.store is not None and self.store.link.available and not self.lost:
             try:
                 self._settle_elsewhere()
             except Exception as exc:
                 logger.debug("Could not read which queued requests delivered elsewhere: %s", exc)
-        if self.store is not None and not self.store.check_epoch():
+        if self.store is not None and not self.store.link.check_epoch():
             self._state_lost()
 
     def _state_lost(self) -> None:
@@ -689,10 +689,10 @@ class RedisScheduler(Scheduler):
             return True  # closing with its own reason, not "finished"
         if self.spill or self.local:
             return True
-        if self.store is not None and not self.store.check_epoch():
+        if self.store is not None and not self.store.link.check_epoch():
             self._state_lost()
             return True
-        if self.store is not None and not self.store.available:
+        if self.store is not None and not self.store.link.available:
             # Redis failed and has not answered the store since: its state is unknown (a
             # restart without persistence empties the queue too), so the crawl is not over.
             return True

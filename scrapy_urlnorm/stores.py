@@ -185,42 +185,6 @@ class RedisStore:
         except Exception as exc:
             raise RedisUnavailable(f"scrapy-urlnorm cannot reach Redis at {url or client}: {exc}") from exc
 
-    # -- the link's and the epoch's, where the scheduler and the wiring look for them ---
-
-    @property
-    def available(self) -> bool:
-        return self.link.available
-
-    @property
-    def lost(self) -> bool:
-        return self.link.lost
-
-    @property
-    def gate(self) -> Callable[[], bool]:
-        return self.link.gate
-
-    @gate.setter
-    def gate(self, gate: Callable[[], bool]) -> None:
-        self.link.gate = gate
-
-    @property
-    def on_lost(self) -> Callable[[str], None] | None:
-        return self.link.on_lost
-
-    @on_lost.setter
-    def on_lost(self, on_lost: Callable[[str], None] | None) -> None:
-        self.link.on_lost = on_lost
-
-    def flush_pending(self) -> bool:
-        return self.link.flush_pending()
-
-    def check_epoch(self) -> bool:
-        return self.link.check_epoch()
-
-    @property
-    def bucket_bits(self) -> int:
-        return self.epoch.bucket_bits
-
     # -- SeenStore ------------------------------------------------------------------
 
     def prefetch(self, claims: list[tuple[int, int]], reads: Iterable[int] = ()) -> int:

@@ -75,7 +75,7 @@ def redis_backend(crawler: Crawler, bits: int) -> tuple[SeenStore | None, RedisR
         rules.disable()
         close_spider(crawler, STATE_LOST)
 
-    store.on_lost = lost
+    store.link.on_lost = lost
     return store, rules
 
 

@@ -149,7 +149,7 @@ def test_compact_layout_small_hashes_with_hash_tags(server: RedisServer) -> None
     assert raw.object("encoding", "t:seen:{abc}") == b"listpack"
     # The first worker's layout wins: a second worker asking for another one follows it.
     other = RedisStore(client(server), "t:seen", bucket_bits=20)
-    assert other.bucket_bits == 12 and other.prefetch([(fingerprint, 0)]) == 0 and other.get(fingerprint) == 3
+    assert other.epoch.bucket_bits == 12 and other.prefetch([(fingerprint, 0)]) == 0 and other.get(fingerprint) == 3
     with pytest.raises(ValueError, match="URLNORM_FINGERPRINT_BITS"):
         RedisStore(client(server), "t:seen", bits=128)
 
@@ -252,7 +252,7 @@ def test_outage_keeps_going_and_writes_after_the_gate(server: RedisServer, caplo
     errors: Counter[str] = Counter()
     store = RedisStore(client(server), "t:seen", count=lambda name: errors.update([name]), url=server.url)
     held = [True]
-    store.gate = lambda: not held[0]  # the scheduler's spill, not pushed yet
+    store.link.gate = lambda: not held[0]  # the scheduler's spill, not pushed yet
     store.add(1, 0)
     server.stop()
     for fingerprint in range(2, 12):  # Redis is away: no exception, counted, de-duplicated locally
@@ -267,7 +267,7 @@ def test_outage_keeps_going_and_writes_after_the_gate(server: RedisServer, caplo
     assert "is back" in caplog.text
     assert len(store) == 2 + 10  # the ten kept meanwhile wait for the gate (their requests' queue entries)
     held[0] = False
-    assert store.flush_pending()
+    assert store.link.flush_pending()
     other = RedisStore(client(server), "t:seen")
     assert len(other) == 12  # 1, the ten kept meanwhile, and 99: each once
     assert other.prefetch([(5, 0)]) == 0 and other.get(5) == 1
@@ -283,10 +283,10 @@ def test_wiped_state_is_detected_loudly_and_nothing_is_written(
         store.add(n << 40, 0)
     client(server).flushall()
     assert store.get(12345) is None  # answered locally from now on
-    assert lost and store.lost
+    assert lost and store.link.lost
     assert client(server).dbsize() == 0  # nothing written into the wiped database
     assert "was LOST" in caplog.text and "knew 100 seen fingerprint(s)" in caplog.text
-    assert not store.check_epoch()
+    assert not store.link.check_epoch()
 
 
 def test_key_deletion_and_restart_without_persistence_are_detected(tmp_path: Path) -> None:
@@ -294,17 +294,17 @@ def test_key_deletion_and_restart_without_persistence_are_detected(tmp_path: Pat
     try:
         store = RedisStore(client(volatile), "t:seen", url=volatile.url)
         store.add(1, 0)
-        assert store.check_epoch()
+        assert store.link.check_epoch()
         volatile.stop()
         volatile.start()  # no persistence: everything is gone
         for _ in range(100):  # the first command after the restart may meet the old connection
-            if not store.check_epoch():
+            if not store.link.check_epoch():
                 break
             store.link._retry_at = 0.0  # no backoff to wait out
-        assert store.lost
+        assert store.link.lost
         store = RedisStore(client(volatile), "t:seen", url=volatile.url)
         client(volatile).delete("t:seen:epoch")
-        assert not store.check_epoch()
+        assert not store.link.check_epoch()
     finally:
         volatile.stop()
 
