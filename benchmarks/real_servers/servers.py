@@ -1,6 +1,6 @@
 """Private Apache, nginx, lighttpd, Caddy, Python ``http.server``, Twisted Web, ``serve``,
 ``http-server``, PHP built-in server, h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``,
-WEBrick, aiohttp, Tornado, Jetty, Go ``net/http``, WhiteNoise and Express instances, and Django,
+WEBrick, aiohttp, Tornado, Jetty, Go ``net/http``, WhiteNoise, Express and uWSGI instances, and Django,
 Flask and Starlette applications, serving Debian documentation trees on 127.0.0.1; and nginx
 serving them over TLS (``nginx-https``).
 
@@ -16,8 +16,8 @@ All serve the same site root: a landing page linking to the documentation trees 
 twin a different kind: Apache and Tomcat serve the same content under both names, nginx
 redirects the bare host to ``www.``, lighttpd and h2o ``www.`` to the bare host with a 301,
 Caddy with a 302, ``http.server``, Twisted Web, ``serve``, ``http-server``, PHP, BusyBox,
-``mini_httpd``, ``webfsd``, WEBrick, aiohttp, Tornado, Jetty, Go's ``FileServer``, WhiteNoise
-and Express ignore the name. Tomcat also runs JSP pages at ``/app/`` (``tomcat_app/``) that
+``mini_httpd``, ``webfsd``, WEBrick, aiohttp, Tornado, Jetty, Go's ``FileServer``, WhiteNoise,
+Express and uWSGI ignore the name. Tomcat also runs JSP pages at ``/app/`` (``tomcat_app/``) that
 write the session into their links (``;jsessionid=``) for a client without its cookie.
 
 ``nginx-https`` is an https site as most now are: plain ``http`` for either name 301s to
@@ -94,6 +94,8 @@ H2O = "/usr/bin/h2o"
 BUSYBOX = "/usr/bin/busybox"
 MINI_HTTPD = "/usr/sbin/mini_httpd"
 WEBFSD = "/usr/bin/webfsd"
+#: Debian's uwsgi-core: the core without language plugins (``/usr/bin/uwsgi`` is an alternative for it).
+UWSGI = "/usr/bin/uwsgi-core"
 #: Ruby, for WEBrick (Debian's ``ruby-webrick``: no longer in Ruby's own library since 3.0).
 RUBY = "/usr/bin/ruby"
 #: Debian's tomcat10 (its ``catalina.sh``, run with a ``CATALINA_BASE`` in the state directory).
@@ -296,6 +298,21 @@ def _jetty_command(directory: Path, port: int) -> list[str]:
     server += ["--module=http,deploy,requestlog", "jetty.http.host=127.0.0.1", f"jetty.http.port={port}"]
     server.append("jetty.requestlog.filePath=jetty-access.log")  # (relative to jetty.base)
     return _logged(directory / "jetty.pid", directory / "jetty-error.log", server, stdout=True)
+
+
+def _uwsgi_command(directory: Path, port: int) -> list[str]:
+    """uWSGI as its documentation serves a directory of static files: ``--http-socket`` (plain
+    HTTP, no router process), ``--check-static`` the site root, ``--static-index index.html``; no
+    master process (SIGTERM ends it). Static files are checked for before a request reaches the
+    request plugin, but uWSGI drops a request whose plugin (modifier 0) is not loaded, files
+    included: the core's ``notfound`` plugin, which answers 404, is that plugin. uWSGI refuses a
+    file whose real path is outside the checked directory: the trees (symlinks in the site root)
+    are ``--static-safe``. Its log (no request lines for static files) goes to ``uwsgi-error.log``."""
+    server = [UWSGI, "--http-socket", f"127.0.0.1:{port}", "--plugin", "0:notfound"]
+    server += ["--check-static", str(directory / "www"), "--static-index", "index.html"]
+    for tree in dict.fromkeys(os.path.realpath(path) for path in TREES.values()):
+        server += ["--static-safe", tree]
+    return _logged(directory / "uwsgi.pid", directory / "uwsgi-error.log", server, stdout=True)
 
 
 def _logged(pid_file: Path, log: Path, server: list[str], *, stdout: bool = False) -> list[str]:
@@ -671,6 +688,24 @@ FAMILIES: dict[str, Family] = {
         command=_script_command("expressserver.js", "express", NODE),
         template=False,
         foreground=True,
+    ),
+    # uWSGI's static files (``--http-socket --check-static <root> --static-index index.html``, the
+    # ``notfound`` plugin as the application): ``/d`` serves ``/d/index.html`` in place, no redirect
+    # (relative links resolve differently), ``/d/index.html`` too; no listings (404), ``/x.html/`` a
+    # 404, ``/a//b`` and ``/a/./b`` serve ``/a/b``, ``/x;p=1`` a 404, percent-escapes decoded
+    # (``%2F`` too), ``Last-Modified`` (and 304) and no ETag, no keep-alive, no vhosts,
+    # case-sensitive, a plain-text 404 (``Not Found``); a file whose real path is outside the root
+    # and the trees (Requests' ``_static/jquery.js``, a link into ``/usr/share/javascript``) is a
+    # 404. An absolute-form request (``GET http://h/x``) is a 404, for a file too: origin-form only.
+    "uwsgi": Family(
+        name="uwsgi",
+        label="uWSGI",
+        host="uw.test",
+        binary=UWSGI,
+        command=_uwsgi_command,
+        template=False,
+        foreground=True,
+        origin_form=True,
     ),
 }
 

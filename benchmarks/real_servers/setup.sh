@@ -1,8 +1,9 @@
 #!/bin/sh
 # Set-up for benchmarks/bench_real_servers.py (and tests/test_real_servers.py): installs
 # Debian's Apache 2.4, nginx, lighttpd, Caddy, h2o, BusyBox (its httpd), mini_httpd, Tomcat 10, Jetty 9,
-# PHP's CLI (its built-in server), webfs (webfsd), Ruby with WEBrick and Go (golang-go: the go
-# family's goserver.go is built with it when the family starts), and three
+# PHP's CLI (its built-in server), webfs (webfsd), Ruby with WEBrick, Go (golang-go: the go
+# family's goserver.go is built with it when the family starts), uWSGI's core (uwsgi-core: its
+# static files, with the core's notfound plugin; no language plugin), and three
 # documentation packages with HTML trees (Python's http.server needs nothing). Run as root;
 # idempotent (installs only what is missing). First, setup-frameworks.sh installs the
 # framework families' pip packages (Django, Flask, Starlette, aiohttp, Tornado, WhiteNoise and their
@@ -18,7 +19,7 @@ set -eu
 sh "$(dirname "$0")/setup-frameworks.sh"
 sh "$(dirname "$0")/setup-node.sh"
 
-PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 webfs ruby ruby-webrick jetty9 golang-go"
+PACKAGES="apache2 nginx lighttpd caddy h2o busybox mini-httpd php-cli tomcat10 webfs ruby ruby-webrick jetty9 golang-go uwsgi-core"
 PACKAGES="$PACKAGES doxygen-doc debian-reference-en python-requests-doc"
 
 missing=""
