@@ -3,10 +3,11 @@ Caddy, Python's ``http.server``, Twisted Web's ``static.File``, the Node.js stat
 ``serve`` and ``http-server``, PHP's built-in server (alone, and with pages that open a
 session), h2o, BusyBox ``httpd``, ``mini_httpd``, Tomcat, ``webfsd``, Ruby's WEBrick, aiohttp's and
 Tornado's static files, Jetty, Go's ``net/http`` ``FileServer``, WhiteNoise, Express's static
-middleware, and Django, Flask and Starlette applications under gunicorn and uvicorn, nginx
-again as an https site, and Apache again as Debian configures ``/var/www``, on loopback.
+middleware, uWSGI's static files, and Django, Flask and Starlette applications under gunicorn and
+uvicorn, nginx again as an https site, and Apache again as Debian configures ``/var/www``, on
+loopback.
 
-All twenty-seven serve the same Debian documentation trees (a Doxygen manual with its examples,
+All twenty-eight serve the same Debian documentation trees (a Doxygen manual with its examples,
 the Debian Reference, the Requests Sphinx docs: ``real_servers/servers.py``). The
 static servers use stock directory handling: Apache with ``mod_dir`` (``/dir`` -> 301
 ``/dir/``), ``MultiViews`` (``/x`` serves ``/x.html``), ``mod_speling CheckCaseOnly``
@@ -44,11 +45,14 @@ ETags; origin-form only, through ``tunnel.py --origin-form``); Jetty 9's Default
 WhiteNoise under gunicorn with ``index_file=True`` (``/d`` -> 302 ``d/``, ``/d/index.html`` -> 302
 ``./``, the query dropped; a file only at its exact path, no listings); Express's
 ``express.static(root)`` (``/d`` -> 301 ``/d/``, ``index.html`` also by its name, no listings,
-weak ETags). ``apache-indexes`` is Apache as Debian's default configuration serves ``/var/www``
-(``Options Indexes`` with Debian's ``autoindex.conf``: listings whose column headers link them
-sorted otherwise, ``?C=M;O=A``; no MultiViews, no ``mod_speling``; a ``www.`` alias), with two
-installed packages' doc directories beside the trees (no index file: listings, files without an
-extension). The three applications add pages of
+weak ETags). And uWSGI's static files (``--http-socket --check-static <root> --static-index
+index.html``, its core's ``notfound`` plugin as the application): ``/d`` serves ``/d/index.html``
+in place, no redirect, so the page's relative links resolve against its parent; no listings,
+``Last-Modified`` and no ETag, origin-form only. ``apache-indexes`` is Apache as Debian's
+default configuration serves ``/var/www`` (``Options Indexes`` with Debian's ``autoindex.conf``:
+listings whose column headers link them sorted otherwise, ``?C=M;O=A``; no MultiViews, no
+``mod_speling``; a ``www.`` alias), with two installed packages' doc directories beside the
+trees (no index file: listings, files without an extension). The three applications add pages of
 their own (a paginated list ``?page=N``, pages per article id, a page that ignores
 ``?ref=``) and their frameworks' URL conventions, with defaults: Django's
 ``APPEND_SLASH`` (``/x`` -> 301 ``/x/`` where only ``/x/`` is routed) and
@@ -62,8 +66,8 @@ host, ``https://www.`` -> 301 the bare host; Scrapy's ``CONNECT`` for ``https://
 Each server runs privately on a free 127.0.0.1 port; Scrapy reaches the hostnames
 (``docs.test``, ``ref.test``, ``lt.test``, ``cd.test``, ``py.test``, ``tw.test``, ``sv.test``, ``hs.test``, ``ph.test``,
 ``ps.test``, ``h2.test``, ``bb.test``, ``mh.test``, ``tc.test``, ``dj.test``, ``fl.test``, ``st.test``, ``tls.test``,
-``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test``, ``go.test``, ``wn.test``, ``ex.test``, ``ai.test``
-and their ``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY``
+``wf.test``, ``rb.test``, ``ah.test``, ``to.test``, ``jt.test``, ``go.test``, ``wn.test``, ``ex.test``, ``uw.test``,
+``ai.test`` and their ``www.`` twins) through it as an HTTP proxy (the demo web's ``DEMOWEB_PROXY``
 mechanism), so redirects name the real hostnames (``webfsd``'s with its port).
 
 The spider starts at the site root and follows every ``<a href>`` on the site's hosts,
@@ -91,6 +95,7 @@ rules the add-on learned (its JSON report).
     nice python benchmarks/bench_real_servers.py --servers django flask starlette --keep-logs logs/
     nice python benchmarks/bench_real_servers.py --servers webfs webrick aiohttp tornado jetty
     nice python benchmarks/bench_real_servers.py --servers go whitenoise express
+    nice python benchmarks/bench_real_servers.py --servers uwsgi --orders lifo-c16 fifo-c1 lifo-c1 --seed 7
 
 Exit status 1 if any add-on crawl lost a document stock collected or did not finish.
 """

@@ -6,8 +6,8 @@ requests) in a child process: each server (Apache, nginx, lighttpd, Caddy, Pytho
 server, alone and with pages that write a session into their links, h2o, BusyBox
 ``httpd``, ``mini_httpd``, Tomcat with JSP pages that do the same, ``webfsd``, WEBrick,
 aiohttp's and Tornado's static files, Jetty, Go's ``FileServer``, WhiteNoise, Express's
-static middleware, Apache as Debian configures ``/var/www`` (listings): twenty-three ways of
-serving a ``www.`` twin and a directory; Django,
+static middleware, uWSGI's static files, Apache as Debian configures ``/var/www`` (listings):
+twenty-four ways of serving a ``www.`` twin and a directory; Django,
 Flask and Starlette applications: their frameworks' own slash, host and parameter
 conventions; nginx as an https site, ``http://`` redirected to ``https://``, reached through a
 ``CONNECT`` tunnel) crawled with stock Scrapy, the add-on and the add-on with

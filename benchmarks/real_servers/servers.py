@@ -307,7 +307,7 @@ def _uwsgi_command(directory: Path, port: int) -> list[str]:
     request plugin, but uWSGI drops a request whose plugin (modifier 0) is not loaded, files
     included: the core's ``notfound`` plugin, which answers 404, is that plugin. uWSGI refuses a
     file whose real path is outside the checked directory: the trees (symlinks in the site root)
-    are ``--static-safe``. Its log (no request lines for static files) goes to ``uwsgi-error.log``."""
+    are ``--static-safe``. Its log (no request lines: the tunnel's log has them) goes to ``uwsgi-error.log``."""
     server = [UWSGI, "--http-socket", f"127.0.0.1:{port}", "--plugin", "0:notfound"]
     server += ["--check-static", str(directory / "www"), "--static-index", "index.html"]
     for tree in dict.fromkeys(os.path.realpath(path) for path in TREES.values()):
