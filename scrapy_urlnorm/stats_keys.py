@@ -105,6 +105,10 @@ STATS: tuple[StatKey, ...] = (
         "session, then once more with the cookie that answer set, for the plain links",
     ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
+    StatKey(
+        "urlnorm/rewrite_fallbacks", "filter", "live",
+        "rewritten requests answered with an error, sent once more as written (`URLNORM_REWRITE`)",
+    ),
     # -- ledger
     StatKey(
         "urlnorm/released/<why>", "ledger", "live",

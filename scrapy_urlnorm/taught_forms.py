@@ -167,14 +167,27 @@ class TaughtForms:
     def after_error(self, request: Request) -> Request | None:
         """A shortcut answered an error status: the link as written, to fetch after all.
         Whether the rule holds is known from that fetch: a page means it does not; an
-        error means the link is broken."""
+        error means the link is broken. A rewritten request too (``URLNORM_REWRITE``):
+        the server may need what normalization removed (a parameter, a case), and stock
+        sends the link as written."""
         original = request.meta.get(M.SHORTCUT_OF)
         if original is None:
-            return None
+            return self._rewrite_fell_back(request)
         self.dedup.count("urlnorm/shortcut_fallbacks")
         self.dedup.responses.shortcut_fell_back(original)
         meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
         meta |= {M.NO_SHORTCUT: True, M.SHORTCUT_FELL_BACK: [original, request.url]}
+        return request.replace(url=original, dont_filter=True, meta=meta)
+
+    def _rewrite_fell_back(self, request: Request) -> Request | None:
+        """The link as written, once, for a rewritten request that answered an error
+        (never rewritten again: it goes as written, and its own error is final)."""
+        original = request.meta.get(M.REWRITTEN_FROM)
+        if original is None:
+            return None
+        self.dedup.count("urlnorm/rewrite_fallbacks")
+        meta = {key: value for key, value in request.meta.items() if key != M.REWRITTEN_FROM}
+        meta[M.NO_SHORTCUT] = True
         return request.replace(url=original, dont_filter=True, meta=meta)
 
     def after_success(self, request: Request, final_url: str) -> None:
