@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import meta as M
 from .hostrules import twins
-from .learning import RuleKind
+from .learning import Rule, RuleKind
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -53,7 +53,7 @@ class AuditChoice:
         every = (self.verifies_every(host, reason) or (learned and self.caught_all(key))) and not self.settled(
             request, key
         )
-        scope = self.scope(host, reason) if learned else reason
+        scope = self.scope(host, reason, request.url) if learned else reason
         vouched = learned and not every and self.vouched(host, reason)
         inherited = bool(request.meta.get(M.NO_AUDIT))
         return self.auditor.should_audit(
@@ -88,17 +88,25 @@ class AuditChoice:
         learned, learner = self.dedup.learned, self.dedup.learner
         if learned is None or learner is None:
             return False
-        kind = reason.removeprefix("learned:")
-        for rule in learned.rules_of(host):
-            if rule.kind == kind:
-                return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
-        return False
+        rule = self._rule(host, reason)
+        # A rule narrowed out of a section is no longer vouched for by what it matched site-wide.
+        return rule is not None and not rule.excluded and len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
 
-    def scope(self, host: str, reason: str) -> str:
-        """What a learned drop's audit budget is counted against: the rule on its site.
-        Twins an active ``www_alias`` made one site share their rules, so they share
-        the rules' audits too (``www_alias`` itself lives on the bare twin)."""
+    def scope(self, host: str, reason: str, url: str) -> str:
+        """What a learned drop (of ``url``) has its audit budget counted against: the rule
+        on its site. Twins an active ``www_alias`` made one site share their rules, so they
+        share the rules' audits too (``www_alias`` itself lives on the bare twin). A rule
+        narrowed out of a section has a budget per section (see :mod:`scrapy_urlnorm.sections`)."""
         learned = self.dedup.learned
+        rule = self._rule(host, reason)
         if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
             host = twins(host)[0]
+        if learned is not None and rule is not None and rule.excluded:
+            return f"{host} {reason} /{learned.section_of(url)}"
         return f"{host} {reason}"
+
+    def _rule(self, host: str, reason: str) -> Rule | None:
+        """The active rule of ``host``'s site behind learned drop ``reason``."""
+        learned = self.dedup.learned
+        kind = reason.removeprefix("learned:")
+        return None if learned is None else next((r for r in learned.rules_of(host) if r.kind == kind), None)

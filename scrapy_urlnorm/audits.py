@@ -434,7 +434,7 @@ class AuditDesk:
             request.meta[M.AUDIT] = {**audit, "inconclusive": True}
             self.dedup.count("urlnorm/audits_inconclusive")
             if audit["reason"].startswith("learned:"):
-                self.auditor.inconclusive(self.choice.scope(audit["host"], audit["reason"]))
+                self.auditor.inconclusive(self.choice.scope(audit["host"], audit["reason"], request.url))
             return
         self.dedup.count("urlnorm/audits")
         if not same:

@@ -21,13 +21,14 @@ only (see :mod:`scrapy_urlnorm.narrow`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import xxhash
 
 from .learning import VERIFIED_FAMILIES, Learner, Rule, RuleKind, policy_overrides
-from .normalize import host_key
+from .normalize import host_key, normalize_url
 from .policy import Policy
+from .sections import ScopedPolicy, section_of
 from .steps import LEARNED_FAMILY_RANKS, trailing_slash
 from .urlparts import HOST, PORT, SCHEME, SplitURL, replace_field, split_url, unsplit_url
 
@@ -82,8 +83,38 @@ def namespace_of(rules: list[Rule]) -> int:
     the rules do, not which twin learned them. Twins that become one site may each
     have learned a rule of one kind; the second one activating changes nothing, so it
     must not rename every learned key of the site (queued claims would be missed)."""
-    text = "|".join(sorted({f"{rule.kind} {rule.direction}" for rule in rules}))
+    text = "|".join(sorted({f"{rule.kind} {rule.direction}{_excluded(rule)}" for rule in rules}))
     return xxhash.xxh3_64_intdigest(text.encode("utf-8", "surrogatepass")) >> 1
+
+
+def _excluded(rule: Rule) -> str:
+    """How the namespace spells where ``rule`` was narrowed out of (``""`` for nowhere)."""
+    return " -" + ",".join(sorted(rule.excluded)) if rule.excluded else ""
+
+
+def learned_policy(base: Policy, rules: list[Rule]) -> Policy:
+    """``base`` with ``rules`` (active rules of one host) on top: a
+    :class:`~scrapy_urlnorm.sections.ScopedPolicy` where some were narrowed."""
+    policy = _with_rules(base, rules)
+    sections = {section for rule in rules for section in rule.excluded}
+    if not sections:
+        return policy
+    outside = {
+        section: _with_rules(base, [rule for rule in rules if section not in rule.excluded]) for section in sections
+    }
+    return ScopedPolicy(**{f.name: getattr(policy, f.name) for f in fields(Policy) if f.init}, outside=outside)
+
+
+def _with_rules(base: Policy, rules: list[Rule]) -> Policy:
+    overrides = policy_overrides(rules)
+    if "default_pages" in overrides:
+        names = (*base.default_pages, *sorted(overrides["default_pages"]))
+        overrides["default_pages"] = tuple(dict.fromkeys(names))
+    if "alias_extensions" in overrides:
+        overrides["alias_extensions"] = frozenset(base.alias_extensions | overrides["alias_extensions"])
+    if "ignore_params" in overrides:
+        overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
+    return base.replace(**overrides)
 
 
 def _consistent(rules: list[Rule]) -> list[Rule]:
@@ -202,15 +233,7 @@ class LearnedPolicies:
                 continue
             base = self.policy.for_host(host)
             self._narrow(host, base, rules)
-            overrides = policy_overrides(rules)
-            if "default_pages" in overrides:
-                names = (*base.default_pages, *sorted(overrides["default_pages"]))
-                overrides["default_pages"] = tuple(dict.fromkeys(names))
-            if "alias_extensions" in overrides:
-                overrides["alias_extensions"] = frozenset(base.alias_extensions | overrides["alias_extensions"])
-            if "ignore_params" in overrides:
-                overrides["ignore_params"] = frozenset(base.ignore_params | overrides["ignore_params"])
-            self.by_host[host] = (base.replace(**overrides), namespace_of(rules))
+            self.by_host[host] = (learned_policy(base, rules), namespace_of(rules))
         return hosts
 
     def _narrow(self, host: str, base: Policy, rules: list[Rule]) -> None:
@@ -227,8 +250,16 @@ class LearnedPolicies:
                 (dropped if left_out(rule) else kept).append(rule)
             ranks = frozenset(LEARNED_FAMILY_RANKS[rule.family.value] for rule in dropped)
             if kept and ranks:
-                policy = base.replace(**policy_overrides(kept))
-                table[host] = NarrowPolicy(policy, namespace_of(kept), ranks, max(ranks))
+                table[host] = NarrowPolicy(learned_policy(base, kept), namespace_of(kept), ranks, max(ranks))
+
+    def section_of(self, url: str) -> str | None:
+        """The section of its site ``url`` is in: that of its key under every rule
+        of its host (see :mod:`scrapy_urlnorm.sections`)."""
+        try:
+            learned = self.by_host.get(host_key(split_url(url).host))
+            return section_of(normalize_url(url, learned[0] if learned else self.policy))
+        except ValueError:
+            return None
 
     def shortcut_rules(self, host: str) -> tuple[Rule, ...]:
         bare = host.removeprefix("www.")
@@ -269,7 +300,7 @@ class LearnedPolicies:
                 # ``/;jsessionid=X/`` as its home page, whose relative links then nest
                 # without end. (A name with an extension, ``/page.php/`` under path
                 # info, the step itself leaves alone.)
-                if ";" not in new.path:
+                if ";" not in new.path and not (rule.excluded and self._left(rule, url)):
                     new = trailing_slash(new, _SLASH_POLICIES[rule.direction])
             elif (
                 rule.family is RuleKind.HTTPS_ALIAS
@@ -278,6 +309,10 @@ class LearnedPolicies:
             ):
                 new = replace_field(replace_field(new, SCHEME, rule.direction), PORT, "")
         return None if new is u else unsplit_url(new)
+
+    def _left(self, rule: Rule, url: str) -> bool:
+        """Whether ``url`` is in a section ``rule`` was narrowed out of."""
+        return self.section_of(url) in rule.excluded
 
     def other_twin(self, url: str) -> str | None:
         """``url`` on its other ``www`` twin where the twins are one site (an active

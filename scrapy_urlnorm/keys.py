@@ -22,7 +22,7 @@ fetched once for each callback that asks for it.
 Learned rules never touch the static key. A request on a host with learned
 rules gets a second, *learned* key (its URL normalized by the host's learned
 policy), hashed in the namespace of the host's rule set: when a rule is
-revoked, nothing stored under it matches again.
+revoked or narrowed, nothing stored under it matches again.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from scrapy.utils.request import RequestFingerprinter
 from .callbacks import callback_salt
 from .errors import InvalidURL, UnsupportedScheme
 from .normalize import HASHBANG_STARTS, host_key, normalize_with_rank
+from .sections import ScopedPolicy
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -175,8 +176,15 @@ class RequestKeys:
         self._cache[key] = value
 
     def normalize_with(self, url: str, policy: Policy) -> tuple[str | None, int]:
+        """``url`` normalized under ``policy`` (a learned one: scoped by path, see
+        :mod:`scrapy_urlnorm.sections`), with the rank of the riskiest step that changed it."""
         try:
-            return normalize_with_rank(url, policy)
+            found = normalize_with_rank(url, policy)
+            if isinstance(policy, ScopedPolicy):
+                narrower = policy.rescope(found[0])
+                if narrower is not None:
+                    return normalize_with_rank(url, narrower)
+            return found
         except Exception as exc:
             return self._unnormalizable(url, exc)
 

@@ -16,7 +16,9 @@ comes in pairs of URLs that differ by exactly that one aspect:
 A rule applies to a host after ``min_evidence`` agreeing observations from
 distinct pairs, at least one of them a redirect or identical content (a
 ``rel=canonical`` link alone never activates a rule: pages may name any URL
-canonical), and no negative one; the first negative one revokes it for good.
+canonical), and no negative one; the first negative one revokes it for good
+(but a path rule's in one section of a site where it held in another, which
+narrows it out of that section: :mod:`scrapy_urlnorm.sections`).
 Everything here is pure bookkeeping on already-normalized URL strings:
 the Scrapy side lives in :mod:`scrapy_urlnorm.dedup` and the middlewares.
 
@@ -45,6 +47,7 @@ from enum import Enum
 from typing import Any
 
 from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
+from .sections import MAX_HELD, SCOPED_FAMILIES, narrows, sections_of
 from .site_traits import SiteTraits
 from .urlparts import split_url
 
@@ -109,6 +112,10 @@ class Rule:
     #: VERIFIED_FAMILIES): a mismatch there is that URL's, whichever rule it is
     #: blamed on (an audit names one rule of the several its key may combine).
     exceptions: set[str] = field(default_factory=set, repr=False, compare=False)
+    #: Sections of the site (:mod:`scrapy_urlnorm.sections`) where its pairs held,
+    #: and those a contradiction narrowed it out of (``SCOPED_FAMILIES`` only).
+    held: set[str] = field(default_factory=set, repr=False, compare=False)
+    excluded: set[str] = field(default_factory=set, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -153,6 +160,8 @@ class Rule:
             "active": self.active,
             "revoked": self.revoked,
             "sources": dict(self.sources),
+            **({"held": sorted(self.held)} if self.held else {}),
+            **({"excluded": sorted(self.excluded)} if self.excluded else {}),
         }
 
     @classmethod
@@ -166,6 +175,8 @@ class Rule:
             active=bool(data.get("active")),
             revoked=bool(data.get("revoked")),
             sources=dict(data.get("sources", {})),
+            held=set(data.get("held", ())),
+            excluded=set(data.get("excluded", ())),
         )
 
 
@@ -256,6 +267,9 @@ class Learner:
         self.rules = self.book.rules  # (host, kind) -> rule state, oldest first
         #: IIS hosts, and sites that link relatively (past ``max_rules`` of them: every site).
         self.traits = SiteTraits(self.max_rules)
+        #: The section of the site a pair of URLs is in, read from their learned keys
+        #: (:meth:`~scrapy_urlnorm.hostrules.LearnedPolicies.section_of`); ``None``: not one.
+        self.section_of: Callable[[str, str], str | None] = sections_of
 
     # -- observations -------------------------------------------------------------
 
@@ -312,7 +326,7 @@ class Learner:
             if rule is not None and not rule.revoked and not rule.sources.get("redirect"):
                 rule.sources["relative_links"] = rule.sources.get("relative_links", 0) + 1
                 rule.negatives += 1
-                self._revoke(rule, f"{host} serves pages with links relative to their directory")
+                self.revoke(rule, f"{host} serves pages with links relative to their directory")
 
     def resolves_by_directory(self, host: str) -> bool:
         """Whether ``host``'s site was seen serving pages with links relative to their directory."""
@@ -373,11 +387,16 @@ class Learner:
         rule.sources[via] = rule.sources.get(via, 0) + 1
         if rule.revoked:
             return
+        section = self.section_of(a, b) if rule.family.value in SCOPED_FAMILIES else None
+        if section is not None and section in rule.excluded:
+            return  # (a section the rule was narrowed out of: nothing there bears on it)
         if positive and digest is not None:
             if digest in rule.digests:
                 return
             if len(rule.digests) < _MAX_PAIRS:
                 rule.digests.add(digest)
+        if positive and section is not None and len(rule.held) < MAX_HELD:
+            rule.held.add(section)
         if positive and direction and rule.direction and direction != rule.direction:
             if via == "canonical" and rule.sources.get("redirect"):
                 # The server's redirects say which form it serves; a page naming the
@@ -391,7 +410,11 @@ class Learner:
                 logger.debug("Rule %s on %s keeps merging other URLs (%s: %s vs %s differ)", kind, host, via, a, b)
                 rule.note_exception(a, b)
                 return
-            self._revoke(rule, f"contradicted by {via}: {a} vs {b}")
+            if not direction and narrows(rule.held, rule.excluded, section):
+                assert section is not None
+                self._narrow(rule, section, f"{via}: {a} vs {b}")
+                return
+            self.revoke(rule, f"contradicted by {via}: {a} vs {b}")
             return
         if direction and not rule.direction:
             rule.direction = direction
@@ -418,20 +441,31 @@ class Learner:
                 pairs,
                 ", ".join(f"{k}: {v}" for k, v in sorted(rule.sources.items())),
             )
-            self._changed(rule)
+            self.changed(rule)
 
-    def _revoke(self, rule: Rule, why: str) -> None:
+    def revoke(self, rule: Rule, why: str) -> None:
         rule.revoked = True
         if not rule.active and self.share is not None:
             self.share(rule, None)
         if rule.active:
             self.book.set_active(rule, False)
             logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
-            self._changed(rule)
+            self.changed(rule)
         else:
             logger.debug("Rule %s on %s will not be learned (%s)", rule.kind, rule.host, why)
 
-    def _changed(self, rule: Rule) -> None:
+    def _narrow(self, rule: Rule, section: str, why: str) -> None:
+        """``rule`` no longer applies in ``section`` (see :mod:`scrapy_urlnorm.sections`)."""
+        rule.excluded.add(section)
+        logger.debug(
+            "Rule %s on %s no longer applies under /%s/ (contradicted by %s)", rule.kind, rule.host, section, why
+        )
+        if rule.active:
+            self.changed(rule)
+        elif self.share is not None:
+            self.share(rule, None)
+
+    def changed(self, rule: Rule) -> None:
         if self.on_change is not None:
             self.on_change(rule)
 
@@ -439,40 +473,6 @@ class Learner:
 
     def to_dict(self) -> dict[str, Any]:
         return {"version": 1, "rules": [rule.as_dict() for rule in self.rules.values()]}
-
-    def adopt(self, data: dict[str, Any]) -> None:
-        """Take a rule's state from another worker: learned there, it applies
-        here; revoked there, it is revoked here."""
-        shared = Rule.from_dict(data)
-        rule = self.book.rule(shared.host, shared.kind)
-        if rule is None:
-            return
-        rule.pairs |= shared.pairs
-        rule.negatives = max(rule.negatives, shared.negatives)
-        rule.direction = rule.direction or shared.direction
-        for via, count in shared.sources.items():
-            rule.sources[via] = max(rule.sources.get(via, 0), count)
-        if shared.revoked and not rule.revoked:
-            rule.revoked = True
-            if rule.active:
-                self.book.set_active(rule, False)
-                logger.info("Revoked rule %s on %s: another worker found it contradicted", rule.kind, rule.host)
-                self._changed(rule)
-        elif self.moves_links(rule.host, rule.kind) and not rule.revoked and not rule.sources.get("redirect"):
-            # Learned from content elsewhere; this worker saw the site's links are relative.
-            self._revoke(rule, "its site serves pages with links relative to their directory")
-        elif shared.active and not rule.active and not rule.revoked and rule.confirmed:
-            self.book.set_active(rule, True)
-            logger.info("Applying rule %s on %s, learned by another worker", rule.kind, rule.host)
-            self._changed(rule)
-
-    def load_dict(self, data: dict[str, Any]) -> None:
-        for item in data.get("rules", ()):
-            rule = Rule.from_dict(item)
-            self.rules[(rule.host, rule.kind)] = rule
-            if rule.active:
-                self.book.set_active(rule, True)
-                self._changed(rule)
 
 
 def policy_overrides(rules: list[Rule]) -> dict[str, Any]:

@@ -26,6 +26,8 @@ from .catch_all import release_caught
 from .hostrules import conflicts_with_active
 from .keys import host_of
 from .learning import VERIFIED_FAMILIES, Rule
+from .rule_exchange import adopt_rule
+from .sections import sections_of
 from .stores import aggregate_counters
 
 if TYPE_CHECKING:
@@ -45,6 +47,9 @@ class RuleKeeper:
         self.learner = dedup.learner
         self.learned = dedup.learned
         self._active_families: Counter[str] = Counter()
+        #: Each rule as last rebuilt for: whether active, how many sections it was narrowed out of.
+        self._rebuilt_for: dict[tuple[str, str], tuple[bool, int]] = {}
+        self.learner.section_of = lambda a, b: sections_of(a, b, self.learned.section_of)
 
     # -- observations -------------------------------------------------------------------
 
@@ -112,7 +117,7 @@ class RuleKeeper:
             if merging and not any(rule in merging for rule in blamed):
                 blamed = merging
         for rule in blamed:
-            self.learner.contradict(rule.host, rule.kind, request.url, "?")
+            self.learner.contradict(rule.host, rule.kind, url or request.url, "?")
 
     def _held_without_verified(self, request: Request, host: str, digest: int) -> bool:
         """Whether ``request``'s URL under ``host``'s rules less the ``VERIFIED_FAMILIES``
@@ -165,10 +170,18 @@ class RuleKeeper:
             self._rekey(host)
         if self.dedup.shared_rules is not None:
             self.dedup.shared_rules.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict(), sort_keys=True))
-        self._count_rule(rule)
+        was_active, was_excluded = self._rebuilt_for.get((rule.host, rule.kind), (False, 0))
+        self._rebuilt_for[(rule.host, rule.kind)] = (rule.active, len(rule.excluded))
+        if rule.active != was_active:
+            self._count_rule(rule)
         if not rule.active:
             self.dedup.count("urlnorm/revoked_rules")
-        if not rule.active or displaces:
+        # A rule narrowed out of a section released what it dropped there, as a revoked
+        # one does: every learned drop of the host is checked again under its rules now.
+        narrowed = was_active and rule.active and len(rule.excluded) > was_excluded
+        if narrowed:
+            self.dedup.count("urlnorm/narrowed_rules")
+        if not rule.active or displaces or narrowed:
             for host in hosts:
                 self.dedup.ledger.revoke_host(host)
         self.dedup.rules_file.save(self.learner)
@@ -230,7 +243,7 @@ class RuleKeeper:
         shared = self.dedup.shared_rules
         assert shared is not None
         for state in shared.changes(now=now).values():
-            self.learner.adopt(json.loads(state))
+            adopt_rule(self.learner, json.loads(state))
 
     def share_evidence(self, rule: Rule, pair: int | None) -> int:
         """Learner hook: record a pair for all workers (or a contradiction); the pairs found together."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .learning import Learner
+from .rule_exchange import load_rules
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ class RulesFile:
         except (OSError, ValueError) as exc:
             logger.warning("Ignoring unreadable learned rules in %s: %s", self.path, exc)
             return
-        learner.load_dict(data)
+        load_rules(learner, data)
         logger.info("Resumed %d learned rule(s) from %s", len(learner.active_rules()), self.path)
 
 

@@ -24,7 +24,8 @@ JSON report schema (``"schema": 2``)::
       "learned_rules": int, "revoked_rules": int, "learned_by_kind": {kind: int},
       "rules": {host: [{"kind", "direction", "active", "revoked", "pairs", "negatives",
                         "sources": {via: int},   # evidence: redirect, content, content-location, canonical, ...
-                        "scope": [host]}]},      # the hosts the rule applies to (both www twins once aliased)
+                        "scope": [host],         # the hosts the rule applies to (both www twins once aliased)
+                        "not_under": [path]}]},  # sections of the site a contradiction narrowed it out of
       "duplicates_by_host": {host: int},        # duplicate downloads per host (www twins with their
                                                 # bare host once aliased), most first (top 50)
       "duplicates_by_cause": {cause: int},      # duplicate downloads by why they were sent: "ordinary"
@@ -178,6 +179,7 @@ def build_report(
                     "negatives": rule.negatives,
                     "sources": dict(rule.sources),
                     "scope": list(dedup.learned.site_hosts(rule.host)) if dedup.learned else [rule.host],
+                    "not_under": [f"/{section}/" if section else "/" for section in sorted(rule.excluded)],
                 }
             )
             if rule.active:
@@ -305,9 +307,13 @@ def _describe_rule(host: str, rule: dict[str, Any]) -> str:
     name = rule["kind"] + (f" ({rule['direction']})" if rule["direction"] else "")
     scope = [h for h in rule.get("scope", [host]) if h != host]
     where = f" [also {', '.join(scope)}]" if scope else ""
+    if rule.get("not_under"):
+        where += f" [not under {', '.join(rule['not_under'])}]"
     evidence = ", ".join(f"{via} {count}" for via, count in sorted(rule["sources"].items())) or "none"
     if not rule["active"]:
         state = f"revoked ({rule['negatives']} against)"
+    elif rule.get("not_under"):
+        state = f"active where it held ({rule['negatives']} against)"
     elif rule["negatives"]:  # a rule verified on every drop: those URLs were fetched as pages
         state = f"active ({rule['negatives']} URL(s) of their own, fetched)"
     else:

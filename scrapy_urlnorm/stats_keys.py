@@ -223,6 +223,11 @@ STATS: tuple[StatKey, ...] = (
     StatKey("urlnorm/learned/<kind>", "learning", "live", f"active rules by kind: {_LEARNED_KINDS}"),
     StatKey("urlnorm/revoked_rules", "learning", "live", "rules revoked after a contradiction"),
     StatKey(
+        "urlnorm/narrowed_rules", "learning", "live",
+        "times a path rule contradicted in one section of its site (`/legacy/`) was narrowed out of that "
+        "section instead of revoked: it still applies where it held",
+    ),
+    StatKey(
         "urlnorm/robots_parent_spellings", "learning", "live",
         "with `ROBOTSTXT_OBEY`: spellings of a page learned rules dropped (or the static `default_port` "
         "step: `h:80/p`, whose host and port has a `robots.txt` of its own), sent after all because a link "

@@ -17,9 +17,12 @@ from demoweb.web import DOCUMENTS, START_URLS, build_sites
 
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.hostrules import LearnedPolicies
+from scrapy_urlnorm.keys import RequestKeys
 from scrapy_urlnorm.learning import Learner, Rule, policy_overrides
 from scrapy_urlnorm.normalize import normalize_url
 from scrapy_urlnorm.policy import Policy
+from scrapy_urlnorm.rule_exchange import adopt_rule, load_rules
+from scrapy_urlnorm.sections import sections_of
 
 BODY = 64  # long enough to count as evidence
 
@@ -29,6 +32,7 @@ def learning_policies() -> tuple[Learner, LearnedPolicies]:
     learner = Learner(min_evidence=2)
     policies = LearnedPolicies(Policy(), learner)
     learner.on_change = policies.rebuild
+    learner.section_of = lambda a, b: sections_of(a, b, policies.section_of)
     return learner, policies
 
 
@@ -207,7 +211,7 @@ class TestLearner:
         # Nor does a rule another worker learned get past the cap.
         other = Learner(min_evidence=1)
         other.observe_redirect("http://late.test/d", "http://late.test/d/")
-        learner.adopt(other.to_dict()["rules"][0])
+        adopt_rule(learner, other.to_dict()["rules"][0])
         assert len(learner.rules) == 20
         assert "late.test" not in {rule.host for rule in learner.active_rules()}
 
@@ -216,7 +220,7 @@ class TestLearner:
         learner.observe_redirect("http://h/a", "http://h/a/")
         restored: list[Rule] = []
         other = Learner(on_change=restored.append)
-        other.load_dict(learner.to_dict())
+        load_rules(other, learner.to_dict())
         assert active(other) == active(learner)
         assert [r.kind for r in restored] == ["trailing_slash"]
 
@@ -1120,7 +1124,11 @@ def test_twins_one_site_share_their_rules_audit_budget() -> None:
     for page in ("a", "b"):
         dedup.learner.observe_redirect(f"http://www.h.test/{page}", f"http://h.test/{page}")
     assert dedup.learned.aliased("www.h.test")
-    scope = dedup.audits.choice.scope
+    choice = dedup.audits.choice
+
+    def scope(host: str, reason: str) -> str:
+        return choice.scope(host, reason, f"http://{host}/x/y")
+
     case = "learned:case_insensitive_path"
     assert scope("www.h.test", case) == scope("h.test", case)
     # Twins not (yet) one site keep apart, except for www_alias itself, which lives on the bare twin.
@@ -1433,7 +1441,7 @@ def test_a_worker_that_saw_relative_links_revokes_a_trailing_slash_rule_another_
     assert rule.active
     worker = Learner(share=lambda rule, pair: 0)
     worker.observe_page("http://lenient.test/c/", 3, length=BODY, relative_links=True)
-    worker.adopt(rule.as_dict())
+    adopt_rule(worker, rule.as_dict())
     assert not active(worker)
     assert worker.rules[("lenient.test", "trailing_slash")].revoked
 
@@ -1597,9 +1605,20 @@ def test_doubled_slashes_teach_duplicate_slashes_and_key_alike() -> None:
     learned = policies.get("ng.test")
     assert learned is not None
     assert normalize_url("http://ng.test//x///y", learned[0]) == normalize_url("http://ng.test/x/y", learned[0])
-    # Another page under a doubled slash contradicts it.
+    # Another page under a doubled slash contradicts it under /api/ (an application behind
+    # the same host, which reads its path as written): narrowed out of that section only.
     learner.observe_page("http://ng.test/api/items", 7, length=BODY)
     learner.observe_page("http://ng.test/api//items", 8, length=BODY)
+    assert active(learner) == {("ng.test", "duplicate_slashes", "")}
+    learned = policies.get("ng.test")
+    assert learned is not None
+    keys = RequestKeys(Policy())
+    assert keys.normalize_with("http://ng.test/api//items", learned[0])[0] == "http://ng.test/api//items"
+    assert keys.normalize_with("http://ng.test/API//items", learned[0])[0] == "http://ng.test/API//items"
+    assert keys.normalize_with("http://ng.test//docs//x", learned[0])[0] == "http://ng.test/docs/x"
+    # A contradiction at the top of the site (no section) revokes it.
+    learner.observe_page("http://ng.test/items", 9, length=BODY)
+    learner.observe_page("http://ng.test//items", 10, length=BODY)
     assert active(learner) == set()
 
 
@@ -1885,7 +1904,9 @@ async def test_a_drop_against_a_catch_all_page_is_verified(missing_first: bool) 
         result = await crawl(web, ["http://ex.test/"], ADDON)
     assert "ex:/help/install.html" in result.doc_ids
     stats = result.stats
-    assert stats["urlnorm/revoked_rules"] == 1  # the file's page contradicted the case rule
+    # The file's page contradicted the case rule under /help/ (static files), where it is
+    # narrowed out of: the routes it held on stay case-insensitive.
+    assert stats["urlnorm/narrowed_rules"] == 1 and "urlnorm/revoked_rules" not in stats
     assert stats.get("urlnorm/released/catch_all", 0) == (0 if missing_first else 1)
 
 

@@ -51,6 +51,7 @@ from scrapy_urlnorm.redis_setup import (
     STOCK_SCHEDULER,
     redis_client,
 )
+from scrapy_urlnorm.rule_exchange import adopt_rule
 from scrapy_urlnorm.stores import RedisRules, RedisStore, RedisUnavailable
 from scrapy_urlnorm.taught_forms import TaughtForms
 
@@ -556,7 +557,7 @@ def test_rules_learned_by_one_worker_apply_to_the_other(server: RedisServer) -> 
     worker_a.observe_redirect("http://h/a", "http://h/a/")
     worker_a.observe_redirect("http://h/b", "http://h/b/")
     for state in shared_b.changes().values():
-        worker_b.adopt(json.loads(state))
+        adopt_rule(worker_b, json.loads(state))
     assert learned == ["trailing_slash:True"]
     assert [r.direction for r in worker_b.active_rules("h")] == ["add"]
     assert shared_b.changes() == {}  # nothing new since
@@ -1298,7 +1299,7 @@ def test_evidence_adds_up_across_workers_and_contradictions_travel(server: Redis
     a.observe_page("http://k/report", 1, length=64)
     a.observe_page("http://k/report/", 2, length=64)
     for state in shared_b.changes().values():
-        b.adopt(json.loads(state))
+        adopt_rule(b, json.loads(state))
     b.observe_redirect("http://k/x", "http://k/x/")
     b.observe_redirect("http://k/y", "http://k/y/")
     assert [r.host for r in b.active_rules()] == ["h"]

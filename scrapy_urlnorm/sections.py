@@ -1,0 +1,98 @@
+"""Rules scoped by path: a rule a site keeps everywhere but in some sections.
+
+Sites are mixed: an IIS front serves its paths case-insensitively and proxies
+``/legacy/`` to a case-sensitive backend; an nginx removes trailing slashes
+except under ``/app/``, where an application tells ``/x`` and ``/x/`` apart. A
+contradiction of a *path rule* (:data:`SCOPED_FAMILIES`) in one *section* of a
+site (the first segment of the path: ``legacy`` for ``/legacy/Report.htm``)
+then *narrows* the rule instead of revoking it: it stops applying in that
+section and stays in force where it held, so the rest of the site keeps its
+merges. What the rule dropped on the host is released and checked again, as
+after a revocation (the section's drops are fetched, the others are dropped
+again against their delivered pages).
+
+Which section a URL is in is read from its key under *all* the host's rules,
+never from the URL as written. A URL and every spelling the rules merge it with
+then fall on the same side, and a spelling kept apart in a section where a rule
+does not hold cannot take the key of a page elsewhere: its key without that
+rule, normalized again with every rule, is its full key, whose section is that
+one. (Normalizing is idempotent, and the full policy absorbs a partial one;
+``tests/test_learning.py`` checks the property on random URLs and rules.)
+
+A narrowed rule is checked afresh where it still applies: its audits are
+budgeted per section (the first drops of each section are verified, so the
+next section that keeps its spellings apart shows it at once), and the content
+that vouched for it site-wide no longer does. It narrows at most
+:data:`MAX_EXCLUDED` times, and only where it held in another section: a
+contradiction past that, or on a rule seen holding in that section alone,
+revokes it as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from .policy import Policy
+from .urlparts import split_url
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+#: Rule families whose every effect is on the path, so a section can be left out of
+#: them (``www_alias`` and ``https_alias`` are about the host; ``VERIFIED_FAMILIES``
+#: verify every drop and keep the paths that differ as exceptions).
+SCOPED_FAMILIES = frozenset({"trailing_slash", "case_insensitive_path", "duplicate_slashes"})
+#: Sections a rule may be narrowed out of; the next contradiction revokes it.
+MAX_EXCLUDED = 8
+#: Sections remembered per rule where it held (its positive pairs').
+MAX_HELD = 32
+
+
+def section_of(url: str) -> str | None:
+    """The section ``url`` is in: the first segment of its path, lower-cased, where more
+    follows it (``legacy`` for ``/legacy/Report.htm``; empty segments skipped); ``""`` for
+    what is in none (``/``, ``/about``, ``/legacy/`` itself); ``None`` when ``url`` does not
+    parse. A URL at the top is no section's: a rule contradicted there is revoked, as a
+    site that keeps ``/report`` and ``/report/`` apart may keep any two such apart."""
+    try:
+        path = split_url(url).path
+    except ValueError:
+        return None
+    segments = [segment for segment in path.split("/") if segment]
+    return segments[0].lower() if len(segments) > 1 else ""
+
+
+def sections_of(a: str, b: str, section: Callable[[str], str | None] = section_of) -> str | None:
+    """The section a pair of URLs (``a`` against ``b``, which may be no URL: an audit names
+    only one) is in, by ``section``; ``None`` when they are in two, or ``a`` in none."""
+    first = section(a)
+    if first is None:
+        return None
+    second = section(b)
+    return first if second is None or second == first else None
+
+
+def narrows(held: set[str], excluded: set[str], section: str | None) -> bool:
+    """Whether a rule seen holding in sections ``held``, already left out of ``excluded``,
+    and contradicted in ``section`` is narrowed (rather than revoked)."""
+    if not section or len(excluded) >= MAX_EXCLUDED:
+        return False
+    return bool(held - excluded - {section})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScopedPolicy(Policy):
+    """A host's learned policy, with what applies in the sections some rules left.
+
+    Normalizing under it as under any :class:`Policy` gives the URL's *full* key;
+    :meth:`rescope` gives the key it really has (see the module's docstring)."""
+
+    #: Section -> the policy without the rules narrowed out of it.
+    outside: Mapping[str, Policy] = dataclasses.field(default_factory=dict, hash=False)
+
+    def rescope(self, full: str) -> Policy | None:
+        """The policy ``full`` (a URL's key under every rule) is to be normalized with
+        instead, where its section is one some rule left; else ``None``."""
+        section = section_of(full)
+        return self.outside.get(section) if section else None

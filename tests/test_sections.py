@@ -1,0 +1,231 @@
+"""Rules scoped by path (:mod:`scrapy_urlnorm.sections`): a contradiction in one section
+of a mixed site narrows a path rule out of it, keys never cross a section's edge, and a
+real crawl of such a site collects what stock collects with fewer requests than a
+revocation leaves."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+import pytest_twisted
+from demoweb.crawling import crawl
+from demoweb.server import FunctionSite, Reply, VirtualWeb
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_urlnorm.hostrules import LearnedPolicies, _consistent, learned_policy, namespace_of
+from scrapy_urlnorm.keys import RequestKeys
+from scrapy_urlnorm.learning import Learner, Rule
+from scrapy_urlnorm.normalize import normalize_url
+from scrapy_urlnorm.policy import Policy
+from scrapy_urlnorm.report import _describe_rule
+from scrapy_urlnorm.rule_exchange import adopt_rule, load_rules
+from scrapy_urlnorm.sections import MAX_EXCLUDED, section_of, sections_of
+
+BODY = 64  # long enough to count as evidence
+CASE = "case_insensitive_path"
+
+
+def learning_policies() -> tuple[Learner, LearnedPolicies]:
+    learner = Learner(min_evidence=2)
+    policies = LearnedPolicies(Policy(), learner)
+    learner.on_change = policies.rebuild
+    learner.section_of = lambda a, b: sections_of(a, b, policies.section_of)
+    return learner, policies
+
+
+def teach_case(learner: Learner, *sections: str) -> None:
+    """Content pairs ``/<section>/Pn`` = ``/<section>/pn``: the case rule, held in ``sections``."""
+    for digest, section in enumerate(sections, start=1):
+        learner.observe_page(f"http://iis.test/{section}/P{digest}", digest, length=BODY)
+        learner.observe_page(f"http://iis.test/{section}/p{digest}", digest, length=BODY)
+
+
+def contradict_case(learner: Learner, path: str, digest: int) -> None:
+    learner.observe_page(f"http://iis.test{path}", digest, length=BODY)
+    learner.observe_page(f"http://iis.test{path.lower()}", digest + 1, length=BODY)
+
+
+def key(policies: LearnedPolicies, url: str) -> str | None:
+    learned = policies.get("iis.test")
+    assert learned is not None
+    return RequestKeys(Policy()).normalize_with(url, learned[0])[0]
+
+
+def test_section_of_is_the_first_segment_with_more_after_it() -> None:
+    assert section_of("http://h/Legacy/Report.htm") == "legacy"
+    assert section_of("http://h//legacy//x") == "legacy"
+    assert section_of("http://h/legacy/") == section_of("http://h/about") == section_of("http://h/") == ""
+    assert section_of("not a url") is None
+    assert sections_of("http://h/a/x", "http://h/A/y") == "a"
+    assert sections_of("http://h/a/x", "http://h/b/x") is None
+    assert sections_of("http://h/a/x", "?") == "a"  # an audit names one URL
+
+
+def test_a_contradiction_in_one_section_narrows_the_rule_out_of_it() -> None:
+    learner, policies = learning_policies()
+    teach_case(learner, "docs", "news")
+    rule = learner.rules[("iis.test", CASE)]
+    assert rule.active and rule.held == {"docs", "news"}
+    namespace = policies.get("iis.test")[1]  # type: ignore[index]
+    contradict_case(learner, "/Legacy/Report.htm", 10)
+    assert rule.active and not rule.revoked and rule.excluded == {"legacy"}
+    assert policies.get("iis.test")[1] != namespace  # type: ignore[index]  # nothing keyed before matches
+    # Kept apart in the section, merged everywhere else.
+    assert key(policies, "http://iis.test/Legacy/Report.htm") != key(policies, "http://iis.test/legacy/report.htm")
+    assert key(policies, "http://iis.test/LEGACY/Report.htm") == "http://iis.test/LEGACY/Report.htm"
+    assert key(policies, "http://iis.test/Shop/Cart.htm") == key(policies, "http://iis.test/shop/cart.htm")
+    # Evidence from the section no longer bears on the rule, either way.
+    contradict_case(learner, "/legacy/Other.htm", 20)
+    assert rule.active and rule.excluded == {"legacy"}
+
+
+def test_a_rule_is_revoked_where_it_held_nowhere_else_at_the_top_or_past_the_cap() -> None:
+    learner, _ = learning_policies()
+    teach_case(learner, "docs", "docs")
+    contradict_case(learner, "/Docs/Other.htm", 10)  # its only section
+    assert learner.rules[("iis.test", CASE)].revoked
+
+    learner, _ = learning_policies()
+    teach_case(learner, "docs", "news")
+    contradict_case(learner, "/About.htm", 10)  # the top of the site is no section
+    assert learner.rules[("iis.test", CASE)].revoked
+
+    learner, _ = learning_policies()
+    teach_case(learner, "docs", "news")
+    for n in range(MAX_EXCLUDED):
+        contradict_case(learner, f"/S{n}/X.htm", 100 + 2 * n)
+    rule = learner.rules[("iis.test", CASE)]
+    assert rule.active and len(rule.excluded) == MAX_EXCLUDED
+    contradict_case(learner, "/More/X.htm", 500)
+    assert rule.revoked and not rule.active
+
+
+def test_a_narrowed_rule_travels_to_other_workers_and_across_runs() -> None:
+    learner, policies = learning_policies()
+    teach_case(learner, "docs", "news")
+    contradict_case(learner, "/Legacy/Report.htm", 10)
+    state = learner.rules[("iis.test", CASE)].as_dict()
+    assert state["excluded"] == ["legacy"]
+
+    other, other_policies = learning_policies()
+    teach_case(other, "docs", "news")
+    adopt_rule(other, state)
+    assert other.rules[("iis.test", CASE)].excluded == {"legacy"}
+    assert other_policies.get("iis.test")[1] == policies.get("iis.test")[1]  # type: ignore[index]
+
+    resumed, resumed_policies = learning_policies()
+    load_rules(resumed, learner.to_dict())
+    assert resumed_policies.get("iis.test")[1] == policies.get("iis.test")[1]  # type: ignore[index]
+    url = "http://iis.test/Legacy/Report.htm"
+    assert key(resumed_policies, url) == url
+
+
+def test_the_namespace_names_where_a_rule_was_narrowed_out_of() -> None:
+    plain = Rule("h", CASE, active=True)
+    narrowed = Rule("h", CASE, active=True, excluded={"legacy"})
+    assert namespace_of([plain]) != namespace_of([narrowed])
+
+
+def test_the_report_says_where_a_narrowed_rule_applies() -> None:
+    line = _describe_rule(
+        "iis.test",
+        {"kind": CASE, "direction": "", "active": True, "negatives": 1, "pairs": 2, "sources": {"content": 3},
+         "scope": ["iis.test"], "not_under": ["/legacy/"]},
+    )  # fmt: skip
+    assert "[not under /legacy/]" in line and "active where it held" in line
+
+
+# -- keys never cross a section's edge ----------------------------------------------------
+
+SEGMENTS = st.sampled_from(["docs", "Docs", "DOCS", "legacy", "Legacy", "a", "A", "index.html", "x.html", "X", ""])
+PATHS = st.lists(SEGMENTS, min_size=0, max_size=4).map(lambda parts: "/" + "/".join(parts))
+FAMILIES = ["trailing_slash", CASE, "duplicate_slashes", "default_page:index.html", "extension_alias:html"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    paths=st.lists(PATHS, min_size=2, max_size=12),
+    kinds=st.sets(st.sampled_from(FAMILIES), min_size=1),
+    direction=st.sampled_from(["add", "remove"]),
+    excluded=st.lists(st.sets(st.sampled_from(["docs", "legacy", "a", "x.html"]), max_size=2), min_size=5, max_size=5),
+)
+def test_urls_keyed_alike_are_in_one_section_and_merged_by_the_rules_in_force_there(
+    paths: list[str], kinds: set[str], direction: str, excluded: list[set[str]]
+) -> None:
+    """The safety of scoping: two URLs share a scoped key only where their full keys (every
+    rule) are equal and in one section, and the rules left out of that section do not merge them."""
+    learner, policies = learning_policies()
+    rules = []
+    for kind, left in zip(sorted(kinds), excluded, strict=False):
+        rule = Rule("h.test", kind, direction=direction if kind == "trailing_slash" else "", active=True)
+        rule.excluded = set(left) if kind in ("trailing_slash", CASE, "duplicate_slashes") else set()
+        learner.book.set_active(rule, True)
+        rules.append(rule)
+    policies.rebuild(rules[0])
+    learned = policies.get("h.test")
+    assert learned is not None
+    policy, keys = learned[0], RequestKeys(Policy())
+    urls = [f"http://h.test{path}" for path in paths]
+    scoped = {url: keys.normalize_with(url, policy)[0] for url in urls}
+    for a, b in itertools.combinations(urls, 2):
+        if scoped[a] != scoped[b]:
+            continue
+        full_a, full_b = normalize_url(a, policy), normalize_url(b, policy)
+        assert full_a == full_b
+        section = section_of(full_a)
+        if section:
+            kept = [rule for rule in rules if section not in rule.excluded]
+            assert scoped[a] == normalize_url(a, _only(kept)) == normalize_url(b, _only(kept))
+
+
+def _only(rules: list[Rule]) -> Policy:
+    """The policy of ``rules`` alone, as a host's is made (less those another one contradicts)."""
+    return learned_policy(Policy(), _consistent(rules))
+
+
+# -- a real crawl of a mixed site -----------------------------------------------------------
+
+
+def mixed_iis_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """IIS serving its own paths case-insensitively, with ``/legacy/`` proxied to a
+    case-sensitive backend where ``Report.htm`` and ``report.htm`` are two pages."""
+    pages = {
+        "/": ["/docs/a.htm", "/DOCS/A.htm", "/docs/b.htm", "/Docs/B.htm", "/legacy/"],
+        "/docs/a.htm": [],
+        "/docs/b.htm": [],
+        "/legacy/": ["/legacy/Report.htm", "/legacy/report.htm", "/shop/"],
+        "/shop/": [f"/{shop}/{item}.htm" for item in "cdefg" for shop in ("shop", "SHOP")],
+        **{f"/shop/{item}.htm": [] for item in "cdefg"},
+    }
+    if path in ("/legacy/Report.htm", "/legacy/report.htm"):
+        return Reply.page(f"mixed:{path}", [])
+    if path.startswith("/legacy/") and path != "/legacy/":
+        return Reply.not_found()
+    found = pages.get(path.lower())
+    return Reply.not_found() if found is None else Reply.page(f"mixed:{path.lower()}", found)
+
+
+ORDERED = {
+    "CONCURRENT_REQUESTS": 1,
+    "DEPTH_PRIORITY": 1,
+    "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+    "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mixed_site_keeps_its_case_rule_outside_the_section_that_contradicts_it() -> None:
+    with VirtualWeb({"mixed.test": FunctionSite(mixed_iis_site)}) as web:
+        stock = await crawl(web, ["http://mixed.test/"], ORDERED)
+        addon = await crawl(web, ["http://mixed.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
+    assert set(addon.doc_ids) == set(stock.doc_ids)
+    assert {"mixed:/legacy/Report.htm", "mixed:/legacy/report.htm"} <= set(addon.doc_ids)
+    stats = addon.stats
+    assert stats["urlnorm/narrowed_rules"] == 1 and "urlnorm/revoked_rules" not in stats
+    assert stats["urlnorm/learned/case_insensitive_path"] == 1
+    # /shop/'s capitals: its first two drops verified (the section's own first checks), the rest saved.
+    assert stats["urlnorm/filtered/learned:case_insensitive_path"] >= 4
+    # (A revocation, as before rules were scoped, fetched every capital spelling: stock's 19 requests.)
+    assert addon.stats["downloader/request_count"] < stock.stats["downloader/request_count"]
