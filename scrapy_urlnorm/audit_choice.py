@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 #: Drops of a learned rule audited unconditionally (when audits are on at all).
 VERIFY_FIRST = 2
 _WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
+#: Sections of one narrowed rule with an audit budget of their own.
+SECTION_BUDGETS = 32
 
 
 class AuditChoice:
@@ -37,6 +39,8 @@ class AuditChoice:
         self.dedup = dedup
         self.auditor = auditor
         self.spellings = spellings
+        #: A narrowed rule's scope -> the sections with a budget of their own.
+        self._sections: dict[str, set[str | None]] = {}
 
     def verifies_every(self, host: str, reason: str) -> bool:
         """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
@@ -101,9 +105,15 @@ class AuditChoice:
         rule = self._rule(host, reason)
         if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
             host = twins(host)[0]
-        if learned is not None and rule is not None and rule.excluded:
-            return f"{host} {reason} /{learned.section_of(url)}"
-        return f"{host} {reason}"
+        scope = f"{host} {reason}"
+        if learned is None or rule is None or not rule.excluded:
+            return scope
+        section = learned.section_of(url)
+        sections = self._sections.setdefault(scope, set())
+        if section not in sections and len(sections) >= SECTION_BUDGETS:
+            return f"{scope} /*"  # (past the cap the other sections share one budget)
+        sections.add(section)
+        return f"{scope} /{section}"
 
     def _rule(self, host: str, reason: str) -> Rule | None:
         """The active rule of ``host``'s site behind learned drop ``reason``."""

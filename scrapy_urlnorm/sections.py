@@ -17,12 +17,13 @@ then fall on the same side, and a spelling kept apart in a section where a rule
 does not hold cannot take the key of a page elsewhere: its key without that
 rule, normalized again with every rule, is its full key, whose section is that
 one. (Normalizing is idempotent, and the full policy absorbs a partial one;
-``tests/test_learning.py`` checks the property on random URLs and rules.)
+``tests/test_sections.py`` checks the property on random URLs and rules.)
 
 A narrowed rule is checked afresh where it still applies: its audits are
 budgeted per section (the first drops of each section are verified, so the
-next section that keeps its spellings apart shows it at once), and the content
-that vouched for it site-wide no longer does. It narrows at most
+next section that keeps its spellings apart shows it at once; past
+``audit_choice.SECTION_BUDGETS`` sections the others share one budget), and
+the content that vouched for it site-wide no longer does. It narrows at most
 :data:`MAX_EXCLUDED` times, and only where it held in another section: a
 contradiction past that, or on a rule seen holding in that section alone,
 revokes it as before.

@@ -14,6 +14,8 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scrapy_urlnorm.audit_choice import SECTION_BUDGETS
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.hostrules import LearnedPolicies, _consistent, learned_policy, namespace_of
 from scrapy_urlnorm.keys import RequestKeys
 from scrapy_urlnorm.learning import Learner, Rule
@@ -135,6 +137,19 @@ def test_the_report_says_where_a_narrowed_rule_applies() -> None:
          "scope": ["iis.test"], "not_under": ["/legacy/"]},
     )  # fmt: skip
     assert "[not under /legacy/]" in line and "active where it held" in line
+
+
+def test_a_narrowed_rule_is_audited_per_section_up_to_a_cap() -> None:
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    assert dedup.learner is not None
+    teach_case(dedup.learner, "docs", "news")
+    scope = dedup.audits.choice.scope
+    reason = f"learned:{CASE}"
+    assert scope("iis.test", reason, "http://iis.test/a/x") == scope("iis.test", reason, "http://iis.test/b/x")
+    contradict_case(dedup.learner, "/Legacy/Report.htm", 10)
+    budgets = {scope("iis.test", reason, f"http://iis.test/s{n}/x") for n in range(SECTION_BUDGETS + 8)}
+    assert len(budgets) == SECTION_BUDGETS + 1  # the sections past the cap share one
+    assert scope("iis.test", reason, "http://iis.test/S3/Y") == scope("iis.test", reason, "http://iis.test/s3/z")
 
 
 # -- keys never cross a section's edge ----------------------------------------------------
