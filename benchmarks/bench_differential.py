@@ -102,6 +102,9 @@ FLAGS: dict[str, str] = {
     "sessions": "give about half the hosts (random webs only) a session kept in their links' URLs under a "
     "name no list knows (?s=<token>, ?visit=...): an answer without one opens a session, every link to the "
     "site carries the request's; the site ignores the parameter",
+    "mixed": "give about half the hosts whose family makes a path rule hold site-wide (random webs only) one "
+    "top-level section another backend serves, where it does not: case-sensitive paths on an IIS host (two "
+    "documents /legacy/Report.htm and /legacy/report.htm), /x and /x/ two documents on an Apache or nginx host",
     "sitemaps": "give about half the sites sitemaps (one file or an index with a gzipped part, named in "
     "robots.txt, on either twin or with :80; other spellings, stale entries, pages only a sitemap names) and "
     "crawl with a SitemapSpider that also follows links (both crawls; not with --rules)",
@@ -143,6 +146,7 @@ def web_of(seed: int) -> RandomWeb:
         meta_refresh=ON.get("refresh", False),
         query_pages=ON.get("params", False),
         url_sessions=ON.get("sessions", False),
+        mixed_sections=ON.get("mixed", False),
     )
 
 

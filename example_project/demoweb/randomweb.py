@@ -230,6 +230,12 @@ class RandomSite(TwinHosts):
     url_session: str = ""
     query_ignored: frozenset[str] = frozenset()
     query_defaults: dict[str, str] = field(default_factory=dict)
+    #: A top-level directory (``/legacy/``) another backend serves behind the host
+    #: (``generate(mixed_sections=True)``), where the site's path rule ``mixed_rule`` does
+    #: not hold: "case" (paths served case-sensitively on a case-insensitive site) or
+    #: "slash" (``/x`` and ``/x/`` are two documents, no redirect between them).
+    mixed_section: str = ""
+    mixed_rule: str = ""
     pages: list[Page] = field(default_factory=list)
     traps: list[str] = field(default_factory=list)
     loops: list[str] = field(default_factory=list)
@@ -237,10 +243,17 @@ class RandomSite(TwinHosts):
     _index: dict[tuple[str, str], Page] = field(default_factory=dict, repr=False)
 
     def fold(self, key: str) -> str:
-        if not self.case_insensitive:
+        if not self.case_insensitive or self.excepted(key, "case"):
             return key
         path, mark, query = key.partition("?")
         return path.lower() + mark + query
+
+    def excepted(self, path: str, rule: str) -> bool:
+        """Whether ``path`` lies in the site's mixed section and ``rule`` ("case", "slash") does
+        not hold there (the front routes the section's prefix as it matches its own paths)."""
+        if not self.mixed_section or self.mixed_rule != rule:
+            return False
+        return (path.lower() if self.case_insensitive else path).startswith(self.mixed_section)
 
     def add(self, page: Page) -> Page:
         self.pages.append(page)
@@ -314,9 +327,10 @@ class RandomSite(TwinHosts):
         page = self.lookup(host, path + suffix)
         if page is not None:
             return self.render(page)
-        if self.slash == "add" and not path.endswith("/") and self.has(host, path + "/" + suffix):
+        slash = "none" if self.excepted(path, "slash") else self.slash
+        if slash == "add" and not path.endswith("/") and self.has(host, path + "/" + suffix):
             return self.redirect(reached, path + "/" + raw_suffix)
-        if self.slash == "remove" and path.endswith("/") and path != "/" and self.has(host, path[:-1] + suffix):
+        if slash == "remove" and path.endswith("/") and path != "/" and self.has(host, path[:-1] + suffix):
             return self.redirect(reached, path[:-1] + raw_suffix)
         for name in self.index_names:
             if self.fold(path).endswith("/" + self.fold(name)):
@@ -376,6 +390,9 @@ class RandomSite(TwinHosts):
             f"url-session={self.url_session}" if self.url_session else "",
             f"index={'/'.join(self.index_names)}" if self.index_names else "",
             f"slash={self.slash}" if self.slash != "none" else "",
+            f"mixed={self.mixed_section}({'case-sensitive' if self.mixed_rule == 'case' else 'no slash redirect'})"
+            if self.mixed_section
+            else "",
             "multiviews" if self.multiviews else "",
             "catch-all" if self.catch_all else "",
             f"session={self.session}" if self.session else "",
@@ -506,12 +523,14 @@ def generate(
     meta_refresh: bool = False,
     query_pages: bool = False,
     url_sessions: bool = False,
+    mixed_sections: bool = False,
 ) -> RandomWeb:
     """A random small web (2-5 hosts, 10-60 documents) determined by ``seed`` alone;
     ``meta_refresh``: with the ``<meta http-equiv="refresh">`` stubs of :func:`_add_refreshes`;
     ``query_pages``: with the listings, items and posts of :func:`_add_query_pages`;
     ``url_sessions``: about half the hosts keep a session in their links' URLs
-    (:attr:`RandomSite.url_session`)."""
+    (:attr:`RandomSite.url_session`); ``mixed_sections``: about half the sites with a
+    site-wide path rule have a section where it does not hold (:func:`_add_mixed_sections`)."""
     rng = random.Random(seed)
     n_hosts = hosts or rng.randint(2, 5)
     total = documents or rng.randint(10, 60)
@@ -594,6 +613,7 @@ def generate(
     liars = random.Random(f"{seed}:lying-304")  # (apart from ``tags``: other webs stay as they were)
     for site in sites:
         site.lying_304 = site.etags != "none" and liars.random() < 0.25
+    spanned = web.pages  # (linked plainly from the start URLs: no page of a stub or a listing)
     if meta_refresh:
         _add_refreshes(random.Random(f"{seed}:meta-refresh"), web)
     if query_pages:
@@ -603,6 +623,8 @@ def generate(
         for site in sites:
             if sessions.random() < 0.5:
                 site.url_session = sessions.choice(_URL_SESSION_NAMES)
+    if mixed_sections:
+        _add_mixed_sections(random.Random(f"{seed}:mixed-sections"), web, spanned)
     return web
 
 
@@ -739,6 +761,90 @@ def _add_query_pages(rng: random.Random, web: RandomWeb) -> None:
                 home.links.append(rng.choice((f"/?p={number}", f"?p={number}", f"./?p={number}")))
                 post.links.append(f"/?{marked('')}" if ignored else "/")
         site.loops.append(f"query:{listing_path}({len(pages)} pages, {len(items)} items)")
+
+
+#: Top-level directories another backend serves behind a site's host (``generate(mixed_sections=True)``).
+_MIXED_SECTIONS = ("legacy", "api", "static", "app", "portal", "classic", "v1", "cgi-bin", "old-site", "backend")
+_MIXED_WORDS = ("report", "summary", "export", "overview", "data", "results")
+
+
+def _add_mixed_sections(rng: random.Random, web: RandomWeb, spanned: list[Page]) -> None:
+    """On about half the sites whose family makes a path rule hold site-wide (IIS:
+    case-insensitive paths; Apache and MultiViews: ``/d`` -> ``/d/``; nginx: ``/d/`` ->
+    ``/d``), one top-level section where it does not, as when a part of the site is
+    served by another backend behind the same host (:meth:`RandomSite.excepted`). On a
+    case-insensitive site, the section serves paths case-sensitively: two documents
+    whose paths differ by case only (``/legacy/Report.htm`` and ``/legacy/report.htm``,
+    or ``/legacy/REPORT/`` and ``/legacy/report/``), and other spellings of its pages'
+    paths are 404s. On a slash site, ``/api/x`` and ``/api/x/`` are two documents, no
+    redirect between them. Beside the pair, the section's home and one to three pages;
+    each is linked plainly from a page of the site, both twins by each other, and the
+    section's pages link back to the site in other spellings (case variants...). The rest
+    of the site's links, written before, keep teaching the site-wide rule. ``spanned``: the
+    pages plain links reach from the start URLs (the only sources and targets taken)."""
+    writer = _LinkWriter(rng, web)
+    plain = {id(page) for page in spanned}
+    for site in web.hosts:
+        if site.case_insensitive:
+            rule = "case"
+        elif site.slash in ("add", "remove"):
+            rule = "slash"
+        else:
+            continue
+        if rng.random() < 0.5:
+            continue
+        taken = [page.path.lower() for page in site.pages] + [key.lower() for _, key in site.specials]
+        free = [name for name in _MIXED_SECTIONS if not any(path.startswith(f"/{name}") for path in taken)]
+        if not free:
+            continue
+        name = rng.choice(free)
+        site.mixed_section, site.mixed_rule = f"/{name}/", rule
+        outside = [page for page in site.pages if page.host == site.host and id(page) in plain]
+
+        def doc(path: str, *, site: RandomSite = site) -> Page:
+            page = site.add(Page(f"{site.host}{path}", site.host, path))
+            web.documents.add(page.doc_id)
+            return page
+
+        home = doc(f"/{name}" if site.slash == "remove" else f"/{name}/")
+        word = rng.choice(_MIXED_WORDS)
+        if rule == "case":
+            ending = rng.choice((site.extension, "/"))
+            twins = [
+                doc(f"/{name}/{rng.choice((word.capitalize(), word.upper()))}{ending}"),
+                doc(f"/{name}/{word}{ending}"),
+            ]
+        else:
+            twins = [doc(f"/{name}/{word}"), doc(f"/{name}/{word}/")]
+            rng.shuffle(twins)
+        site.traps.append(f"{twins[0].path} vs {twins[1].path}")
+        ordinary = [
+            doc(f"/{name}/{stem.capitalize() if site.case_insensitive else stem}-{number}{site.extension}")
+            for number, stem in enumerate(rng.sample(_WORDS, rng.randint(1, 3)), start=1)
+        ]
+        section = [home, *twins, *ordinary]
+        source = rng.choice(outside)
+        source.links.append(writer.plain(source, home))
+        for page in section[1:]:
+            source = home if rng.random() < 0.5 else rng.choice(outside)
+            source.links.append(writer.plain(source, page))
+        twins[0].links.append(writer.plain(twins[0], twins[1]))
+        twins[1].links.append(writer.plain(twins[1], twins[0]))
+        for page in section:
+            page.links.append(writer.plain(page, site.pages[0]))
+            for target in rng.sample(outside, min(len(outside), rng.randint(1, 3))):
+                page.links.append(writer.variant(page, target))
+            if rng.random() < 0.4:
+                source = rng.choice(outside)
+                source.links.append(writer.variant(source, page))
+            if rule == "case" and rng.random() < 0.3:  # a case variant the section answers 404 (or soft 404)
+                href = _variant_case(rng, rng.choice(section).path)
+                if web.resolve(urljoin(page.url, href)) is None:
+                    page.links.append(href)
+            if rng.random() < site.canonical_rate:
+                page.canonical = page.url
+            rng.shuffle(page.links)
+            page.text = rng.choice(_FILLER)
 
 
 def _site_of(web: RandomWeb, page: Page) -> RandomSite:
@@ -1246,6 +1352,10 @@ class CrawlOrder:
     params: bool = False
     #: About half the hosts keep a session in their links' URLs (``generate(url_sessions=True)``).
     sessions: bool = False
+    #: About half the sites with a site-wide path rule have a section where it does not hold
+    #: (``generate(mixed_sections=True)``): case-sensitive under IIS, no slash redirect under
+    #: Apache or nginx.
+    mixed: bool = False
     #: About half the hosts are HTTPS sites (:class:`~demoweb.server.Secure`): most redirect
     #: ``http://`` to ``https://``, the others serve both; pages spell some links ``https://``.
     https: bool = False
@@ -1292,6 +1402,7 @@ class CrawlOrder:
                     "lenient" if self.lenient else "",
                     "params" if self.params else "",
                     "sessions" if self.sessions else "",
+                    "mixed" if self.mixed else "",
                     "https" if self.https else "",
                     "sitemaps" if self.sitemaps else "",
                     "cookies" if self.cookies else "",
@@ -1701,7 +1812,13 @@ async def compare(
     guard: a crawl that reaches it has sent more requests than the comparison allows anyway,
     so the guard only makes that failure quick (its finish reason says so)."""
     order = order or CrawlOrder.from_seed(seed)
-    web = generate(seed, meta_refresh=order.refresh, query_pages=order.params, url_sessions=order.sessions)
+    web = generate(
+        seed,
+        meta_refresh=order.refresh,
+        query_pages=order.params,
+        url_sessions=order.sessions,
+        mixed_sections=order.mixed,
+    )
     both = web_settings(web, order)
     stock = await crawl_web(web, order, both, workdir / "stock")
     settings = {**ADDON, **both, **(addon_settings or {})}
