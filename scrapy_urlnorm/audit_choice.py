@@ -8,6 +8,9 @@ parameter all of whose spellings answered that page (``spellings``). Otherwise t
 :class:`~scrapy_urlnorm.audits.Auditor` samples it within its rule's budget, counted
 per site (``www`` twins one site once ``www_alias`` holds), the first
 :data:`VERIFY_FIRST` drops of a learned rule always, unless content vouched for it.
+A path rule (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``)
+is budgeted, and vouched for, per section of its site (:mod:`scrapy_urlnorm.sections`):
+a mixed site's other backend under ``/legacy/`` shows in the first drops there.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import TYPE_CHECKING
 from . import meta as M
 from .hostrules import twins
 from .learning import Rule, RuleKind
+from .sections import SCOPED_FAMILIES
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -58,7 +62,7 @@ class AuditChoice:
             request, key
         )
         scope = self.scope(host, reason, request.url) if learned else reason
-        vouched = learned and not every and self.vouched(host, reason)
+        vouched = learned and not every and self.vouched(host, reason, request.url)
         inherited = bool(request.meta.get(M.NO_AUDIT))
         return self.auditor.should_audit(
             scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
@@ -84,29 +88,31 @@ class AuditChoice:
         self.dedup.count("urlnorm/settled_spellings")
         return True
 
-    def vouched(self, host: str, reason: str) -> bool:
+    def vouched(self, host: str, reason: str, url: str) -> bool:
         """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
         on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
         while it was undecided or in flight, audits that found its pages): what its first
-        audited drops would show, it showed already."""
+        audited drops would show, it showed already. A path rule's, in ``url``'s section:
+        on :data:`VERIFY_FIRST` pages there."""
         learned, learner = self.dedup.learned, self.dedup.learner
-        if learned is None or learner is None:
-            return False
         rule = self._rule(host, reason)
-        # A rule narrowed out of a section is no longer vouched for by what it matched site-wide.
-        return rule is not None and not rule.excluded and len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
+        if learned is None or learner is None or rule is None:
+            return False
+        if rule.family.value in SCOPED_FAMILIES:
+            return rule.held.get(learned.section_of(url) or "", 0) >= VERIFY_FIRST
+        return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
 
     def scope(self, host: str, reason: str, url: str) -> str:
         """What a learned drop (of ``url``) has its audit budget counted against: the rule
         on its site. Twins an active ``www_alias`` made one site share their rules, so they
-        share the rules' audits too (``www_alias`` itself lives on the bare twin). A rule
-        narrowed out of a section has a budget per section (see :mod:`scrapy_urlnorm.sections`)."""
+        share the rules' audits too (``www_alias`` itself lives on the bare twin). A path rule
+        has a budget per section of the site (see :mod:`scrapy_urlnorm.sections`)."""
         learned = self.dedup.learned
         rule = self._rule(host, reason)
         if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
             host = twins(host)[0]
         scope = f"{host} {reason}"
-        if learned is None or rule is None or not rule.excluded:
+        if learned is None or rule is None or rule.family.value not in SCOPED_FAMILIES:
             return scope
         section = learned.section_of(url)
         sections = self._sections.setdefault(scope, set())

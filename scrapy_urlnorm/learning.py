@@ -112,9 +112,9 @@ class Rule:
     #: VERIFIED_FAMILIES): a mismatch there is that URL's, whichever rule it is
     #: blamed on (an audit names one rule of the several its key may combine).
     exceptions: set[str] = field(default_factory=set, repr=False, compare=False)
-    #: Sections of the site (:mod:`scrapy_urlnorm.sections`) where its pairs held,
-    #: and those a contradiction narrowed it out of (``SCOPED_FAMILIES`` only).
-    held: set[str] = field(default_factory=set, repr=False, compare=False)
+    #: Sections of the site (:mod:`scrapy_urlnorm.sections`) where its pairs held (how
+    #: many), and those a contradiction narrowed it out of (``SCOPED_FAMILIES`` only).
+    held: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     excluded: set[str] = field(default_factory=set, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
@@ -160,7 +160,7 @@ class Rule:
             "active": self.active,
             "revoked": self.revoked,
             "sources": dict(self.sources),
-            **({"held": sorted(self.held)} if self.held else {}),
+            **({"held": dict(sorted(self.held.items()))} if self.held else {}),
             **({"excluded": sorted(self.excluded)} if self.excluded else {}),
         }
 
@@ -175,7 +175,7 @@ class Rule:
             active=bool(data.get("active")),
             revoked=bool(data.get("revoked")),
             sources=dict(data.get("sources", {})),
-            held=set(data.get("held", ())),
+            held=dict(data.get("held", {})),
             excluded=set(data.get("excluded", ())),
         )
 
@@ -395,8 +395,8 @@ class Learner:
                 return
             if len(rule.digests) < _MAX_PAIRS:
                 rule.digests.add(digest)
-        if positive and section is not None and len(rule.held) < MAX_HELD:
-            rule.held.add(section)
+        if positive and section is not None and (section in rule.held or len(rule.held) < MAX_HELD):
+            rule.held[section] = rule.held.get(section, 0) + 1
         if positive and direction and rule.direction and direction != rule.direction:
             if via == "canonical" and rule.sources.get("redirect"):
                 # The server's redirects say which form it serves; a page naming the

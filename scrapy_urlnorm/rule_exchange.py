@@ -27,7 +27,8 @@ def adopt_rule(learner: Learner, data: dict[str, Any]) -> None:
         rule.sources[via] = max(rule.sources.get(via, 0), count)
     narrowed = not shared.excluded <= rule.excluded
     rule.excluded |= shared.excluded
-    rule.held |= shared.held
+    for section, count in shared.held.items():
+        rule.held[section] = max(rule.held.get(section, 0), count)
     if shared.revoked and not rule.revoked:
         rule.revoked = True
         if rule.active:
