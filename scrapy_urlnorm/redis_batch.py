@@ -25,7 +25,7 @@ from scrapy.exceptions import NotConfigured
 from .dedup import Deduplicator
 from .depths import depth_of
 from .redis_link import with_depth
-from .redis_setup import LEASE, PARENT, RECLAIMED
+from .redis_setup import LEASE, PARENT, RECLAIMED, RECLAIMED_CHAIN
 from .stores import RedisStore
 
 if TYPE_CHECKING:
@@ -120,11 +120,11 @@ class RedisBatchMiddleware:
     # -- one round trip per page --------------------------------------------------------
 
     def _reclaimed(self, response: Response, output: list[Any]) -> None:
-        """A page reclaimed from a worker that died: that worker may have
-        claimed its links without queueing them, so they are queued unfiltered
-        (see :func:`unfilter_reclaimed`)."""
+        """A page reclaimed from a worker that died, or reached by a redirect of such a
+        request: that worker may have claimed its links without queueing them, so they
+        are queued unfiltered (see :func:`unfilter_reclaimed`)."""
         request = response.request
-        if request is None or not request.meta.get(RECLAIMED):
+        if request is None or not (request.meta.get(RECLAIMED) or request.meta.get(RECLAIMED_CHAIN)):
             return
         for entry in output:
             if isinstance(entry, Request) and not entry.dont_filter:

@@ -44,7 +44,7 @@ from twisted.internet import task
 from .redis_batch import request_keys, unfilter_reclaimed
 from .redis_outcomes import SharedOutcomes
 from .redis_roster import Roster
-from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED
+from .redis_setup import FOREIGN, LEASE, PARENT, RECLAIMED, RECLAIMED_CHAIN
 from .stores import RedisStore, without_retries
 
 if TYPE_CHECKING:
@@ -611,6 +611,11 @@ class RedisScheduler(Scheduler):
             # that worker may have claimed the target without queueing it. Popped from the
             # meta, so the entry is marked reclaimed only by a reclaim.
             unfilter_reclaimed(self.df.dedup, self.store, request)
+            # Its page's links go unfiltered too: the dead worker may have had that page
+            # without this redirect (an ASP.NET cookie probe its cookie jar had passed) and
+            # claimed them without queueing them (``--redis 2 --kills 1 --params --cookies``,
+            # seed 169707: a listing's next page and its items lost).
+            request.meta[RECLAIMED_CHAIN] = True
         if self.store is not None and not request.dont_filter:
             # The decision is the answer of the atomic claim (nothing to do if
             # RedisBatchMiddleware claimed it with its page's other links).
@@ -670,13 +675,18 @@ class RedisScheduler(Scheduler):
                 self.stats.inc_value("urlnorm/redis_errors")
             logger.debug("Could not pop from Redis: %s", exc)
             return None
-        if request is not None and (
-            request.meta.pop(FOREIGN, False) or (request.meta.get(RECLAIMED) and request.meta.get("is_start_request"))
-        ):
+        if request is not None and (request.meta.pop(FOREIGN, False) or request.meta.get(RECLAIMED)):
             # Checked by another worker: this one holds its claim now (as after a
-            # crash), so what this worker drops against it waits on its page. So is a
-            # start request reclaimed from a worker that died while fetching it, even
-            # one this worker queued: its key was claimed by that fetch.
+            # crash), so what this worker drops against it waits on its page. So does
+            # any request reclaimed from a worker that died while fetching it, even one
+            # this worker queued: that worker settles a page as delivered when its
+            # response arrives, before the spider's callback, and may have told this
+            # worker so (its claim here closed) before it was killed. Not claimed again,
+            # the reclaimed fetch, dropped at download time under a rule learned since
+            # (against a twin that then redirected to this very URL), left that twin's
+            # redirect dropped against a page the spider never had (``--redis 2
+            # --kills 1 --params --cookies``, seed 169583). A start request's key was
+            # claimed by that fetch.
             claim = getattr(self.df, "claim_foreign", None)
             if claim is not None:
                 claim(request)

@@ -25,6 +25,10 @@ LEASE = "_urlnorm_lease"
 PARENT = "_urlnorm_parent"
 #: Request meta key: the request was reclaimed from a worker that died.
 RECLAIMED = "_urlnorm_reclaimed"
+#: Request meta key: a redirect (or retry) of a request reclaimed from a worker that died:
+#: the page its chain ends at may be the one that worker fetched (without the redirect:
+#: its cookie jar was its own), whose links it claimed without queueing them.
+RECLAIMED_CHAIN = "_urlnorm_reclaimed_chain"
 #: Request meta key (between pop and the scheduler): queued by another worker.
 FOREIGN = "_urlnorm_foreign"
 

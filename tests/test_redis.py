@@ -47,6 +47,7 @@ from scrapy_urlnorm.redis_setup import (
     LEASE,
     PARENT,
     RECLAIMED,
+    RECLAIMED_CHAIN,
     SCHEDULER,
     STOCK_SCHEDULER,
     redis_client,
@@ -400,6 +401,49 @@ def test_a_start_request_reclaimed_from_a_dead_worker_is_fetched_by_the_worker_t
     mine = Request("http://h/", dont_filter=True, meta={"is_start_request": True})
     assert scheduler.enqueue_request(mine)
     assert M.RECOVERED not in scheduler.next_request().meta  # not reclaimed: checked when sent
+    scheduler.close("finished")
+
+
+def test_a_request_reclaimed_by_the_worker_that_queued_it_holds_its_claim_again(server: RedisServer) -> None:
+    """A worker settles a page as delivered when its response arrives, before the spider's
+    callback, and tells the worker that queued the request. Killed in between, it left that
+    worker's claim closed as delivered, and the reclaimed request, popped back by that
+    worker, held no claim: dropped at download time under a rule learned since (against
+    the ``www`` twin), then the twin's redirect to this very URL was dropped against the
+    "delivered" page the spider never had (``--redis 2 --kills 1 --params --cookies``,
+    seed 169583). Popped back, it holds its claim again (the twin's learned key joins it):
+    it is fetched, and what is dropped against it waits on that fetch."""
+    crawler, scheduler = addon_scheduler(server)
+    dedup = scheduler.df.dedup
+    assert dedup.learned is not None
+    dedup.learned.verify_taught = False  # no audit of the rule's first drops
+    page = Request("http://h.test/c")
+    assert scheduler.enqueue_request(page)
+    key = dedup.fingerprint(page).value
+    dying = ReliableQueue(client(server), crawler.spider, scheduler.queue.key)
+    popped = dying.pop()
+    assert popped.url == page.url
+    dying.notices.notify_delivered(popped.meta[LEASE], key)  # its response arrived; then kill -9
+    killed(server, dying)
+    scheduler._settle_elsewhere()
+    assert dedup.ledger.claim_of(key) is None  # settled as delivered on the dead worker's word
+    dedup.responses.observe_redirect("http://www.h.test/a", "http://h.test/a")  # www_alias learned meanwhile
+    dedup.responses.observe_redirect("http://www.h.test/b", "http://h.test/b")
+    twin = Request("http://www.h.test/c")
+    assert scheduler.enqueue_request(twin)
+    assert scheduler.next_request().url == twin.url
+    assert scheduler.queue.reclaim() == 1
+    again = scheduler.next_request()
+    assert again.url == page.url and again.meta[RECLAIMED] and again.meta[M.RECOVERED]
+    claim = dedup.ledger.claim_of(key)
+    assert claim is not None and claim.held_by(page.url)  # the dead worker's fetch, pending again
+    assert dedup.late.recheck(again) is None  # fetched: the twin's learned key joined its claim
+    dedup.settling.settle(twin, delivered=False, why="redirect")  # the twin redirects to its URL
+    target = twin.replace(url=page.url)
+    target.meta["redirect_urls"] = [twin.url]
+    if scheduler.df.request_seen(target):
+        pending = dedup.ledger.claim_of(key)
+        assert pending is not None and pending.held_by(page.url)  # dropped against the pending fetch
     scheduler.close("finished")
 
 
@@ -907,14 +951,20 @@ def test_links_of_reclaimed_pages_are_sent_unfiltered_once_each(server: RedisSer
     assert [r.url for r in links("http://h/a")] == ["http://h/x", "http://h/y"]
     assert links("http://h/b") == []  # sent unfiltered once already
     assert links("http://h/c", reclaimed=False) == []
+    output: list[Any] = [Request("http://h/z")]  # the end of a reclaimed request's redirect chain
+    chain = Request("http://h/d", meta={RECLAIMED_CHAIN: True})
+    middleware._reclaimed(HtmlResponse(chain.url, body=b"", request=chain), output)
+    assert output[0].dont_filter
 
 
 def test_a_redirect_of_a_reclaimed_request_is_sent_unfiltered_once(server: RedisServer) -> None:
     """The worker that died may have claimed where the reclaimed request redirects without
     queueing it (killed between the claim and the push): dropped against that claim, the
     target was lost (``bench_differential.py --redis 2 --kills 1 --refresh``, seed 148669).
-    It goes unfiltered, once; the entry pushed is not marked reclaimed (its page's links
-    are filtered as any page's: the dead worker never fetched it)."""
+    It goes unfiltered, once; the entry pushed is not marked reclaimed, but its page's links
+    go unfiltered as a reclaimed page's do: the dead worker may have had that page without
+    the redirect (an ASP.NET cookie probe its own cookie jar had passed) and claimed its
+    links without queueing them (``--redis 2 --kills 1 --params --cookies``, seed 169707)."""
     crawler, scheduler = addon_scheduler(server)
     dedup = scheduler.df.dedup
     assert scheduler.enqueue_request(Request("http://h/old"))
@@ -931,7 +981,7 @@ def test_a_redirect_of_a_reclaimed_request_is_sent_unfiltered_once(server: Redis
     assert scheduler.enqueue_request(redirect)
     assert redirect.dont_filter and RECLAIMED not in redirect.meta
     queued = scheduler.next_request()
-    assert queued.url == "http://h/new" and RECLAIMED not in queued.meta
+    assert queued.url == "http://h/new" and RECLAIMED not in queued.meta and queued.meta[RECLAIMED_CHAIN]
     twice = again.replace(url="http://h/new")  # the same URL again: filtered, as any request
     assert not scheduler.enqueue_request(twice) and not twice.dont_filter
     scheduler.close("finished")
