@@ -13,6 +13,7 @@ from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_learning import learning_policies
 
 from scrapy_urlnorm.audit_choice import SECTION_BUDGETS
 from scrapy_urlnorm.dedup import Deduplicator
@@ -27,14 +28,6 @@ from scrapy_urlnorm.sections import MAX_EXCLUDED, section_of, sections_of
 
 BODY = 64  # long enough to count as evidence
 CASE = "case_insensitive_path"
-
-
-def learning_policies() -> tuple[Learner, LearnedPolicies]:
-    learner = Learner(min_evidence=2)
-    policies = LearnedPolicies(Policy(), learner)
-    learner.on_change = policies.rebuild
-    learner.section_of = lambda a, b: sections_of(a, b, policies.section_of)
-    return learner, policies
 
 
 def teach_case(learner: Learner, *sections: str) -> None:
