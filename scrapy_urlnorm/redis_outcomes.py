@@ -70,6 +70,8 @@ class SharedOutcomes:
             self.queue.ack(lease)
         else:
             self.queue.settled(lease)
+        if self.notices.shared:
+            self.notices.share_held()  # (a lease still in flight that no drop holds now counts again)
 
     def delivered(self, request: Request, key: int, held: tuple[int, ...]) -> None:
         """``request`` (static key ``key``, its claim ``held``) delivered here: tell the worker

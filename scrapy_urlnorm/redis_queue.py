@@ -301,8 +301,21 @@ class ReliableQueue(Base):
         if self.before_ack is not None and not self.before_ack():
             self._unacked.append(entry)
         else:
+            notices = self.notices
+            held = notices.held_count() if notices.shared else 0
             try:
-                self.server.lrem(self.processing, 1, entry)
+                if held == notices.shared:
+                    self.server.lrem(self.processing, 1, entry)
+                else:
+                    # The lease left its count of leases that only wait on drops, in the same
+                    # transaction: a count left higher than what the processing list holds made
+                    # another worker count this one's other leases out, and go idle before a
+                    # killed worker's request was reclaimed (seed 169620).
+                    pipe = self.server.pipeline(transaction=True)
+                    pipe.lrem(self.processing, 1, entry)
+                    pipe.set(notices.held_key, held, px=notices.lease_ms)
+                    pipe.execute()
+                    notices.shared = held
             except Exception:
                 self._unacked.append(entry)
         _count(self.spider, "urlnorm/redis/acked")

@@ -404,6 +404,31 @@ def test_a_start_request_reclaimed_from_a_dead_worker_is_fetched_by_the_worker_t
     scheduler.close("finished")
 
 
+def test_a_held_lease_acknowledged_leaves_the_count_other_workers_read(server: RedisServer) -> None:
+    """A worker publishes how many of its leases only wait on drops, and others count those
+    out before going idle. A held lease acknowledged left that count as it was: the other
+    worker counted the killed worker's next request out too and went idle before its lease
+    ran out, and the request was never fetched (``--redis 2 --kills 1 --params --cookies``,
+    seed 169620: a listing's next pages lost)."""
+    spider = fake_spider()
+    alive, dying = (
+        ReliableQueue(client(server), spider, "q:requests"),
+        ReliableQueue(client(server), spider, "q:requests"),
+    )
+    for n in range(3):
+        alive.push(Request(f"http://h/{n}"))
+    held, other = dying.pop(), dying.pop()
+    dying.notices.hold(held.meta[LEASE])
+    dying.notices.share_held()
+    assert alive.others_pending() == 1  # ``other``
+    dying.notices.unhold(held.meta[LEASE])  # what held it settled...
+    dying.ack(held.meta[LEASE])  # ...and it is done
+    assert alive.others_pending() == 1  # ``other`` still: killed now, it is reclaimed
+    killed(server, dying)
+    assert alive.reclaim() == 1 and alive.pop().url == other.url
+    alive.close(finished=False)
+
+
 def test_a_request_reclaimed_by_the_worker_that_queued_it_holds_its_claim_again(server: RedisServer) -> None:
     """A worker settles a page as delivered when its response arrives, before the spider's
     callback, and tells the worker that queued the request. Killed in between, it left that
