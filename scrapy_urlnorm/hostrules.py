@@ -164,6 +164,9 @@ class LearnedPolicies:
         self._taught: dict[str, frozenset[str]] = {}
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: every drop of a redirect-taught rule is verified.
         self.verify_taught = True
+        #: The last URL :meth:`section_of` answered for, and its section (an audit's choice
+        #: asks twice per drop); forgotten when rules change.
+        self._last_section: tuple[str, str | None] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.by_host)
@@ -204,6 +207,7 @@ class LearnedPolicies:
 
     def rebuild(self, rule: Rule) -> tuple[str, ...]:
         """``rule`` changed: rebuild the hosts it applies to; returns them."""
+        self._last_section = None
         hosts = twins(rule.host) if rule.family is RuleKind.WWW_ALIAS else self.site_hosts(rule.host)
         for host in hosts:
             rules = self.rules_of(host)
@@ -255,11 +259,16 @@ class LearnedPolicies:
     def section_of(self, url: str) -> str | None:
         """The section of its site ``url`` is in: that of its key under every rule
         of its host (see :mod:`scrapy_urlnorm.sections`)."""
+        last = self._last_section
+        if last is not None and last[0] == url:
+            return last[1]
         try:
             learned = self.by_host.get(host_key(split_url(url).host))
-            return section_of(normalize_url(url, learned[0] if learned else self.policy))
+            section = section_of(normalize_url(url, learned[0] if learned else self.policy))
         except ValueError:
-            return None
+            section = None
+        self._last_section = (url, section)
+        return section
 
     def shortcut_rules(self, host: str) -> tuple[Rule, ...]:
         bare = host.removeprefix("www.")
@@ -345,6 +354,7 @@ class LearnedPolicies:
             return False
 
     def clear(self) -> None:
+        self._last_section = None
         self.by_host.clear()
         self.narrow_by_host.clear()
         self.lenient_by_host.clear()

@@ -411,10 +411,7 @@ def test_a_held_lease_acknowledged_leaves_the_count_other_workers_read(server: R
     ran out, and the request was never fetched (``--redis 2 --kills 1 --params --cookies``,
     seed 169620: a listing's next pages lost)."""
     spider = fake_spider()
-    alive, dying = (
-        ReliableQueue(client(server), spider, "q:requests"),
-        ReliableQueue(client(server), spider, "q:requests"),
-    )
+    alive, dying = (ReliableQueue(client(server), spider, "q:requests") for _ in range(2))
     for n in range(3):
         alive.push(Request(f"http://h/{n}"))
     held, other = dying.pop(), dying.pop()
