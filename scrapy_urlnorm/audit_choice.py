@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 #: Drops of a learned rule audited unconditionally (when audits are on at all).
 VERIFY_FIRST = 2
 _WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
-#: Sections of one narrowed rule with an audit budget of their own.
+#: Sections of one path rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
 
 
@@ -43,7 +43,7 @@ class AuditChoice:
         self.dedup = dedup
         self.auditor = auditor
         self.spellings = spellings
-        #: A narrowed rule's scope -> the sections with a budget of their own.
+        #: A path rule's scope -> the sections with a budget of their own.
         self._sections: dict[str, set[str | None]] = {}
 
     def verifies_every(self, host: str, reason: str) -> bool:
@@ -108,11 +108,12 @@ class AuditChoice:
         share the rules' audits too (``www_alias`` itself lives on the bare twin). A path rule
         has a budget per section of the site (see :mod:`scrapy_urlnorm.sections`)."""
         learned = self.dedup.learned
-        rule = self._rule(host, reason)
+        # (a path rule's kind is its family: no rule to look up for any other reason)
+        path_rule = reason.removeprefix("learned:") in SCOPED_FAMILIES and self._rule(host, reason) is not None
         if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
             host = twins(host)[0]
         scope = f"{host} {reason}"
-        if learned is None or rule is None or rule.family.value not in SCOPED_FAMILIES:
+        if learned is None or not path_rule:
             return scope
         section = learned.section_of(url)
         sections = self._sections.setdefault(scope, set())
