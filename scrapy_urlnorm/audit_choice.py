@@ -2,8 +2,10 @@
 
 Split from :mod:`scrapy_urlnorm.audits`, which sends audits and settles them; this
 decides which drops they are for. A drop is verified whatever the budget where its
-rule is one a host's redirects taught or of :data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`,
-or where its representative delivered a catch-all page; not where its URL spells a
+rule is one a host's redirects taught (until its site answers those verifications with
+pages, not redirects: :meth:`AuditChoice.confirmed`) or of
+:data:`~scrapy_urlnorm.learning.VERIFIED_FAMILIES`, or where its representative delivered a
+catch-all page; not where its URL spells a
 parameter all of whose spellings answered that page (``spellings``). Otherwise the
 :class:`~scrapy_urlnorm.audits.Auditor` samples it within its rule's budget, counted
 per site (``www`` twins one site once ``www_alias`` holds), the first
@@ -15,11 +17,12 @@ a mixed site's other backend under ``/legacy/`` shows in the first drops there.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from . import meta as M
 from .hostrules import twins
-from .learning import Rule, RuleKind
+from .learning import VERIFIED_FAMILIES, Rule, RuleKind
 from .sections import SCOPED_FAMILIES
 
 if TYPE_CHECKING:
@@ -29,11 +32,16 @@ if TYPE_CHECKING:
     from .dedup import Deduplicator
     from .spellings import ParamSpellings
 
+logger = logging.getLogger(__name__)
+
 #: Drops of a learned rule audited unconditionally (when audits are on at all).
 VERIFY_FIRST = 2
 _WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
 #: Sections of one path rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
+#: Verifications of a redirect-taught rule its site answered with the representative's
+#: page (downloaded again), none with a redirect, before the rule is sampled instead.
+PAGE_ANSWERS_TO_SAMPLE = 4
 
 
 class AuditChoice:
@@ -45,6 +53,9 @@ class AuditChoice:
         self.spellings = spellings
         #: A path rule's scope -> the sections with a budget of their own.
         self._sections: dict[str, set[str | None]] = {}
+        #: (site, family) -> verifications of its redirect-taught rule answered by a page;
+        #: -1 once one was answered by a redirect (see :meth:`confirmed`).
+        self._page_answers: dict[tuple[str, str], int] = {}
 
     def verifies_every(self, host: str, reason: str) -> bool:
         """Whether every drop for ``reason`` is verified: a rule ``host``'s redirects
@@ -67,6 +78,36 @@ class AuditChoice:
         return self.auditor.should_audit(
             scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
         )
+
+    def confirmed(self, host: str, reason: str, digest: int | None) -> None:
+        """A verification of a learned drop for ``reason`` on ``host`` confirmed it: the
+        site answered with the representative's page ``digest`` (downloaded), or with a
+        redirect to it (``None``). A rule its site's redirects taught is verified on every
+        drop because a held redirect costs no page; where the site answers
+        :data:`PAGE_ANSWERS_TO_SAMPLE` of them with the page itself and none with a
+        redirect, the redirects that taught it were not the site's way with these URLs
+        (a loop's ``www.h/track`` to ``h/track`` on a site serving both twins): every
+        verification would be a download, so the rule is sampled from then on, as its
+        content would have taught it. Never a family verified on every drop for its
+        traps, nor on a catch-all page (which says nothing of its URL)."""
+        learned, learner = self.dedup.learned, self.dedup.learner
+        family = reason.removeprefix("learned:")
+        if learned is None or learner is None or family in VERIFIED_FAMILIES or not reason.startswith("learned:"):
+            return
+        if not learned.verifies_every(host, family):
+            return
+        site = (learned.site_key(host, family), family)
+        answers = self._page_answers.get(site, 0)
+        if answers < 0 or (digest is not None and learner.pages.is_catch_all(digest)):
+            return
+        if digest is None:
+            self._page_answers[site] = -1  # (its redirects answer for it: verifying stays cheap)
+            return
+        self._page_answers[site] = answers = answers + 1
+        if answers >= PAGE_ANSWERS_TO_SAMPLE:
+            learned.sample(host, family)
+            self.dedup.count("urlnorm/rules_sampled")
+            logger.debug("Rule %s on %s is sampled: its site answers its verifications with pages", family, site[0])
 
     def caught_all(self, key: int) -> bool:
         """Whether ``key``'s representative delivered a catch-all page (a soft 404: one body

@@ -30,7 +30,9 @@ cannot run away:
 - at the rate ``URLNORM_AUDIT_RATE`` of the drops that qualify.
 
 Except for rules a host's *redirects* taught (``trailing_slash``, ``www_alias``,
-``https_alias``, ``case_insensitive_path`` with redirect evidence),
+``https_alias``, ``case_insensitive_path`` with redirect evidence; sampled after
+all where the site answers their verifications with pages, not redirects:
+:meth:`~scrapy_urlnorm.audit_choice.AuditChoice.confirmed`),
 ``extension_alias``, ``ignore_param`` and ``default_page``: every drop they
 make is verified, with no budget. The
 last three because their traps are common where they hold, and no sample of
@@ -437,7 +439,9 @@ class AuditDesk:
                 self.auditor.inconclusive(self.choice.scope(audit["host"], audit["reason"], request.url))
             return
         self.dedup.count("urlnorm/audits")
-        if not same:
+        if same:
+            self.choice.confirmed(audit["host"], audit["reason"], digest)
+        else:
             logger.info(
                 "Audit found %s is a different page than the one %s merged it into", request.url, audit["reason"]
             )
@@ -454,6 +458,7 @@ class AuditDesk:
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
         if verdict == REDIRECT_AGREES:
+            self.choice.confirmed(audit["host"], audit["reason"], None)
             return verdict
         if verdict == REDIRECT_UNDECIDED:
             # Its target is merged with the representative only by a rule verified on

@@ -164,6 +164,9 @@ class LearnedPolicies:
         self._taught: dict[str, frozenset[str]] = {}
         #: ``URLNORM_VERIFY_REDIRECT_RULES``: every drop of a redirect-taught rule is verified.
         self.verify_taught = True
+        #: (site, family) of redirect-taught rules whose site answers their verifications
+        #: with pages, not redirects: sampled as content-taught rules are (:meth:`sample`).
+        self.sampled: set[tuple[str, str]] = set()
         #: The last URL :meth:`section_of` answered for, and its section (an audit's choice
         #: asks twice per drop); forgotten when rules change.
         self._last_section: tuple[str, str | None] | None = None
@@ -191,6 +194,8 @@ class LearnedPolicies:
             return True
         if not self.verify_taught:
             return False
+        if self.sampled and (self.site_key(host, family), family) in self.sampled:
+            return False
         if family in self._taught.get(host, ()):
             return True
         return any(rule.family.value == family for rule in self.shortcut_rules(host))
@@ -205,10 +210,28 @@ class LearnedPolicies:
                 rules.setdefault(rule.kind, rule)
         return _consistent(list(rules.values()))
 
+    def site_key(self, host: str, family: str) -> str:
+        """The host a rule of ``family`` on ``host``'s site is kept under: the bare twin
+        for ``www_alias``, and for any rule once the twins are one site."""
+        return twins(host)[0] if family == RuleKind.WWW_ALIAS.value or self.aliased(host) else host
+
+    def sample(self, host: str, family: str) -> None:
+        """The redirect-taught rule ``family`` of ``host``'s site is checked from now on
+        as a content-taught one: by sampled audits, not on every drop. Its verifications
+        downloaded its pages again and again (the site serves both spellings; a redirect
+        elsewhere, such as a loop's, taught the rule), and confirmed it each time."""
+        site = self.site_key(host, family)
+        self.sampled.add((site, family))
+        self._rebuild_hosts(twins(site) if family == RuleKind.WWW_ALIAS.value else self.site_hosts(site))
+
     def rebuild(self, rule: Rule) -> tuple[str, ...]:
         """``rule`` changed: rebuild the hosts it applies to; returns them."""
-        self._last_section = None
         hosts = twins(rule.host) if rule.family is RuleKind.WWW_ALIAS else self.site_hosts(rule.host)
+        self._rebuild_hosts(hosts)
+        return hosts
+
+    def _rebuild_hosts(self, hosts: tuple[str, ...]) -> None:
+        self._last_section = None
         for host in hosts:
             rules = self.rules_of(host)
             shortcuts = tuple(
@@ -238,7 +261,6 @@ class LearnedPolicies:
             base = self.policy.for_host(host)
             self._narrow(host, base, rules)
             self.by_host[host] = (learned_policy(base, rules), namespace_of(rules))
-        return hosts
 
     def _narrow(self, host: str, base: Policy, rules: list[Rule]) -> None:
         """``host``'s narrow policies (see :mod:`scrapy_urlnorm.narrow`): its rules less
@@ -360,3 +382,4 @@ class LearnedPolicies:
         self.lenient_by_host.clear()
         self._shortcuts.clear()
         self._taught.clear()
+        self.sampled.clear()

@@ -228,6 +228,11 @@ STATS: tuple[StatKey, ...] = (
         "section instead of revoked: it still applies where it held",
     ),
     StatKey(
+        "urlnorm/rules_sampled", "learning", "live",
+        "rules a site's redirects taught whose verifications the site answered with the page itself "
+        "(a download each), never a redirect, four times: sampled from then on, as content-taught rules are",
+    ),
+    StatKey(
         "urlnorm/robots_parent_spellings", "learning", "live",
         "with `ROBOTSTXT_OBEY`: spellings of a page learned rules dropped (or the static `default_port` "
         "step: `h:80/p`, whose host and port has a `robots.txt` of its own), sent after all because a link "

@@ -1076,6 +1076,49 @@ async def test_a_drop_is_audited_under_the_rule_it_needs_on_one_site_of_two_twin
     assert result.stats["urlnorm/filtered/learned:www_alias"] >= len(QUOTES) - 5
 
 
+def stray_redirect_twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """One tree under ``h.test`` and ``www.h.test`` alike, without entity tags; only
+    ``www.h.test/track`` redirects, to ``h.test/track`` (as a tracking loop's page
+    does). ``/s3`` links the ``www`` twin of twelve pages already delivered."""
+    pages: dict[str, list[str]] = {
+        "/": ["http://www.h.test/track", "/s1"],
+        "/track": [],
+        "/s1": ["http://www.h.test/s1", "/s2"],  # www_alias, first pair
+        "/s2": ["http://www.h.test/s2", "/s3"],  # second pair: learned
+        "/s3": [*QUOTES, "/s4"],
+        "/s4": [f"http://www.h.test{quote}" for quote in QUOTES],
+    } | {quote: [] for quote in QUOTES}
+    return Reply.page(f"sr:{path}", pages[path]) if path in pages else Reply.not_found()
+
+
+def stray_redirect_www_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    if path == "/track":
+        return Reply.redirect("http://h.test/track")
+    return stray_redirect_twins_site(path, query, headers)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_rule_whose_verifications_answer_pages_is_sampled() -> None:
+    """``www_alias`` is learned from two pairs and one redirect (``www.h.test/track``),
+    which makes it a rule the host's redirects taught: every drop verified, a held
+    redirect where the host redirects. This host serves both twins, so each verification
+    downloads the page again; after four such answers (none a redirect) the rule is
+    sampled as a content-taught one, and the other ``www`` twins are dropped."""
+    with VirtualWeb(
+        {"h.test": FunctionSite(stray_redirect_twins_site), "www.h.test": FunctionSite(stray_redirect_www_site)}
+    ) as web:
+        stock = await crawl(web, ["http://h.test/"], {"CONCURRENT_REQUESTS": 1})
+        before = len(web.fetched("www.h.test"))
+        result = await crawl(web, ["http://h.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+        www = web.fetched("www.h.test")[before:]
+    assert set(result.doc_ids) == set(stock.doc_ids)
+    stats = result.stats
+    assert stats["urlnorm/learned/www_alias"] == 1 and stats["urlnorm/rules_sampled"] == 1
+    verified = [path for path in www if path in QUOTES]
+    assert len(verified) <= 6, www  # every one of the twelve before
+    assert result.stats["urlnorm/filtered/learned:www_alias"] >= len(QUOTES) - 6
+
+
 def shadowed_twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Apache MultiViews (``/pN`` serves ``/pN.html``) serving one tree under both
     ``h.test`` and ``www.h.test``, without entity tags, where ``/readme`` is a file of
