@@ -50,6 +50,11 @@ def has_default_port(url: str) -> bool:
     return port is not None and parts.netloc.endswith(port)
 
 
+def _namespace(learned: tuple[object, int] | None) -> int:
+    """A host's rule namespace (0: no learned rule), as ``LearnedPolicies.get`` gives it."""
+    return 0 if learned is None else learned[1]
+
+
 def _host_of(url: str) -> str:
     """``url``'s host and port as the learner keys hosts (lower case, no default port)."""
     parts = urlsplit(url)
@@ -148,6 +153,11 @@ class ForbiddenSpellings:
         self.active = False
         self._parents: dict[str, set[str]] = {}
         self._parent_count = 0
+        #: Site -> (its parents' count and its twins' rule namespaces, their learned keys
+        #: then): :meth:`covers` asks for every learned drop on the site, and fingerprinting
+        #: each parent each time was quadratic (seed 169771, ``--robots --sessions``: a
+        #: session token in every link made hundreds of parents; 235 s of a 270 s crawl).
+        self._parent_keys: dict[str, tuple[tuple[int, ...], frozenset[int | None]]] = {}
         #: Pending keys -> the ``Referer`` of the exact copies dropped against them.
         self._copies: dict[int, tuple[bytes, ...]] = {}
         self._referers: dict[bytes, bytes] = {}
@@ -235,12 +245,24 @@ class ForbiddenSpellings:
         """Whether ``request``'s learned ``key`` (on ``host``) is, under its host's rules
         now, a parent. (Parents are kept as URLs, keyed here without a callback: a
         parent is a page, whichever callback read it.)"""
-        urls = self._parents.get(host.removeprefix("www."))
+        site = host.removeprefix("www.")
+        urls = self._parents.get(site)
         if not urls:
             return False
-        key ^= callback_salt(request)
+        return (key ^ callback_salt(request)) in self._learned_keys(site, urls)
+
+    def _learned_keys(self, site: str, urls: set[str]) -> frozenset[int | None]:
+        """The learned keys of ``site``'s parents under its rules now: computed again only
+        when a parent is added or a rule changes on either twin (the namespace says so)."""
+        learned = self.dedup.learned
+        state = (len(urls), *(_namespace(learned.get(host) if learned else None) for host in (site, f"www.{site}")))
+        cached = self._parent_keys.get(site)
+        if cached is not None and cached[0] == state:
+            return cached[1]
         fingerprint = self.dedup.fingerprint
-        return any(fingerprint(Request(url)).learned == key for url in urls)
+        keys = frozenset(fingerprint(Request(url)).learned for url in urls)
+        self._parent_keys[site] = (state, keys)
+        return keys
 
     def _parent(self, referer: bytes) -> None:
         """``referer`` spelled a forbidden link: keep it, and send its parked spellings."""

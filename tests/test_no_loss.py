@@ -1270,6 +1270,32 @@ async def test_every_page_that_spelled_a_forbidden_link_counts_as_its_parent() -
     assert addon.stats.get("urlnorm/robots_parent_spellings", 0) >= 1, addon.fetched()
 
 
+def test_a_forbidden_links_parents_are_fingerprinted_once_per_rule_set() -> None:
+    """Every learned drop on a site asks whether its page is a parent of a forbidden
+    link. Seed 169771 (``--robots --sessions``): a session token in every link made
+    hundreds of parents, each fingerprinted again on every such question; the crawl
+    spent 235 of its 270 s there and stopped at ``CLOSESPIDER_TIMEOUT`` (stock: 22 s).
+    Their keys are now computed once per parent set and rule set: the work counted
+    here is linear, not parents times drops."""
+    from scrapy_urlnorm.dedup import Deduplicator
+    from scrapy_urlnorm.policy import Policy
+
+    dedup = Deduplicator(Policy.preset("default"), learn=True)
+    forbidden = dedup.forbidden
+    for n in range(200):
+        forbidden._parent(f"http://h.test/Docs/p{n}?sess={n:016x}a".encode())
+    calls = Counter[str]()
+    fingerprint = dedup.fingerprint
+    dedup.fingerprint = lambda request: (calls.update([request.url]), fingerprint(request))[1]  # type: ignore[method-assign]
+    asked = scrapy.Request("http://h.test/docs/p1")
+    for _ in range(500):
+        forbidden.covers(12345, asked, "h.test")
+    assert sum(calls.values()) == 200  # each parent once (before: 100,000)
+    forbidden._parent(b"http://h.test/Docs/p200")
+    forbidden.covers(12345, asked, "www.h.test")
+    assert sum(calls.values()) == 200 + 1 + 201  # (the new parent's own, then the set again)
+
+
 # -- 11. kill -9 with JOBDIR --------------------------------------------------------------------------
 
 KILL_DOCUMENTS = 400
