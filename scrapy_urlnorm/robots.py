@@ -30,7 +30,7 @@ from scrapy.http.request import NO_CALLBACK
 from .callbacks import callback_salt
 from .keys import host_of
 from .learning import RuleKind
-from .ledger import Parked, lighten, rebuilt
+from .ledger import Drop, Parked, lighten, rebuilt
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -158,6 +158,9 @@ class ForbiddenSpellings:
         #: each parent each time was quadratic (seed 169771, ``--robots --sessions``: a
         #: session token in every link made hundreds of parents; 235 s of a 270 s crawl).
         self._parent_keys: dict[str, tuple[tuple[int, ...], frozenset[int | None]]] = {}
+        #: Host -> (its rule namespace, its parked drops' learned keys then, by URL): each
+        #: parent met looks through them (see :meth:`_parked_keys`).
+        self._drop_keys: dict[str, tuple[int, dict[str, tuple[Drop, int | None]]]] = {}
         #: Pending keys -> the ``Referer`` of the exact copies dropped against them.
         self._copies: dict[int, tuple[bytes, ...]] = {}
         self._referers: dict[bytes, bytes] = {}
@@ -290,11 +293,29 @@ class ForbiddenSpellings:
                 dedup.reschedule_request(rebuilt(spelling).replace(dont_filter=True))  # type: ignore[misc]
         if parent.learned is None:
             return  # no learned rule merges spellings of the parent yet: nothing was dropped
-        ledger = dedup.ledger
-        for drop in ledger.parked_of(host):
-            again = drop.request
-            learned = dedup.fingerprint(again).learned
-            if learned is not None and learned ^ callback_salt(again) == parent.learned:
-                ledger.discharge(drop)
+        for drop, learned in self._parked_keys(host):
+            if learned == parent.learned:
+                again = drop.request
+                dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/robots_parent_spellings")
                 dedup.reschedule_request(again.replace(dont_filter=True))  # type: ignore[misc]
+
+    def _parked_keys(self, host: str) -> list[tuple[Drop, int | None]]:
+        """``host``'s parked drops, each with its learned key (its callback's salt in)
+        under the host's rules now: fingerprinted once per drop and rule set, not once
+        per parent met (each rebuilt from its light form, too)."""
+        learned = self.dedup.learned
+        state = _namespace(learned.get(host) if learned else None)
+        cached = self._drop_keys.get(host)
+        known = cached[1] if cached is not None and cached[0] == state else {}
+        fingerprint = self.dedup.fingerprint
+        keys: dict[str, tuple[Drop, int | None]] = {}
+        for drop in self.dedup.ledger.parked_of(host):
+            entry = known.get(drop.url)
+            if entry is None or entry[0] is not drop:
+                again = drop.request
+                key = fingerprint(again).learned
+                entry = (drop, None if key is None else key ^ callback_salt(again))
+            keys[drop.url] = entry
+        self._drop_keys[host] = (state, keys)
+        return list(keys.values())

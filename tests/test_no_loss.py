@@ -1296,6 +1296,31 @@ def test_a_forbidden_links_parents_are_fingerprinted_once_per_rule_set() -> None
     assert sum(calls.values()) == 200 + 1 + 201  # (the new parent's own, then the set again)
 
 
+def test_parked_spellings_are_fingerprinted_once_per_rule_set_whatever_the_parents() -> None:
+    """Each parent of a forbidden link met sends the parked spellings of its page: the
+    host's parked drops were each rebuilt and fingerprinted again for every parent
+    (parents times parked drops, on a site whose links carry session tokens)."""
+    from scrapy_urlnorm.dedup import Deduplicator
+    from scrapy_urlnorm.policy import Policy
+
+    dedup = Deduplicator(Policy.preset("default"), learn=True)
+    learner = dedup.learner
+    assert learner is not None
+    for n in range(1, 4):  # content pairs: the case rule
+        learner.observe_page(f"http://iis.test/Pair/P{n}", n, length=64)
+        learner.observe_page(f"http://iis.test/pair/p{n}", n, length=64)
+    assert dedup.fingerprint(scrapy.Request("http://iis.test/Docs/x")).learned is not None
+    for n in range(300):
+        dedup.ledger.restore_parked(scrapy.Request(f"http://iis.test/DOCS/Page{n}"), "learned:case", "iis.test")
+    calls = Counter[str]()
+    fingerprint = dedup.fingerprint
+    dedup.fingerprint = lambda request: (calls.update([request.url]), fingerprint(request))[1]  # type: ignore[method-assign]
+    for n in range(100):
+        dedup.forbidden._parent(f"http://iis.test/Docs/x?sess={n:016x}a".encode())
+    parked = sum(count for url, count in calls.items() if "/DOCS/" in url)
+    assert parked == 300  # each parked spelling once (before: 30,000)
+
+
 # -- 11. kill -9 with JOBDIR --------------------------------------------------------------------------
 
 KILL_DOCUMENTS = 400
