@@ -55,6 +55,13 @@ def _namespace(learned: tuple[object, int] | None) -> int:
     return 0 if learned is None else learned[1]
 
 
+def _base_of(url: str) -> str:
+    """What ``url``'s page resolves its relative links against, as far as spellings of
+    one page differ: scheme, host and path (no query, no fragment)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{_host_of(url)}{parts.path}"
+
+
 def _host_of(url: str) -> str:
     """``url``'s host and port as the learner keys hosts (lower case, no default port)."""
     parts = urlsplit(url)
@@ -158,6 +165,9 @@ class ForbiddenSpellings:
         #: each parent each time was quadratic (seed 169771, ``--robots --sessions``: a
         #: session token in every link made hundreds of parents; 235 s of a 270 s crawl).
         self._parent_keys: dict[str, tuple[tuple[int, ...], frozenset[int | None]]] = {}
+        #: (A parent's learned key, a base it was fetched at): spellings of the parent at
+        #: another base only are fetched for their links (see :meth:`covers`).
+        self._bases_read: set[tuple[int, str]] = set()
         #: Host -> (its rule namespace, its parked drops' learned keys then, by URL): each
         #: parent met looks through them (see :meth:`_parked_keys`).
         self._drop_keys: dict[str, tuple[int, dict[str, tuple[Drop, int | None]]]] = {}
@@ -246,13 +256,31 @@ class ForbiddenSpellings:
 
     def covers(self, key: int, request: Request, host: str) -> bool:
         """Whether ``request``'s learned ``key`` (on ``host``) is, under its host's rules
-        now, a parent. (Parents are kept as URLs, keyed here without a callback: a
-        parent is a page, whichever callback read it.)"""
+        now, a parent, spelled with a base its links were not read against yet; if so,
+        that base counts as read. (Parents are kept as URLs, keyed here without a
+        callback: a parent is a page, whichever callback read it.) Only the base (the URL
+        less its query) resolves a relative link, so a spelling that differs from one
+        fetched in its query alone spells its links alike: seed 169824 (``--robots
+        --sessions``), whose links each carry the session of the page they are on, sent
+        every parent again under each new session, and each one's redirect, dropping the
+        session, opened another: 6,884 requests to stock's 1,690."""
         site = host.removeprefix("www.")
         urls = self._parents.get(site)
         if not urls:
             return False
-        return (key ^ callback_salt(request)) in self._learned_keys(site, urls)
+        key ^= callback_salt(request)
+        if key not in self._learned_keys(site, urls):
+            return False
+        return self._unread(key, request.url)
+
+    def _unread(self, key: int, url: str) -> bool:
+        """Whether parent ``key`` spelled as ``url`` has a base its links were not read
+        against yet; if so, it counts as read now (see :meth:`covers`)."""
+        read = (key, _base_of(url))
+        if read in self._bases_read or len(self._bases_read) >= MAX_PARENTS:
+            return False
+        self._bases_read.add(read)
+        return True
 
     def _learned_keys(self, site: str, urls: set[str]) -> frozenset[int | None]:
         """The learned keys of ``site``'s parents under its rules now: computed again only
@@ -282,6 +310,8 @@ class ForbiddenSpellings:
             return
         urls.add(parent.url)
         self._parent_count += 1
+        if parent.learned is not None and len(self._bases_read) < MAX_PARENTS:
+            self._bases_read.add((parent.learned, _base_of(parent.url)))  # (read where it was fetched)
         spelling = self._port_spellings.pop(parent.value, None)
         if spelling is not None:
             here = urlsplit(referer.decode("latin-1")).netloc.lower()
@@ -294,7 +324,7 @@ class ForbiddenSpellings:
         if parent.learned is None:
             return  # no learned rule merges spellings of the parent yet: nothing was dropped
         for drop, learned in self._parked_keys(host):
-            if learned == parent.learned:
+            if learned == parent.learned and self._unread(learned, drop.url):
                 again = drop.request
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/robots_parent_spellings")
