@@ -17,7 +17,7 @@ from .bodiless import BodilessAnswers, LateDuplicate, content_location
 from .dedup import Deduplicator
 from .digests import page_digest
 from .held_redirects import HeldRedirects, redirect_target
-from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_UNDECIDED
+from .redirect_verdicts import REDIRECT_AGREES
 from .robots import FORBIDDEN, ForbiddenSpellings, RobotsTwins
 from .second_chance import SecondChances
 from .taught_forms import TaughtForms
@@ -230,16 +230,20 @@ class NormalizeMiddleware:
             verdict = self.dedup.audits.redirected(request, held_target)
             if verdict == REDIRECT_AGREES:
                 return response
-            if verdict == REDIRECT_UNDECIDED:
-                plain = self.held.as_sent(request)
-                followed = self.held.follow(plain, response)
-                if followed is not None:
-                    # To its target, as Scrapy's redirect middleware builds it; the audited URL
-                    # represents its keys, as the request it was would, so the target continues
-                    # that claim (its drop under a rule verified on every drop is then checked).
-                    self.dedup.record(plain)
-                    return followed
-            # It leads elsewhere: follow it as stock Scrapy would, as an ordinary request.
+            # Undecided, or it leads elsewhere: to its target, as Scrapy's redirect middleware
+            # builds it from the request the audit was, through the filter as stock's redirect
+            # goes; the audited URL represents its keys, as the request it was would, so the
+            # target continues that claim (its drop under a rule verified on every drop is
+            # then checked). Sent again as written instead, the URL was fetched twice, and its
+            # redirect, built from a ``dont_filter`` request, passed the filter: a page
+            # answered at its target again (seed 169824, ``--sessions``: a new session in its
+            # links each time, and the crawl ran away).
+            plain = self.held.as_sent(request)
+            followed = self.held.follow(plain, response)
+            if followed is not None:
+                self.dedup.record(plain)
+                return followed
+            # (No redirect middleware to build it: sent again, as stock Scrapy would send it.)
             meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
             method = "GET" if audit.get("head") else request.method
             return request.replace(method=method, dont_filter=True, meta=meta)
