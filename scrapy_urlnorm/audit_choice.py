@@ -21,8 +21,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .hostrules import twins
-from .learning import VERIFIED_FAMILIES, Rule, RuleKind
+from .learning import VERIFIED_FAMILIES, Rule
 from .sections import SCOPED_FAMILIES
 
 if TYPE_CHECKING:
@@ -36,7 +35,6 @@ logger = logging.getLogger(__name__)
 
 #: Drops of a learned rule audited unconditionally (when audits are on at all).
 VERIFY_FIRST = 2
-_WWW_ALIAS_REASON = f"learned:{RuleKind.WWW_ALIAS.value}"
 #: Sections of one path rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
 #: Verifications of a redirect-taught rule its site answered with the representative's
@@ -151,8 +149,8 @@ class AuditChoice:
         learned = self.dedup.learned
         # (a path rule's kind is its family: no rule to look up for any other reason)
         path_rule = reason.removeprefix("learned:") in SCOPED_FAMILIES and self._rule(host, reason) is not None
-        if learned is not None and (reason == _WWW_ALIAS_REASON or learned.aliased(host)):
-            host = twins(host)[0]
+        if learned is not None:
+            host = learned.site_key(host, reason.removeprefix("learned:"))
         scope = f"{host} {reason}"
         if learned is None or not path_rule:
             return scope
