@@ -147,10 +147,11 @@ class AuditChoice:
         share the rules' audits too (``www_alias`` itself lives on the bare twin). A path rule
         has a budget per section of the site (see :mod:`scrapy_urlnorm.sections`)."""
         learned = self.dedup.learned
+        kind = reason.removeprefix("learned:")
         # (a path rule's kind is its family: no rule to look up for any other reason)
-        path_rule = reason.removeprefix("learned:") in SCOPED_FAMILIES and self._rule(host, reason) is not None
+        path_rule = kind in SCOPED_FAMILIES and self._rule(host, reason) is not None
         if learned is not None:
-            host = learned.site_key(host, reason.removeprefix("learned:"))
+            host = learned.site_key(host, kind)
         scope = f"{host} {reason}"
         if learned is None or not path_rule:
             return scope

@@ -310,8 +310,8 @@ class ForbiddenSpellings:
             return
         urls.add(parent.url)
         self._parent_count += 1
-        if parent.learned is not None and len(self._bases_read) < MAX_PARENTS:
-            self._bases_read.add((parent.learned, _base_of(parent.url)))  # (read where it was fetched)
+        if parent.learned is not None:
+            self._unread(parent.learned, parent.url)  # (read where it was fetched)
         spelling = self._port_spellings.pop(parent.value, None)
         if spelling is not None:
             here = urlsplit(referer.decode("latin-1")).netloc.lower()

@@ -54,6 +54,8 @@ from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
 
 from scrapy_urlnorm import UrlNormDupeFilter, UrlNormFingerprinter
+from scrapy_urlnorm.dedup import Deduplicator
+from scrapy_urlnorm.policy import Policy
 
 ADDON: dict[str, Any] = {"ADDONS": {"scrapy_urlnorm.Addon": 0}}
 #: One request at a time, breadth-first: the crawl order is the same every run.
@@ -1270,6 +1272,14 @@ async def test_every_page_that_spelled_a_forbidden_link_counts_as_its_parent() -
     assert addon.stats.get("urlnorm/robots_parent_spellings", 0) >= 1, addon.fetched()
 
 
+def counted_fingerprints(dedup: Deduplicator) -> Counter[str]:
+    """Count, by URL, what ``dedup`` fingerprints from now on."""
+    calls = Counter[str]()
+    fingerprint = dedup.fingerprint
+    dedup.fingerprint = lambda request: (calls.update([request.url]), fingerprint(request))[1]  # type: ignore[method-assign]
+    return calls
+
+
 def test_a_forbidden_links_parents_are_fingerprinted_once_per_rule_set() -> None:
     """Every learned drop on a site asks whether its page is a parent of a forbidden
     link. Seed 169771 (``--robots --sessions``): a session token in every link made
@@ -1277,16 +1287,11 @@ def test_a_forbidden_links_parents_are_fingerprinted_once_per_rule_set() -> None
     spent 235 of its 270 s there and stopped at ``CLOSESPIDER_TIMEOUT`` (stock: 22 s).
     Their keys are now computed once per parent set and rule set: the work counted
     here is linear, not parents times drops."""
-    from scrapy_urlnorm.dedup import Deduplicator
-    from scrapy_urlnorm.policy import Policy
-
     dedup = Deduplicator(Policy.preset("default"), learn=True)
     forbidden = dedup.forbidden
     for n in range(200):
         forbidden._parent(f"http://h.test/Docs/p{n}?sess={n:016x}a".encode())
-    calls = Counter[str]()
-    fingerprint = dedup.fingerprint
-    dedup.fingerprint = lambda request: (calls.update([request.url]), fingerprint(request))[1]  # type: ignore[method-assign]
+    calls = counted_fingerprints(dedup)
     asked = scrapy.Request("http://h.test/docs/p1")
     for _ in range(500):
         forbidden.covers(12345, asked, "h.test")
@@ -1300,9 +1305,6 @@ def test_parked_spellings_are_fingerprinted_once_per_rule_set_whatever_the_paren
     """Each parent of a forbidden link met sends the parked spellings of its page: the
     host's parked drops were each rebuilt and fingerprinted again for every parent
     (parents times parked drops, on a site whose links carry session tokens)."""
-    from scrapy_urlnorm.dedup import Deduplicator
-    from scrapy_urlnorm.policy import Policy
-
     dedup = Deduplicator(Policy.preset("default"), learn=True)
     learner = dedup.learner
     assert learner is not None
@@ -1312,9 +1314,7 @@ def test_parked_spellings_are_fingerprinted_once_per_rule_set_whatever_the_paren
     assert dedup.fingerprint(scrapy.Request("http://iis.test/Docs/x")).learned is not None
     for n in range(300):
         dedup.ledger.restore_parked(scrapy.Request(f"http://iis.test/DOCS/Page{n}"), "learned:case", "iis.test")
-    calls = Counter[str]()
-    fingerprint = dedup.fingerprint
-    dedup.fingerprint = lambda request: (calls.update([request.url]), fingerprint(request))[1]  # type: ignore[method-assign]
+    calls = counted_fingerprints(dedup)
     for n in range(100):
         dedup.forbidden._parent(f"http://iis.test/Docs/x?sess={n:016x}a".encode())
     parked = sum(count for url, count in calls.items() if "/DOCS/" in url)
