@@ -1079,15 +1079,23 @@ async def test_a_drop_is_audited_under_the_rule_it_needs_on_one_site_of_two_twin
 def stray_redirect_twins_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """One tree under ``h.test`` and ``www.h.test`` alike, without entity tags; only
     ``www.h.test/track`` redirects, to ``h.test/track`` (as a tracking loop's page
-    does). ``/s3`` links the ``www`` twin of twelve pages already delivered."""
-    pages: dict[str, list[str]] = {
-        "/": ["http://www.h.test/track", "/s1"],
-        "/track": [],
-        "/s1": ["http://www.h.test/s1", "/s2"],  # www_alias, first pair
-        "/s2": ["http://www.h.test/s2", "/s3"],  # second pair: learned
-        "/s3": [*QUOTES, "/s4"],
-        "/s4": [f"http://www.h.test{quote}" for quote in QUOTES],
-    } | {quote: [] for quote in QUOTES}
+    does). ``/s4`` and ``/s5`` link the ``www`` twins of twelve pages already delivered."""
+    pages: dict[str, list[str]] = (
+        {
+            "/": ["http://www.h.test/track", "/s1"],
+            "/track": [],
+            "/s1": ["http://www.h.test/s1", "/s2"],  # www_alias, first pair
+            "/s2": ["http://www.h.test/s2", "/s3"],  # second pair: learned
+            # Absolute: the www twin's copy of the page (its verification) links the same URLs.
+            "/s3": [*(f"http://h.test{quote}" for quote in QUOTES), "http://h.test/s4"],
+            # Breadth-first (ORDERED), the first four twins' verifications answer before
+            # /s5, one level deeper, is read: a link is decided when it is checked.
+            "/s4": [*(f"http://www.h.test{quote}" for quote in QUOTES[:4]), "http://h.test/s4b"],
+            "/s4b": ["http://h.test/s5"],
+            "/s5": [f"http://www.h.test{quote}" for quote in QUOTES[4:]],
+        }
+        | {quote: [] for quote in QUOTES}
+    )
     return Reply.page(f"sr:{path}", pages[path]) if path in pages else Reply.not_found()
 
 
@@ -1107,9 +1115,9 @@ async def test_a_rule_whose_verifications_answer_pages_is_sampled() -> None:
     with VirtualWeb(
         {"h.test": FunctionSite(stray_redirect_twins_site), "www.h.test": FunctionSite(stray_redirect_www_site)}
     ) as web:
-        stock = await crawl(web, ["http://h.test/"], {"CONCURRENT_REQUESTS": 1})
+        stock = await crawl(web, ["http://h.test/"], ORDERED)
         before = len(web.fetched("www.h.test"))
-        result = await crawl(web, ["http://h.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1})
+        result = await crawl(web, ["http://h.test/"], ADDON)  # (ORDERED too)
         www = web.fetched("www.h.test")[before:]
     assert set(result.doc_ids) == set(stock.doc_ids)
     stats = result.stats
