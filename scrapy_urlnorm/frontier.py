@@ -155,9 +155,10 @@ class Recovery:
     requests: list[RecoveredRequest] = field(default_factory=list)
     #: Torn or corrupt records at the end of the journal (an interrupted write).
     dropped: int = 0
-    #: Serialized requests dropped against a pending representative whose drop had not
-    #: settled: each goes through the filter again.
-    rechecks: list[bytes] = field(default_factory=list)
+    #: (record id, serialized request) of each request dropped against a pending
+    #: representative (or held back) whose drop had not settled: each goes through the
+    #: filter again, and its record is then done.
+    rechecks: list[tuple[int, bytes]] = field(default_factory=list)
     #: (URL, callback salt) of the latest pages delivered by requests that were done.
     pages: list[tuple[str, int]] = field(default_factory=list)
 
@@ -243,7 +244,7 @@ class FrontierJournal:
         done: set[int],
         recovered: list[RecoveredRequest] | None = None,
         recover: set[int] | None = None,
-        rechecks: list[bytes] | None = None,
+        rechecks: list[tuple[int, bytes]] | None = None,
         pages: list[tuple[str, int]] | None = None,
     ) -> int:
         """Keep only the ENQ and DROP records not done, the ENQs' KEYS and the latest
@@ -264,7 +265,7 @@ class FrontierJournal:
                     drops.add(request_id)
                     out.write(record)
                     if rechecks is not None:
-                        rechecks.append(payload)
+                        rechecks.append((request_id, payload))
                 elif kind == _ENQ:
                     if request_id in done or request_id in kept:
                         continue  # (the first ENQ of an id wins)
@@ -577,8 +578,11 @@ class CrashSafeScheduler(Scheduler):
         all_recovered = getattr(self.df, "recovered", None)
         if callable(all_recovered):
             all_recovered()
-        for payload in recovery.rechecks:
+        for drop_id, payload in recovery.rechecks:
             self._recheck_dropped(payload, spider)
+            # Queued, or dropped or held again under a record of its own: this one is done
+            # (else every later resume would check it again).
+            self.frontier.drop_settled(drop_id)
         if recovery.crashed:
             logger.warning(
                 "The last run of this JOBDIR did not stop cleanly: scheduled again the %d request(s) "

@@ -19,8 +19,12 @@ their only way out, so nothing waits forever. At ``spider_idle`` everything
 still held is scheduled again, marked never to be held again (a crawl always
 ends), and ``holdback`` is bounded (``max_held``): past it, variants are fetched.
 
-Hold-back is off with ``JOBDIR`` (a held request is in no journal, so a
-``kill -9`` would lose it) and with a shared Redis store (other workers).
+With ``JOBDIR`` a held request is journaled as a ``DROP`` record of its own
+(:meth:`~scrapy_urlnorm.holds.LeaseHolds.journal_held`) until it is scheduled
+again: killed or stopped while it waits, it goes through the filter again on
+resume. A request that cannot be journaled (no crash-safe scheduler, a request
+that does not serialize) is not held. Hold-back is off with a shared Redis store
+(other workers share the seen set and the rules).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from . import meta as M
 from .learning import Learner, Rule
@@ -38,6 +42,9 @@ from .urlparts import split_url
 
 if TYPE_CHECKING:
     from scrapy import Request
+
+    #: A held request, and its journal record's id (``None``: not journaled).
+    _Held = tuple[Request, int | None]
 
 #: Rule families worth holding variants for (a parameter or scheme variant is fetched).
 _GATED = ("trailing_slash", "www_alias", "case_insensitive_path", "default_page", "extension_alias")
@@ -92,6 +99,14 @@ def undecided_rules(learner: Learner, first: str, url: str, host: str) -> list[t
     return undecided
 
 
+class HeldJournal(Protocol):
+    """Where a held request is kept until it is scheduled again (``JOBDIR``)."""
+
+    def journal_held(self, request: Request) -> int | None: ...
+
+    def held_released(self, drop_id: int) -> None: ...
+
+
 @dataclass
 class _Gate:
     """One undecided rule on one site: the variant being tested, and those waiting."""
@@ -99,7 +114,7 @@ class _Gate:
     probe: str | None = None
     #: The probe and its partner while they are pending: the pair is judged once both settled.
     waiting: set[str] = field(default_factory=set)
-    held: deque[Request] = field(default_factory=deque)
+    held: deque[_Held] = field(default_factory=deque)
 
 
 class HoldBack:
@@ -112,10 +127,12 @@ class HoldBack:
         count: Callable[[str], None],
         pending: Callable[[str], bool] = lambda url: False,
         *,
+        journal: HeldJournal | None = None,
         max_held: int = MAX_HELD,
         max_loose: int = MAX_LOOSE,
     ) -> None:
         self.learner = learner
+        self.journal = journal  # set: a request is held only once journaled
         self.reschedule = reschedule
         self.count = count
         self.pending = pending  # whether a normalized URL's request is still to settle
@@ -144,7 +161,12 @@ class HoldBack:
         gates = self._gates
         busy = [gates[key] for key in undecided if key in gates and gates[key].probe not in (None, url)]
         if busy and self.held < self.max_held:
-            busy[0].held.append(request)
+            record = None
+            if self.journal is not None:
+                record = self.journal.journal_held(request)
+                if record is None:
+                    return False  # nowhere to keep it through a kill: fetched
+            busy[0].held.append((request, record))
             self.held += 1
             self.count("urlnorm/held_back")
             return True
@@ -194,11 +216,13 @@ class HoldBack:
     def _release(self, gate: _Gate, *, everything: bool, final: bool = False) -> int:
         released = 0
         while gate.held and (everything or not released):
-            request = gate.held.popleft()
+            request, record = gate.held.popleft()
             self.held -= 1
             if final:
                 request.meta[M.NO_HOLD] = True
             self.count("urlnorm/held_back_released")
             self.reschedule(request)
+            if record is not None:  # (queued or dropped again, journaled either way, by now)
+                self.journal.held_released(record)  # type: ignore[union-attr]
             released += 1
         return released

@@ -124,6 +124,26 @@ class LeaseHolds:
         else:
             self._journal.unhold(hold[1])  # type: ignore[union-attr]
 
+    def journal_held(self, request: Request) -> int | None:
+        """Journal ``request``, held back (see :mod:`scrapy_urlnorm.holdback`), as a ``DROP``
+        record of its own (``JOBDIR``): killed or stopped while it waits, it goes through
+        the filter again on resume. Returns the record's id for :meth:`held_released`;
+        ``None`` without a journal or for a request that cannot be serialized (not held)."""
+        frontier = self._frontier
+        if frontier is None:
+            return None
+        record = frontier.drop_record(request)
+        if record is None:
+            return None
+        frontier.journal_drop(*record)
+        return record[0]
+
+    def held_released(self, drop_id: int) -> None:
+        """The held request journaled as ``drop_id`` was scheduled again: its record is done.
+        (Unlike a drop's, it stays open at a clean stop: the request is nowhere else.)"""
+        if self._frontier is not None:
+            self._frontier.drop_settled(drop_id)
+
     def foreign(self, key: int) -> bool:
         """``key`` is another worker's only, and not known to have delivered: a learned
         drop against it could rest on a request that worker's filter dropped after

@@ -138,10 +138,12 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     if (
         dedup.learner is not None
         and settings.getbool("URLNORM_HOLD_BACK", True)
-        and not jobdir  # a held request is in no journal: kill -9 would lose it
         and store is None  # other workers share the seen set and the rules
     ):
-        dedup.holdback = HoldBack(dedup.learner, reschedule, dedup.count, dedup.is_pending_url)
+        # With JOBDIR a held request is journaled (kill -9 must not lose it), once the
+        # crash-safe scheduler gives the journal: without one, nothing is held.
+        journal = dedup.holds if jobdir else None
+        dedup.holdback = HoldBack(dedup.learner, reschedule, dedup.count, dedup.is_pending_url, journal=journal)
 
     def release_at_idle(spider: Spider | None = None) -> None:
         # Nothing is in flight: a representative still pending can no longer

@@ -110,7 +110,7 @@ def test_a_drop_not_settled_at_a_crash_comes_back_to_be_checked_again_through_co
     for _ in range(2):  # the second open reads the journal the first compacted
         recovery, next_id = FrontierJournal(path).open()
         assert payloads(recovery) == [b"representative"] and recovery.pending == 1
-        assert recovery.rechecks == [b"dropped, pending"]
+        assert recovery.rechecks == [(3, b"dropped, pending")]
         assert next_id == 4
 
 
@@ -705,3 +705,37 @@ def test_the_keys_a_recovered_request_claims_are_journaled_for_the_next_crash(tm
     assert own is not None and dedup.ledger.claim_of(fingerprint.learned) is own  # its key, not a page's
     assert dedup.late.recheck(recovered) is None
     assert M.NO_SHORTCUT not in recovered.meta  # (not even sent to verify a drop)
+
+
+def test_a_variant_held_back_is_journaled_until_it_is_scheduled_again(tmp_path: Path) -> None:
+    """Hold-back under ``JOBDIR``: a variant of an undecided rule waits in memory, in no
+    queue. It is journaled as a drop of its own: killed while it waits, it goes through
+    the filter again on resume; once scheduled again, its record is done."""
+    jobdir = tmp_path / "job"
+    scheduler, dedup = scheduler_of(jobdir)
+    holdback = dedup.holdback
+    assert holdback is not None
+    for url in ("http://h.test/a", "http://h.test/b", "http://h.test/a/"):  # two pages, the rule's probe
+        assert scheduler.enqueue_request(scrapy.Request(url))
+    assert not scheduler.enqueue_request(scrapy.Request("http://h.test/b/"))  # held: trailing_slash is tested
+    assert holdback.held == 1
+    # killed: nothing is closed
+
+    scheduler, dedup = scheduler_of(jobdir)
+    assert scheduler.stats.get_value("urlnorm/frontier/recovered") == 3
+    assert scheduler.stats.get_value("urlnorm/frontier/drops_rechecked") == 1
+    queued = [request.url for request in iter(scheduler.next_request, None)]
+    assert sorted(queued) == ["http://h.test/a", "http://h.test/a/", "http://h.test/b", "http://h.test/b/"]
+    # killed again, all four in flight; this time the held variant goes back to the queue first
+    scheduler, dedup = scheduler_of(jobdir)
+    holdback = dedup.holdback
+    assert holdback is not None
+    holdback.reschedule = scheduler.enqueue_request  # type: ignore[assignment]  # (no engine here)
+    for url in ("http://h.test/c", "http://h.test/d", "http://h.test/c/"):
+        assert scheduler.enqueue_request(scrapy.Request(url))
+    assert not scheduler.enqueue_request(scrapy.Request("http://h.test/d/"))
+    assert holdback.release_all() == 1
+    # killed: the released variant is recovered as queued, not checked again as held
+    scheduler, _ = scheduler_of(jobdir)
+    assert scheduler.stats.get_value("urlnorm/frontier/recovered") == 8
+    assert scheduler.stats.get_value("urlnorm/frontier/drops_rechecked") is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 import pytest_twisted
@@ -101,3 +102,17 @@ async def test_twins_serving_alike_cost_the_pairs_not_every_variant() -> None:
     # Held: the 13 pages, two pairs and the first drops' audits (17 when measured;
     # free: 24). Crawl timing moves the free figure, so only the held one is bounded.
     assert len(held.doc_ids) <= 13 + 6 <= len(free.doc_ids) + 2, (len(held.doc_ids), len(free.doc_ids))
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_jobdir_variants_are_held_too(tmp_path: Path) -> None:
+    """The same crawl with ``JOBDIR``: a held variant is journaled (see
+    ``test_frontier``), so hold-back works there too, and every page is collected."""
+    settings = {**ADDON, "CONCURRENT_REQUESTS": 16, "JOBDIR": str(tmp_path / "job")}
+    with VirtualWeb({"t.test": FunctionSite(twin_site), "www.t.test": FunctionSite(twin_site)}) as web:
+        result = await crawl(web, ["http://t.test/"], settings)
+    assert set(result.doc_ids) == {f"twin:/p{i}.html" for i in range(12)} | {"twin:/"}
+    assert result.stats["urlnorm/held_back"] > 0
+    assert result.stats["urlnorm/held_back_released"] == result.stats["urlnorm/held_back"]
+    assert result.stats["urlnorm/unsettled_at_close"] == 0
+    assert len(result.doc_ids) <= 13 + 6
