@@ -260,6 +260,12 @@ class Deduplicator:
         assert self.reschedule_request is not None
         if self.debug:  # (URLNORM_DEBUG: every drop is logged, so is every release)
             logger.debug("Released %s (%s): it goes through the filter again", request, why)
+        # A copy, never the object dropped: a drop made at download time raised for that
+        # object, and Scrapy's downloader and engine keep requests in flight in sets, so
+        # the same object sent again while that exception still unwinds (its representative
+        # failed meanwhile) is removed from them by the first attempt, and the second
+        # attempt's response is lost to a KeyError (Django, real servers: ``/article/?id=1``).
+        request = request.replace()
         request.meta.pop(M.RULES_VERSION, None)
         request.meta.pop("_urlnorm_frontier_parent", None)
         self.reschedule_request(request)

@@ -122,6 +122,30 @@ def test_a_released_request_is_fetched_not_dropped_again_against_the_page_that_f
     assert verdicts[1] == (tracked.url, "tracking_params") and dedup.ledger.unsettled() == 1
 
 
+def test_a_released_request_is_sent_again_as_a_new_object() -> None:
+    """Scrapy keeps the requests in flight in sets (``Downloader.active``, the engine's
+    slot). A drop made at download time raises for its request object; when its
+    representative failed before that exception had unwound, the release sent the same
+    object again, the first attempt's clean-up removed it from those sets, and the second
+    attempt's response was lost to a ``KeyError`` (real servers, Django, Scrapy 2.19:
+    ``/article/?id=1`` dropped late against ``/article/index.html?id=1``, a 404; one crawl
+    in ~15 under load). A release sends a copy, as the request it was."""
+    released: list[Request] = []
+    dedup = Deduplicator(
+        Policy.preset("default"),
+        fallback=RequestFingerprinter().fingerprint,
+        learn=True,
+        reschedule=released.append,
+    )
+    page, tracked = Request("http://h/c/"), Request("http://h/c/?utm_source=x", meta={"depth": 2})
+    assert dedup.check(page) is None
+    assert dedup.check(tracked) == "tracking_params"
+    dedup.settling.settle(page, delivered=False, why="status")
+    (again,) = released
+    assert again is not tracked
+    assert (again.url, again.callback, again.meta, again.dont_filter) == (tracked.url, None, {"depth": 2}, False)
+
+
 def test_an_audit_settled_by_an_earlier_answer_waits_for_its_representative_to_deliver() -> None:
     """At download time an audit whose URL was fetched since it was queued (another rule's
     audit of it) is settled by that answer, and the request is kept as a drop against a
