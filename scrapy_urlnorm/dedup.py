@@ -264,7 +264,7 @@ class Deduplicator:
         # object, and Scrapy's downloader and engine keep requests in flight in sets, so
         # the same object sent again while that exception still unwinds (its representative
         # failed meanwhile) is removed from them by the first attempt, and the second
-        # attempt's response is lost to a KeyError (Django, real servers: ``/article/?id=1``).
+        # attempt's response never reaches the spider (Django, real servers: ``/article/?id=1``).
         request = request.replace()
         request.meta.pop(M.RULES_VERSION, None)
         request.meta.pop("_urlnorm_frontier_parent", None)

@@ -127,9 +127,9 @@ def test_a_released_request_is_sent_again_as_a_new_object() -> None:
     slot). A drop made at download time raises for its request object; when its
     representative failed before that exception had unwound, the release sent the same
     object again, the first attempt's clean-up removed it from those sets, and the second
-    attempt's response was lost to a ``KeyError`` (real servers, Django, Scrapy 2.19:
-    ``/article/?id=1`` dropped late against ``/article/index.html?id=1``, a 404; one crawl
-    in ~15 under load). A release sends a copy, as the request it was."""
+    attempt's response never reached the spider (real servers, Django, Scrapy 2.19:
+    ``/article/?id=1`` dropped late against ``/article/index.html?id=1``, a 404; 5 crawls
+    in ~200, most under load). A release sends a copy, as the request it was."""
     released: list[Request] = []
     dedup = Deduplicator(
         Policy.preset("default"),
