@@ -129,12 +129,15 @@ from real_servers import servers  # noqa: E402
 PROXY_MIDDLEWARE = "demoweb.proxy.VirtualWebProxyMiddleware"
 
 #: Crawl orders by name: Scrapy's default LIFO at 16 concurrent requests, breadth-first
-#: FIFO one at a time, LIFO one at a time.
+#: FIFO one at a time, LIFO one at a time; and (only when named) the first with a fresh
+#: ``JOBDIR`` per crawl (disk queues, the add-on's crash-safe scheduler).
 ORDERS: dict[str, CrawlOrder] = {
     "lifo-c16": CrawlOrder(fifo=False, concurrency=16, priorities=False, jobdir=False),
     "fifo-c1": CrawlOrder(fifo=True, concurrency=1, priorities=False, jobdir=False),
     "lifo-c1": CrawlOrder(fifo=False, concurrency=1, priorities=False, jobdir=False),
+    "lifo-c16-jobdir": CrawlOrder(fifo=False, concurrency=16, priorities=False, jobdir=True),
 }
+DEFAULT_ORDERS = ["lifo-c16", "fifo-c1", "lifo-c1"]
 
 #: The ways each server is crawled, in this order (``--modes``: stock first, then any of the others).
 MODES: dict[str, dict[str, Any]] = {
@@ -384,7 +387,7 @@ async def crawl(server: servers.Server, order: str, mode: str, args: argparse.Na
     report_file = workdir / f"{server.kind}-{order}-{mode}.json"
     settings = {
         **BASE_SETTINGS,
-        **ORDERS[order].settings(None),
+        **ORDERS[order].settings(workdir / f"{server.kind}-{order}-{mode}.jobdir"),
         "LOG_LEVEL": "INFO" if args.verbose else "WARNING",
         "DEMOWEB_PROXY": server.proxy,
         "DOWNLOADER_MIDDLEWARES": {PROXY_MIDDLEWARE: 740},
@@ -531,7 +534,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--servers", nargs="+", choices=list(servers.FAMILIES), default=list(servers.FAMILIES))
-    parser.add_argument("--orders", nargs="+", choices=list(ORDERS), default=list(ORDERS))
+    parser.add_argument("--orders", nargs="+", choices=list(ORDERS), default=DEFAULT_ORDERS)
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=DEFAULT_MODES, help="stock always runs")
     parser.add_argument("--seed", type=int, default=0, help="which links get a variant, and which (default 0)")
     parser.add_argument("--rate", type=float, default=0.4, help="share of link URLs given a variant (default 0.4)")
