@@ -383,7 +383,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         True,
         _B,
         BOOL_VALUES,
-        "while a rule is undecided on a site, fetch its variants one at a time (off with JOBDIR or Redis)",
+        "while a rule is undecided on a site, fetch its variants one at a time (off with Redis)",
         check_bool,
     ),
     SettingSpec(
