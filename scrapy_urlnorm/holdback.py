@@ -222,7 +222,7 @@ class HoldBack:
                 request.meta[M.NO_HOLD] = True
             self.count("urlnorm/held_back_released")
             self.reschedule(request)
-            if record is not None:  # (queued or dropped again, journaled either way, by now)
-                self.journal.held_released(record)  # type: ignore[union-attr]
+            if record is not None and self.journal is not None:  # (queued or dropped again by now)
+                self.journal.held_released(record)
             released += 1
         return released
