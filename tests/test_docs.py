@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,31 @@ def test_readme_links_point_at_files_that_exist() -> None:
     assert "docs/settings.md" in local
     missing = [t for t in local if not (ROOT / t).exists()]
     assert not missing, f"README links to missing files: {missing}"
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors ``mkdocs`` gives ``page``'s headings: an explicit ``{#id}``, else the
+    heading's text as Python-Markdown's ``toc`` slugifies it."""
+    found = set(re.findall(r'id="([\w-]+)"', page.read_text(encoding="utf-8")))
+    for line in page.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"#{1,6}\s+(.*?)\s*(?:\{#([\w-]+)\})?\s*$", line)
+        if heading is None:
+            continue
+        if heading.group(2):
+            found.add(heading.group(2))
+            continue
+        text = unicodedata.normalize("NFKD", heading.group(1).replace("`", "").replace("*", ""))
+        text = re.sub(r"[^\w\s-]", "", text.encode("ascii", "ignore").decode()).strip().lower()
+        found.add(re.sub(r"[-\s]+", "-", text))
+    return found
+
+
+def test_readme_links_into_the_docs_name_anchors_that_exist() -> None:
+    # mkdocs checks anchors between the docs' own pages, not the README's links into them.
+    links = re.findall(r"\]\((docs/[^)#\s]+\.md)#([^)\s]+)\)", README)
+    assert links
+    missing = [f"{page}#{anchor}" for page, anchor in links if anchor not in heading_anchors(ROOT / page)]
+    assert not missing, f"README links to anchors that do not exist: {missing}"
 
 
 def test_readme_settings_are_real_settings() -> None:
