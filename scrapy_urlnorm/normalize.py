@@ -8,7 +8,7 @@ from typing import NamedTuple
 from . import hosts, params
 from .errors import InvalidURL
 from .policy import Policy
-from .steps import CompiledSteps, compiled, param_name
+from .steps import CompiledSteps, compiled, embeds_url, param_name
 from .urlparts import SplitURL, split_url, unsplit_url
 
 _new = tuple.__new__
@@ -228,6 +228,8 @@ def _already_normal(url: str | object, policy: Policy) -> tuple[str, int] | None
     changed = False
     if "/." in path:
         return None
+    if ":" in path and embeds_url(path):
+        return None  # (another URL in the path: its query keeps its parameters; the full way)
     if plan.session_ids and (";" in path or "(" in path):
         # ASP.NET cookieless segments ("/(S(...))/") are rare: the full way takes them.
         if "(" in path:

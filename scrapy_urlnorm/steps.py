@@ -277,10 +277,24 @@ def www(u: SplitURL, p: Policy) -> SplitURL:
 # -- path ------------------------------------------------------------------------
 
 
+#: A path that carries another absolute URL (``/web/2020/http://h/x``, ``/proxy/https:/h/x``);
+#: also at its end (``/web/2020/http:``), so that removing a trailing slash keeps it one.
+_EMBEDDED_URL = re.compile(r"/(?:https?|ftp)(?::|%3a)(?:/|$)", re.IGNORECASE)
+
+
+def embeds_url(path: str) -> bool:
+    """Whether ``path`` carries another absolute URL, as a web archive's or a proxy's
+    paths do (``/web/20200615120000/http://h/x``): the query is then the embedded URL's,
+    part of the name of the resource (an archive's capture of ``/x?fbclid=1`` is not its
+    capture of ``/x``), so no parameter is removed from it (differential wild seed 20)."""
+    return (":" in path or "%3" in path) and _EMBEDDED_URL.search(path) is not None
+
+
 def session_ids(u: SplitURL, p: Policy) -> SplitURL:
     """Remove well-known session ids: query parameters (``PHPSESSID``,
     ``ASPSESSIONID*``...), ``;jsessionid=`` path parameters and ASP.NET
-    cookieless ``/(S(...))/`` path segments."""
+    cookieless ``/(S(...))/`` path segments; nothing from a URL whose path
+    carries another (:func:`embeds_url`)."""
     path = u.path
     if ";" in path:
         path = params.SESSION_PATH_PARAM.sub("", path)
@@ -291,6 +305,10 @@ def session_ids(u: SplitURL, p: Policy) -> SplitURL:
         keep = p.keep_params
         query = _filter_query(query, lambda name, value: params.is_session_param(name, value) and name not in keep)
     if path == u.path and query == u.query:
+        return u
+    # (Judged on the path dot segments will leave, as tracking_params, which runs
+    # after them, judges it: else a second pass could remove what the first kept.)
+    if embeds_url(remove_dot_segments_from_path(u.path) if "/." in u.path else u.path):
         return u
     return u._replace(path=path, query=query)
 
@@ -429,9 +447,10 @@ def _filter_query(query: str, drop: Callable[[str, str], bool]) -> str | None:
 
 def tracking_params(u: SplitURL, p: Policy) -> SplitURL:
     """Remove campaign/click tracking parameters (``utm_*``, ``fbclid``...) and
-    the names in ``URLNORM_REMOVE_PARAMS``, except those in ``URLNORM_KEEP_PARAMS``."""
+    the names in ``URLNORM_REMOVE_PARAMS``, except those in ``URLNORM_KEEP_PARAMS``;
+    none from a URL whose path carries another (:func:`embeds_url`)."""
     query = u.query
-    if not query or not (p.remove_params or params.mentions(params.TRACKING_HINT, query)):
+    if not query or not (p.remove_params or params.mentions(params.TRACKING_HINT, query)) or embeds_url(u.path):
         return u
     extra, keep = p.remove_params, p.keep_params
 

@@ -45,6 +45,8 @@ _SESSION_SEGMENTS = st.sampled_from(
     [
         "x.jsp;jsessionid=0A1B2C3D4E5F", "a;JSESSIONID=1", "b;sid=", "c;phpsessid=x;v=2", "d;x=1",
         "(S(lit3py55t21z5v55vlm25s55))", "(S(short))", "(A(abcdefgh12)S(12345678abcd))", ";jsessionid=z",
+        # Another URL in the path (a web archive's, a proxy's): its query keeps its parameters.
+        "http:/", "https:", "ftp:", "http%3A", "x:",
     ]
 )  # fmt: skip
 #: Parameter names: tracking and session names in several spellings, and

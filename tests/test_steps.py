@@ -283,6 +283,21 @@ class TestQuery:
         assert normalize_url("http://h/a?PHPSESSID=1&", safe_with_removal) == "http://h/a"
         assert normalize_url("http://h/a?", safe_with_removal) == "http://h/a?"  # was empty already: RFC keeps it
 
+    @pytest.mark.parametrize(
+        "url",
+        [
+            "http://a/web/20200615120000/http://w/index.php?title=Fig&fbclid=IwAR0&utm_source=rss",
+            "http://a/web/2020id_/https:/w/x?PHPSESSID=8f2d6a4c&utm_medium=mail",
+            "http://a/proxy/http%3A/w/x;jsessionid=0123456789ABCDEF?gclid=1",
+        ],
+    )
+    def test_parameters_of_a_url_embedded_in_the_path_stay(self, url: str) -> None:
+        # A web archive's capture of /x?fbclid=1 is not its capture of /x: the query
+        # belongs to the archived URL, part of the resource's name (wild seed 20 lost one).
+        normalized = normalize_url(url)
+        assert all(name in normalized for name in ("fbclid", "utm_", "PHPSESSID", "gclid", "jsessionid") if name in url)
+        assert normalize_url("http://a/web/2020/page?utm_source=rss") == "http://a/web/2020/page"
+
     def test_plus_and_space_escape_stay_distinct(self) -> None:
         assert normalize_url("http://h/?q=a+b") != normalize_url("http://h/?q=a%20b")
         assert normalize_url("http://h/?q=a b") == "http://h/?q=a%20b"
