@@ -25,6 +25,12 @@ for the size: the rest is then a date the pages share, not a digest
 the host is asked once about a tag it never gave (:mod:`scrapy_urlnorm.canary`):
 one that answers ``304`` does not compare tags, and its tags are never used. A ``304`` whose own ``ETag``
 differs from the tag sent is inconclusive: the audit is fetched in full.
+An entity tag is never evidence between two query spellings of one path (an
+``ignore_param`` drop, or a tracking parameter's): applications key their tags
+on the record the path names, not on the query (Rails' ``fresh_when(@article)``
+gives every ``?page=`` of an article the article's tag, and answers ``304`` for
+page 1 to page 2's tag: the third generator's seed 608 lost page 1 so). Such an
+audit is a download.
 The residual risk is two distinct files of one size and modification time
 that a rule merges, on a host whose other pages all have dates of their own
 (or whose tags hide size and date in a hash):
@@ -72,6 +78,9 @@ if TYPE_CHECKING:
     from .audits import AuditDesk
     from .canary import TagCanary
 
+#: Drop reasons whose URLs differ from their representative's in the query only: a tag
+#: says nothing between them (see the module's docstring).
+QUERY_REASONS = frozenset({"learned:ignore_param", "tracking_params"})
 #: Entity tags of delivered representatives remembered (LRU), like their digests.
 TAGS_REMEMBERED = 100_000
 #: (host, tag) -> digest pairs remembered to catch tags shared by different pages (LRU).
@@ -214,7 +223,7 @@ class CheapAudits:
             return  # sent conditionally once already: fetched in full now
         if has_conditions(request):
             return  # the request's own conditions: its answer is the spider's business
-        if self._links_differ(request, audit["reason"]):
+        if self._links_differ(request, audit["reason"]) or audit["reason"] in QUERY_REASONS:
             return
         if "head" not in audit and self._ask_head(request, audit):
             request.method = "HEAD"  # in place, as the header below: the same request goes on
@@ -239,9 +248,10 @@ class CheapAudits:
         """Whether an audit of ``request`` against ``key`` (delivered) could be settled
         without a download: by its representative's entity tag, or as a negotiated file.
         Only for the families verified on every drop (two pages that may be one): a
-        redirect-taught rule's check is a redirect, which downloads nothing anyway."""
+        redirect-taught rule's check is a redirect, which downloads nothing anyway; and
+        never between two query spellings of a path (``QUERY_REASONS``)."""
         tags = self.tags
-        if tags is None or reason.removeprefix("learned:") not in VERIFIED_FAMILIES:
+        if tags is None or reason.removeprefix("learned:") not in VERIFIED_FAMILIES or reason in QUERY_REASONS:
             return False
         if request.method != "GET" or request.body or has_conditions(request):
             return False
