@@ -31,6 +31,14 @@ and Hugo aliases write them; sort orders and more pages on the listings), and
 ``--offsite`` draws ``allowed_domains`` from its hosts.
 
     python benchmarks/bench_differential.py --web frameworks --seeds 100 --start 500000
+
+``--web wild`` crawls the webs of a third generator, written by an outside checker
+(``demoweb.wildweb.generate_wild_web``: MediaWiki, static mirrors with encoded file
+names, PHP under Apache with ``<base href>``, a servlet application on ``:8080``
+beside another site on port 80, a CDN with one entity tag for every page, a web
+archive), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web wild --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ sys.path.insert(0, str(ROOT / "example_project"))
 
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
+from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
 
 #: How often a worker's reactor proves it is responsive (see ``run_workers``).
 HEARTBEAT_SECONDS = 5.0
@@ -141,6 +150,8 @@ def web_of(seed: int) -> RandomWeb:
     """The web ``seed`` is crawled on, with this run's generator and conditions."""
     if WEB == "frameworks":
         return generate_framework_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "wild":
+        return generate_wild_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -182,7 +193,12 @@ def row(comparison: Comparison) -> dict[str, Any]:
             {
                 "web": WEB,
                 "families": comparison.families,
-                "lost_families": sorted({family_of(comparison.web, doc.split("/", 1)[0]) for doc in comparison.lost}),
+                "lost_families": sorted(
+                    {
+                        (kind_of if WEB == "wild" else family_of)(comparison.web, doc.split("/", 1)[0])
+                        for doc in comparison.lost
+                    }
+                ),
             }
             if hasattr(comparison, "families")
             else {}
@@ -271,7 +287,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                     )
                     if REDIS_WORKERS:
                         seed_settings = {**seed_settings, "REDIS_URL": redis_url(Path(workdir).parent)}
-                    run = compare_frameworks if WEB == "frameworks" else compare
+                    run = {"frameworks": compare_frameworks, "wild": compare_wild}.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
@@ -678,12 +694,14 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks"),
+        choices=("random", "frameworks", "wild"),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
         "Pages, GitHub Pages, S3, Tomcat, Laravel, Next.js do; every option applies, --refresh and --params "
-        "as that generator's own versions, --offsite with allowed_domains drawn from its hosts)",
+        "as that generator's own versions, --offsite with allowed_domains drawn from its hosts) or wild "
+        "(demoweb.wildweb: MediaWiki, static mirrors with encoded names, PHP CMS with <base href>, a servlet "
+        "application on :8080 beside another site on port 80, a CDN with one entity tag, a web archive)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
