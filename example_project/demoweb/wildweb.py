@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import gzip
 import html
+import itertools
 import random
 import re
 import threading
@@ -237,7 +238,7 @@ class WildSite(TwinHosts):
         host = headers.get("Host", self.host).lower().rstrip(".")
         netloc = headers.get(NETLOC_HEADER, host).lower()
         port: int | None = None
-        head, sep, tail = netloc.rpartition(":")
+        _, sep, tail = netloc.rpartition(":")
         if sep and tail.isdigit() and "]" not in tail:
             port = int(tail)
         if self.twin in ("to_bare", "to_www") and host != self.host:
@@ -784,7 +785,7 @@ class ArchiveSite(WildSite):
 
     def natural_links(self, pen: Pen, rng: random.Random) -> None:
         for snaps in self.snapshots.values():
-            for (_, page), (_, later) in zip(snaps, snaps[1:], strict=False):
+            for (_, page), (_, later) in itertools.pairwise(snaps):
                 page.links.append(later.key)
                 later.links.append(page.key)
 
