@@ -45,7 +45,7 @@ def test_every_document_reachable_in_canonical_form(options: dict[str, bool]) ->
 
 def test_every_kind_is_drawn() -> None:
     kinds = {site.kind for seed in SEEDS for site in generate_wild_web(seed).hosts}  # type: ignore[attr-defined]
-    assert kinds == {"wiki", "mirror", "cms", "java", "cdn", "archive"}
+    assert kinds == {"wiki", "doku", "mirror", "cms", "java", "cdn", "archive"}
 
 
 def _site(kind: type, seed_range: range = range(200)) -> tuple[WildWeb, object]:
@@ -135,3 +135,17 @@ async def test_stock_collects_every_document_and_the_addon_too(seed: int, tmp_pa
     assert not comparison.sanity_problems(), comparison.report()
     assert comparison.stock.docs == comparison.web.documents
     assert not comparison.problems(), comparison.report()
+
+
+def test_doku_revision_of_the_import_date() -> None:
+    from demoweb.wildweb import DokuSite
+
+    web, site = _site(DokuSite)
+    assert isinstance(site, DokuSite)
+    base = f"http://{site.host}/doku.php"
+    for page_id, article in site.articles.items():
+        dated = web.resolve(f"{base}?id={page_id}&rev={site.imported}")
+        edited = (page_id, site.imported) in site.revisions
+        assert dated == (f"{site.host}/doku.php?id={page_id}&rev={site.imported}" if edited else article.doc_id)
+        assert web.resolve(f"{base}?id={page_id}&rev=1234567890") == article.doc_id
+        assert web.resolve(f"{base}?id={page_id.upper().replace(':', '/')}") == article.doc_id

@@ -13,7 +13,14 @@ from what a crawler meets on the real web that neither models; each host is one
   redirect), ``&printable=yes`` and unknown parameters change nothing;
   ``?oldid=N`` old revisions (a word different from the article), where the
   ``title`` parameter is ignored (``?title=Other&oldid=N`` is revision N);
-  ``&action=history`` a page of its own linking every revision.
+  ``&action=history`` and ``&action=info`` pages of their own (only ever spelled with
+  ``?title=``).
+- ``doku`` (DokuWiki): pages at ``/doku.php?id=ns:page`` (``id`` read as DokuWiki's
+  ``cleanID`` does: ``NS/Page`` is ``ns:page``, no redirect); every page has a revision
+  dated by the import that created the wiki (one 10-digit ``?rev=`` on every page):
+  the current page where it was never edited, an old revision (a word different)
+  where it was; a ``rev`` it has no revision for answers the current page with a
+  notice; ``&do=revisions`` a page of its own, other actions ``403``.
 - ``mirror`` (a wget/HTTrack mirror on a plain static server): UTF-8 paths (links
   as raw IRIs, lower-case escapes), ``~user`` directories (``%7E``/``%7e``), a file
   whose name holds an encoded ``?`` (``/list.html%3Fpage=2.html``) beside
@@ -40,8 +47,9 @@ from what a crawler meets on the real web that neither models; each host is one
 - ``archive`` (a Wayback-style web archive): ``/web/<14 digits>/http://host/path``
   snapshots of the other hosts' pages (two dates of one URL: two documents, a
   word apart), the archived URL's query part of the resource (``?utm_source=rss``
-  captured apart from the plain URL: another document), ``/web/<year>/...`` -> 302
-  the nearest snapshot, ``http:/`` (a merged ``//``) -> 301 ``http://``,
+  captured apart from the plain URL: another document), each capture's links
+  rewritten to its own date (``/web/<its date>/<link>``, a 302 to the nearest
+  capture of that URL, or a 404), ``/web/<year>/...`` -> 302 the nearest snapshot, ``http:/`` (a merged ``//``) -> 301 ``http://``,
   ``id_`` raw captures.
 
 Each host also draws its redirect status (301/302/303/307/308) and ``Location``
@@ -98,7 +106,7 @@ from .randomweb import (
 )
 from .server import NETLOC_HEADER, Reply, VirtualWeb
 
-KINDS = ("wiki", "mirror", "cms", "java", "cdn", "archive")
+KINDS = ("wiki", "doku", "mirror", "cms", "java", "cdn", "archive")
 #: Query parameters that select nothing on hosts that read their query (they ignore them).
 TRACKING = ("utm_source=rss", "utm_source=newsletter&utm_medium=email", "fbclid=IwAR0wild", "ref=sidebar")
 FRAGMENTS = ("top", "content", "footer", "cite_note-1")
@@ -113,6 +121,8 @@ _FILLER = (
 _SWAPS = (("quis", "quid"), ("risus", "rosus"), ("nulla", "nullo"), ("odio", "odium"), ("porta", "porto"))
 _HREF = re.compile(r'<a href="([^"]*)"')
 _BASE = re.compile(r'<base href="([^"]*)">')
+#: Tracking parameters of URLs an archive captured (each capture a record of its own).
+_CAPTURED_TRACKING = ("utm_source=rss", "fbclid=IwAR0wild", "gclid=EAIaIQobChMI", "_ga=2.1234.5678", "mc_cid=3f2a1b")
 _ADS = ("Buy more widgets!", "Try our new app", "Sponsored: cheap flights", "Subscribe today")
 
 #: The request method the in-process server is answering, per server thread (see :func:`serve_wild`).
@@ -379,6 +389,7 @@ class WikiSite(WildSite):
         self.current: dict[str, str] = {}  # title -> its current oldid
         self.articles: dict[str, Page] = {}
         self.histories: dict[str, Page] = {}
+        self.infos: dict[str, Page] = {}
         titles = ["Main_Page"]
         stems = rng.sample(("Apple_pie", "Banana_bread", "Cherry_tart", "Lemon_cake", "Plum_jam", "Fig_roll"), 4)
         trap = rng.random() < 0.7
@@ -408,6 +419,8 @@ class WikiSite(WildSite):
             if olds:
                 history = self.add("/w/index.php", f"title={title}&action=history")
                 self.histories[title] = history
+            if rng.random() < 0.3 and len(self.pages) < budget:
+                self.infos[title] = self.add("/w/index.php", f"title={title}&action=info")
         if len(self.revisions) >= 1:
             self.traps.append("?title=X&oldid=N is revision N whatever X")
 
@@ -453,6 +466,8 @@ class WikiSite(WildSite):
                 return self.redirect(authority, "/w/index.php?title=" + encode_path(self.normal(title)), 301)
             if params.get("action") == "history" and title in self.histories:
                 return self.render(self.histories[title])
+            if params.get("action") == "info" and title in self.infos:
+                return self.render(self.infos[title])
             if params.get("action", "view") == "view":
                 return self.article(title)
         return self.fall_back(authority, raw_path)
@@ -490,6 +505,9 @@ class WikiSite(WildSite):
         return []
 
     def natural_links(self, pen: Pen, rng: random.Random) -> None:
+        for title, info in self.infos.items():
+            self.articles[title].links.append(f"/w/index.php?title={title}&action=info")
+            info.links.append(f"/wiki/{title}")
         for title, history in self.histories.items():
             article = self.articles[title]
             article.links.append(f"/w/index.php?title={title}&action=history")
@@ -498,6 +516,103 @@ class WikiSite(WildSite):
                 if revision.query.startswith(f"title={title}&"):
                     history.links.append(rng.choice((f"?title={title}&oldid={oldid}", f"/w/index.php?oldid={oldid}")))
             history.links.append(f"/w/index.php?title={title}&oldid={self.current[title]}")
+
+
+class DokuSite(WildSite):
+    """DokuWiki: see the module's docstring."""
+
+    def build(self, rng: random.Random, budget: int, others: list[Page]) -> None:
+        self.server = rng.choice(("Apache/2.4.57 (Debian)", "nginx/1.22.1"))
+        #: The import that created every page: one revision date on every page.
+        self.imported = str(rng.randrange(1_600_000_000, 1_650_000_000))
+        self.articles: dict[str, Page] = {}
+        self.revisions: dict[tuple[str, str], Page] = {}  # (id, rev) -> an old revision
+        self.current: dict[str, str] = {}  # id -> the date of its current revision
+        self.listings: dict[str, Page] = {}
+        ids = ["start"]
+        spaces = rng.sample(("wiki", "howto", "team", "infra", "ops"), 2)
+        while len(ids) * 2 < budget and len(ids) < 12:
+            page_id = f"{rng.choice(spaces)}:{rng.choice(_WORDS)}"
+            if page_id not in ids:
+                ids.append(page_id)
+        for page_id in ids:
+            self.articles[page_id] = self.add("/doku.php", f"id={page_id}")
+        edited = 0
+        for page_id in ids:
+            if rng.random() < 0.5 and len(self.pages) < budget:
+                edited += 1
+                revision = Page(f"{self.host}/doku.php?id={page_id}&rev={self.imported}", self.host, "/doku.php")
+                revision.query = f"id={page_id}&rev={self.imported}"
+                self.pages.append(revision)
+                self.revisions[(page_id, self.imported)] = revision
+                self.texts[revision.doc_id] = _first_word_swapped(self.texts[self.articles[page_id].doc_id], rng)
+                self.current[page_id] = str(int(self.imported) + rng.randrange(86_400, 90_000_000))
+                self.listings[page_id] = self.add("/doku.php", f"id={page_id}&do=revisions")
+            else:
+                self.current[page_id] = self.imported
+        self.traps.append(
+            f"?rev={self.imported} on every page: the current page on {len(ids) - edited}, "
+            f"an old revision on {edited}; an unknown rev answers the current page"
+        )
+
+    def clean(self, page_id: str) -> str:
+        """DokuWiki's ``cleanID``: lower case, ``/`` and ``;`` as namespace separators."""
+        return page_id.lower().replace("/", ":").replace(";", ":").strip(":")
+
+    def answer(self, authority: str, raw_path: str, query: str) -> Reply:
+        path = decode_path(raw_path)
+        special = self.specials.get((authority, path, query))
+        if special is not None:
+            return special
+        params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        if path == "/":
+            return self.redirect(authority, "/doku.php?id=start", 302)
+        if path != "/doku.php":
+            return self.fall_back(authority, raw_path)
+        page_id = self.clean(decode_path(params.get("id", "start")))
+        article = self.articles.get(page_id)
+        if article is None:
+            body = render(None, ["/doku.php?id=start"], title=page_id, text="This topic does not exist yet")
+            return Reply(404, body, {"Content-Type": "text/html; charset=utf-8"})
+        action = params.get("do", "show")
+        if action == "revisions" and page_id in self.listings:
+            return self.render(self.listings[page_id])
+        if action != "show":
+            body = render(None, [article.key], title="Login", text="You are not allowed to do that.")
+            return Reply(403, body, {"Content-Type": "text/html; charset=utf-8"})
+        rev = params.get("rev", "")
+        if rev and (page_id, rev) in self.revisions:
+            return self.render(self.revisions[(page_id, rev)])
+        reply = self.render(article)
+        if rev and rev != self.current[page_id]:  # no such revision: the current one, with a notice
+            notice = b"<div class='notify'>This revision does not exist.</div>"
+            reply = Reply(200, reply.body.replace(b"<p>", notice + b"<p>", 1), reply.headers)
+        return reply
+
+    def spellings(self, page: Page) -> list[str]:
+        base = f"http://{self.host}/doku.php"
+        for page_id, article in self.articles.items():
+            if article is page:
+                upper = page_id.replace(":", "/").upper()
+                return [
+                    f"{base}?id={upper}",
+                    f"{base}?id={page_id.replace(':', '/')}",
+                    f"{base}?id={page_id}&rev={self.current[page_id]}",
+                    f"{base}?id={page_id}&rev={self.imported}",
+                    f"{base}?id={page_id}&rev={int(self.current[page_id]) + 7}",
+                    f"{base}?id={page_id}&utm_source=rss",
+                ]
+        return []
+
+    def natural_links(self, pen: Pen, rng: random.Random) -> None:
+        for page_id, listing in self.listings.items():
+            article = self.articles[page_id]
+            article.links.append(f"?id={page_id}&do=revisions")
+            listing.links += [f"?id={page_id}&rev={self.imported}", f"?id={page_id}&rev={self.current[page_id]}"]
+            listing.links.append(article.key)
+        for page_id, article in self.articles.items():
+            if page_id not in self.listings and rng.random() < 0.5:
+                article.links.append(f"/doku.php?id={page_id}&rev={self.imported}")  # "permalink to this version"
 
 
 class MirrorSite(WildSite):
@@ -717,11 +832,12 @@ class ArchiveSite(WildSite):
         self.server = "nginx"
         self.snapshots: dict[str, list[tuple[str, Page]]] = {}  # archived URL -> (timestamp, page)
         self.add("/")
+        self.originals = {page.url: page for page in others}
         pool = [page.url for page in others] or ["http://example.test/"]
         while len(self.pages) < budget:
             url = rng.choice(pool)
             if rng.random() < 0.25:
-                url += ("&" if "?" in url else "?") + rng.choice(("utm_source=rss", "fbclid=IwAR0wild"))
+                url += ("&" if "?" in url else "?") + rng.choice(_CAPTURED_TRACKING)
             year = rng.choice((2019, 2021, 2023))
             stamp = f"{year}{rng.randrange(1, 13):02d}{rng.randrange(1, 28):02d}{rng.randrange(0, 24):02d}0000"
             if any(stamp == known for known, _ in self.snapshots.get(url, [])):
@@ -788,10 +904,21 @@ class ArchiveSite(WildSite):
             for (_, page), (_, later) in itertools.pairwise(snaps):
                 page.links.append(later.key)
                 later.links.append(page.key)
+        # As the Wayback Machine rewrites a capture's links: each to the capture's own date,
+        # which redirects to the nearest capture of that URL (or is a 404: never archived).
+        for url, snaps in self.snapshots.items():
+            original = self.originals.get(url)
+            if original is None:
+                continue
+            outlinks = [pen.lands(original, href) for href in original.links[:8]]
+            for stamp, page in snaps:
+                for link in rng.sample(outlinks, min(3, len(outlinks))):
+                    page.links.append(f"/web/{stamp}/{link}")
 
 
 _CLASSES: dict[str, type[WildSite]] = {
     "wiki": WikiSite,
+    "doku": DokuSite,
     "mirror": MirrorSite,
     "cms": CmsSite,
     "java": JavaSite,
@@ -1048,7 +1175,7 @@ def generate_wild_web(seed: int, *, meta_refresh: bool = False, query_pages: boo
                 location = f"http://{other.host}{hop}"
                 other.loops.append(f"{hop}->{target.url}")
             else:
-                location = target.url
+                location = target.url + ("?" if rng.random() < 0.2 and "?" not in target.url else "")
             path = f"/moved-{number}"
             status = rng.choice((301, 302, 303, 307, 308))
             authority = site.pages[0].host
