@@ -45,7 +45,7 @@ def test_every_document_reachable_in_canonical_form(options: dict[str, bool]) ->
 
 def test_every_kind_is_drawn() -> None:
     kinds = {site.kind for seed in SEEDS for site in generate_wild_web(seed).hosts}  # type: ignore[attr-defined]
-    assert kinds == {"wiki", "doku", "mirror", "cms", "java", "cdn", "archive"}
+    assert kinds == {"wiki", "doku", "records", "mirror", "cms", "java", "cdn", "archive"}
 
 
 def _site(kind: type, seed_range: range = range(200)) -> tuple[WildWeb, object]:
@@ -149,3 +149,22 @@ def test_doku_revision_of_the_import_date() -> None:
         assert dated == (f"{site.host}/doku.php?id={page_id}&rev={site.imported}" if edited else article.doc_id)
         assert web.resolve(f"{base}?id={page_id}&rev=1234567890") == article.doc_id
         assert web.resolve(f"{base}?id={page_id.upper().replace(':', '/')}") == article.doc_id
+
+
+def test_records_share_one_tag_across_comment_pages() -> None:
+    from demoweb.wildweb import RecordsSite
+
+    for seed in range(200):
+        web = generate_wild_web(seed)
+        for site in web.hosts:
+            if isinstance(site, RecordsSite):
+                second = next((page for page in site.pages if page.query == "page=2"), None)
+                if second is None:
+                    continue
+                first = f"http://{second.host}{second.path}"
+                tag = web.fetch(first).headers["ETag"]
+                assert web.resolve(first + "?page=1") == web.resolve(first) != second.doc_id
+                assert web.fetch(second.url).headers["ETag"] == tag
+                assert web.fetch(second.url, {"If-None-Match": tag}).status == 304
+                return
+    raise AssertionError("no records host with a second page")

@@ -21,6 +21,11 @@ from what a crawler meets on the real web that neither models; each host is one
   the current page where it was never edited, an old revision (a word different)
   where it was; a ``rev`` it has no revision for answers the current page with a
   notice; ``&do=revisions`` a page of its own, other actions ``403``.
+- ``records`` (a Rails application): ``/articles/<id>`` with comment pages
+  ``?page=2``..., ``?page=1`` (or a page it cannot read) the first page, ``?ref=``
+  ignored; its entity tags key on the record (``fresh_when(@article)``), so every
+  page of one record has one weak tag and answers ``304`` to it, as Rails does when
+  the tag leaves the page number out.
 - ``mirror`` (a wget/HTTrack mirror on a plain static server): UTF-8 paths (links
   as raw IRIs, lower-case escapes), ``~user`` directories (``%7E``/``%7e``), a file
   whose name holds an encoded ``?`` (``/list.html%3Fpage=2.html``) beside
@@ -106,7 +111,7 @@ from .randomweb import (
 )
 from .server import NETLOC_HEADER, Reply, VirtualWeb
 
-KINDS = ("wiki", "doku", "mirror", "cms", "java", "cdn", "archive")
+KINDS = ("wiki", "doku", "records", "mirror", "cms", "java", "cdn", "archive")
 #: Query parameters that select nothing on hosts that read their query (they ignore them).
 TRACKING = ("utm_source=rss", "utm_source=newsletter&utm_medium=email", "fbclid=IwAR0wild", "ref=sidebar")
 FRAGMENTS = ("top", "content", "footer", "cite_note-1")
@@ -317,8 +322,10 @@ class WildSite(TwinHosts):
         if reply.status != 200:
             return Reply(reply.status, reply.body, answer)
         body = reply.body
-        tag = ""
-        if self.etags == "constant":
+        tag = answer.get("ETag", "")  # (a kind's own validator, if it sets one)
+        if tag:
+            pass
+        elif self.etags == "constant":
             tag = self.deploy
         elif self.etags == "content":
             tag = f'"{zlib.crc32(body):08x}"'
@@ -613,6 +620,70 @@ class DokuSite(WildSite):
         for page_id, article in self.articles.items():
             if page_id not in self.listings and rng.random() < 0.5:
                 article.links.append(f"/doku.php?id={page_id}&rev={self.imported}")  # "permalink to this version"
+
+
+class RecordsSite(WildSite):
+    """A Rails application whose validators key on the record: see the module's docstring."""
+
+    def build(self, rng: random.Random, budget: int, others: list[Page]) -> None:
+        self.server = rng.choice(("Puma", "nginx/1.24.0 + Phusion Passenger(R) 6.0.18", "Cowboy"))
+        self.tags: dict[str, str] = {}  # path -> the tag of its record, whatever the page
+        section = rng.choice(("articles", "posts", "products", "recipes"))
+        listing = f"/{section}"
+        self.add(listing)
+        self.tags[listing] = f'W/"{rng.getrandbits(64):016x}"'
+        pages = rng.randint(1, 3)
+        for number in range(2, pages + 1):
+            self.add(listing, f"page={number}")
+        while len(self.pages) < budget:
+            path = f"/{section}/{rng.randrange(10, 5000)}"
+            if path in self.tags:
+                continue
+            self.add(path)
+            self.tags[path] = f'W/"{rng.getrandbits(64):016x}"'
+            for number in range(2, rng.choice((1, 1, 2, 3, 4)) + 1):  # comment pages
+                self.add(path, f"page={number}")
+        paged = [path for path in self.tags if (self.host, path, "page=2") in self.routes]
+        if paged:
+            self.traps.append(
+                f"?page=2 beside ?page=1 (= no page) on {len(paged)} paths, one entity tag for every "
+                "page of a record (fresh_when(@record) ignores the page)"
+            )
+
+    def query_key(self, path: str, query: str) -> str:
+        kept = [p for p in query.split("&") if p.startswith("page=")]
+        page = kept[-1].partition("=")[2] if kept else "1"
+        page = page if page.isdigit() and page != "0" else "1"  # (Kaminari: a page it cannot read is the first)
+        return "" if page == "1" else f"page={int(page)}"
+
+    def answer(self, authority: str, raw_path: str, query: str) -> Reply:
+        reply = super().answer(authority, raw_path, query)
+        path = decode_path(raw_path).removesuffix("/")
+        if reply.status == 200 and path in self.tags:
+            reply = Reply(200, reply.body, {**reply.headers, "ETag": self.tags[path]})
+        return reply
+
+    def fall_back(self, authority: str, raw_path: str) -> Reply:
+        return Reply(404, b"<html><body>The page you were looking for doesn't exist.</body></html>", {})
+
+    def spellings(self, page: Page) -> list[str]:
+        base = f"http://{page.host}{page.path}"
+        number = page.query.partition("=")[2] or "1"
+        return [
+            f"{base}?page={number}",
+            f"{base}?page={number}&ref=sidebar",
+            f"{base}?ref=nav&page={number}",
+            f"{base}?page={number}&page={number}",
+        ]
+
+    def natural_links(self, pen: Pen, rng: random.Random) -> None:
+        by_path: dict[str, list[Page]] = {}
+        for page in self.pages:
+            by_path.setdefault(page.path, []).append(page)
+        for pages in by_path.values():
+            for first, second in itertools.pairwise(pages):
+                first.links.append(f"?page={second.query.partition('=')[2]}")
+                second.links.append(rng.choice(("?page=1", first.path)) if not first.query else f"?{first.query}")
 
 
 class MirrorSite(WildSite):
@@ -919,6 +990,7 @@ class ArchiveSite(WildSite):
 _CLASSES: dict[str, type[WildSite]] = {
     "wiki": WikiSite,
     "doku": DokuSite,
+    "records": RecordsSite,
     "mirror": MirrorSite,
     "cms": CmsSite,
     "java": JavaSite,
