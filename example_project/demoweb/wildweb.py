@@ -52,7 +52,8 @@ from what a crawler meets on the real web that neither models; each host is one
 - ``archive`` (a Wayback-style web archive): ``/web/<14 digits>/http://host/path``
   snapshots of the other hosts' pages (two dates of one URL: two documents, a
   word apart), the archived URL's query part of the resource (``?utm_source=rss``
-  captured apart from the plain URL: another document), each capture's links
+  captured apart from the plain URL: another document; so is a URL some page wrote
+  with a doubled slash, ``http://h/docs//x``, captured on its own date), each capture's links
   rewritten to its own date (``/web/<its date>/<link>``, a 302 to the nearest
   capture of that URL, or a 404), ``/web/<year>/...`` -> 302 the nearest snapshot, ``http:/`` (a merged ``//``) -> 301 ``http://``,
   ``id_`` raw captures.
@@ -905,22 +906,37 @@ class ArchiveSite(WildSite):
         self.add("/")
         self.originals = {page.url: page for page in others}
         pool = [page.url for page in others] or ["http://example.test/"]
+        #: capture (doc id) -> the plain URL its page links as its own (a nav link to itself)
+        self.navs: dict[str, str] = {}
         while len(self.pages) < budget:
-            url = rng.choice(pool)
-            if rng.random() < 0.25:
+            url = clean = rng.choice(pool)
+            roll = rng.random()
+            if roll < 0.25:
                 url += ("&" if "?" in url else "?") + rng.choice(_CAPTURED_TRACKING)
+            elif roll < 0.4 and urlsplit(url).path not in ("", "/"):
+                # A link some page wrote with a doubled slash ($base/$path), captured on its own date:
+                # the original server merged the slashes, so it is the page as it was then.
+                parts = urlsplit(url)
+                inner = parts.path.rfind("/")
+                doubled = parts.path[:inner] + "/" + parts.path[inner:] if inner > 0 else "/" + parts.path
+                url = f"{parts.scheme}://{parts.netloc}{doubled}" + (f"?{parts.query}" if parts.query else "")
             year = rng.choice((2019, 2021, 2023))
             stamp = f"{year}{rng.randrange(1, 13):02d}{rng.randrange(1, 28):02d}{rng.randrange(0, 24):02d}0000"
             if any(stamp == known for known, _ in self.snapshots.get(url, [])):
                 continue
-            self.snap(stamp, url, rng)
+            page = self.snap(stamp, url, rng)
+            if url != clean:
+                self.navs[page.doc_id] = clean
             if rng.random() < 0.4:
                 later = f"{year + 1}0615120000"
                 if all(later != known for known, _ in self.snapshots[url]):
                     self.snap(later, url, rng)
-        tracked = [url for url in self.snapshots if "utm_source=" in url or "fbclid=" in url]
+        tracked = [url for url in self.snapshots if any(name.split("=")[0] + "=" in url for name in _CAPTURED_TRACKING)]
         if tracked:
             self.traps.append(f"captures of URLs with tracking parameters ({len(tracked)})")
+        doubled = [url for url in self.snapshots if "//" in url.partition("://")[2]]
+        if doubled:
+            self.traps.append(f"captures of URLs with a doubled slash ({len(doubled)})")
         if any(len(snaps) > 1 for snaps in self.snapshots.values()):
             self.traps.append("two dates of one URL")
 
@@ -975,6 +991,9 @@ class ArchiveSite(WildSite):
             for (_, page), (_, later) in itertools.pairwise(snaps):
                 page.links.append(later.key)
                 later.links.append(page.key)
+        for doc_id, clean in self.navs.items():  # the page's own nav link, at the capture's date
+            page = next(page for page in self.pages if page.doc_id == doc_id)
+            page.links.append(f"/web/{page.path.split('/')[2]}/{clean}")
         # As the Wayback Machine rewrites a capture's links: each to the capture's own date,
         # which redirects to the nearest capture of that URL (or is a 404: never archived).
         for url, snaps in self.snapshots.items():
