@@ -19,8 +19,8 @@ from what a crawler meets on the real web that neither models; each host is one
   ``cleanID`` does: ``NS/Page`` is ``ns:page``, no redirect); every page has a revision
   dated by the import that created the wiki (one 10-digit ``?rev=`` on every page):
   the current page where it was never edited, an old revision (a word different)
-  where it was; a ``rev`` it has no revision for answers the current page with a
-  notice; ``&do=revisions`` a page of its own, other actions ``403``.
+  where it was; a ``rev`` it has no revision for answers the current page (with a
+  notice on half the hosts, byte for byte on the others); ``&do=revisions`` a page of its own, other actions ``403``.
 - ``records`` (a Rails application): ``/articles/<id>`` with comment pages
   ``?page=2``..., ``?page=1`` (or a page it cannot read) the first page, ``?ref=``
   ignored; its entity tags key on the record (``fresh_when(@article)``), so every
@@ -533,6 +533,8 @@ class DokuSite(WildSite):
         self.server = rng.choice(("Apache/2.4.57 (Debian)", "nginx/1.22.1"))
         #: The import that created every page: one revision date on every page.
         self.imported = str(rng.randrange(1_600_000_000, 1_650_000_000))
+        #: Whether a ``rev`` it has no revision for says so (else: the current page, byte for byte).
+        self.notice = rng.random() < 0.5
         self.articles: dict[str, Page] = {}
         self.revisions: dict[tuple[str, str], Page] = {}  # (id, rev) -> an old revision
         self.current: dict[str, str] = {}  # id -> the date of its current revision
@@ -561,6 +563,7 @@ class DokuSite(WildSite):
         self.traps.append(
             f"?rev={self.imported} on every page: the current page on {len(ids) - edited}, "
             f"an old revision on {edited}; an unknown rev answers the current page"
+            + (" with a notice" if self.notice else " byte for byte")
         )
 
     def clean(self, page_id: str) -> str:
@@ -592,7 +595,7 @@ class DokuSite(WildSite):
         if rev and (page_id, rev) in self.revisions:
             return self.render(self.revisions[(page_id, rev)])
         reply = self.render(article)
-        if rev and rev != self.current[page_id]:  # no such revision: the current one, with a notice
+        if self.notice and rev and rev != self.current[page_id]:  # no such revision: the current one, noted
             notice = b"<div class='notify'>This revision does not exist.</div>"
             reply = Reply(200, reply.body.replace(b"<p>", notice + b"<p>", 1), reply.headers)
         return reply
