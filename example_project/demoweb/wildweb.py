@@ -37,7 +37,9 @@ from what a crawler meets on the real web that neither models; each host is one
   another page; other directories have only ``index.html``; every page carries a
   ``<base href>`` (the site's root, now and then its ``www.`` twin's) and writes
   its links relative to it; unknown paths 302 to the home page, or a 200 that
-  echoes the URL; removed pages ``410 Gone``.
+  echoes the URL; removed pages ``410 Gone``; on half the hosts WPML's language
+  parameter: ``?lang=de`` is a translation on the pages that have one and is ignored
+  on every other (each page's switcher links its own ``?lang=de`` or ``?lang=en``).
 - ``java`` (a Tomcat/JAX-RS application on ``:8080`` beside another site on port
   80 of the same name): ``;jsessionid=`` ignored, ``;v=2`` matrix parameters select
   another version, ``h:8080/x`` and ``h/x`` different documents, and the
@@ -777,6 +779,15 @@ class CmsSite(WildSite):
             path = f"/old-{rng.choice(_WORDS)}-{number}.html"
             self.specials[(self.host, path, "")] = Reply(410, b"<html><body>Gone</body></html>", {})
             self.loops.append(f"{path}->410")
+        # WPML's language as a parameter: a page with a translation answers ?lang=de with it,
+        # every other page ignores the parameter (its default language, byte for byte).
+        self.translated: set[str] = set()
+        if rng.random() < 0.5:
+            originals = [page for page in self.pages if not page.query]
+            for page in rng.sample(originals, min(len(originals), rng.randint(1, 3))):
+                self.translated.add(decode_path(page.path))
+                self.add(decode_path(page.path), "lang=de")
+            self.traps.append(f"?lang=de a translation on {len(self.translated)} page(s), ignored on the others")
         www = rng.random() < 0.3 and self.twin == "same"
         root = f"http://{self.other_host if www else self.host}/"
         for page in self.pages:
@@ -784,7 +795,15 @@ class CmsSite(WildSite):
         self.notes.append(f"base={root}")
 
     def query_key(self, path: str, query: str) -> str:
-        return ""  # its scripts read no parameter: PHPSESSID, utm_source... change nothing
+        # Its scripts read no other parameter: PHPSESSID, utm_source... change nothing.
+        if path in getattr(self, "translated", ()) and "lang=de" in query.split("&"):
+            return "lang=de"
+        return ""
+
+    def natural_links(self, pen: Pen, rng: random.Random) -> None:
+        if self.translated:
+            for page in self.pages:
+                page.links.append(page.key + ("&" if page.query else "?") + rng.choice(("lang=de", "lang=en")))
 
     def answer(self, authority: str, raw_path: str, query: str) -> Reply:
         path = decode_path(raw_path)
@@ -1227,7 +1246,7 @@ def generate_wild_web(seed: int, *, meta_refresh: bool = False, query_pages: boo
         site.location = rng.choice(("absolute", "relative", "upper", "port", "schemeless"))
         site.etags = rng.choice(("none", "none", "content", "weak"))
         site.last_modified = rng.random() < 0.3
-        site.head = rng.choice(("same", "same", "same", "405", "plain"))
+        site.head = rng.choice(("same", "same", "405", "plain", "plain"))
         if site.head == "plain" and site.etags == "none":
             site.etags = "content"
         site.gzip = rng.random() < 0.3
