@@ -25,7 +25,9 @@ from what a crawler meets on the real web that neither models; each host is one
   ``?page=2``..., ``?page=1`` (or a page it cannot read) the first page, ``?ref=``
   ignored; its entity tags key on the record (``fresh_when(@article)``), so every
   page of one record has one weak tag and answers ``304`` to it, as Rails does when
-  the tag leaves the page number out.
+  the tag leaves the page number out; a third of them also name the record's URL
+  (page 1) in ``Content-Location`` on every page of it (not sure how common: the
+  header is rarer than the ``rel=canonical`` such paginations get wrong).
 - ``mirror`` (a wget/HTTrack mirror on a plain static server): UTF-8 paths (links
   as raw IRIs, lower-case escapes), ``~user`` directories (``%7E``/``%7e``), a file
   whose name holds an encoded ``?`` (``/list.html%3Fpage=2.html``) beside
@@ -634,6 +636,11 @@ class RecordsSite(WildSite):
     def build(self, rng: random.Random, budget: int, others: list[Page]) -> None:
         self.server = rng.choice(("Puma", "nginx/1.24.0 + Phusion Passenger(R) 6.0.18", "Cowboy"))
         self.tags: dict[str, str] = {}  # path -> the tag of its record, whatever the page
+        #: The record's URL as ``Content-Location`` on every page of it (the helper that writes
+        #: ``rel=canonical`` to page 1, as misconfigured paginations do, writing the header too).
+        self.content_location = rng.random() < 0.35
+        if self.content_location:
+            self.notes.append("Content-Location=the-record's-URL-on-every-page")
         section = rng.choice(("articles", "posts", "products", "recipes"))
         listing = f"/{section}"
         self.add(listing)
@@ -666,7 +673,10 @@ class RecordsSite(WildSite):
         reply = super().answer(authority, raw_path, query)
         path = decode_path(raw_path).removesuffix("/")
         if reply.status == 200 and path in self.tags:
-            reply = Reply(200, reply.body, {**reply.headers, "ETag": self.tags[path]})
+            extra = {"ETag": self.tags[path]}
+            if self.content_location:
+                extra["Content-Location"] = encode_path(path)
+            reply = Reply(200, reply.body, {**reply.headers, **extra})
         return reply
 
     def fall_back(self, authority: str, raw_path: str) -> Reply:
