@@ -3,10 +3,12 @@ canonical form, its quirks answered as described, and a differential crawl or tw
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import pytest_twisted
+from demoweb.randomweb import CrawlOrder
 from demoweb.wildweb import (
     ArchiveSite,
     CdnSite,
@@ -168,3 +170,24 @@ def test_records_share_one_tag_across_comment_pages() -> None:
                 assert web.fetch(second.url, {"If-None-Match": tag}).status == 304
                 return
     raise AssertionError("no records host with a second page")
+
+
+#: Losses this generator found (replayed in their crawl orders; xfail until the add-on keeps them):
+#: seed 580, lifo-c1-prio: a web archive's capture of a URL with ``utm_source`` dropped by the fixed
+#: ``tracking_params`` step against the capture of the plain URL (``archive1.test/web/20240615120000/
+#: http://java0.test:8080/app/team?utm_source=rss``); seed 608 with ``--refresh --params`` (and the run's
+#: ``--dynamic --lenient``, not needed), lifo-c1: a Rails host's page 1 answered ``304`` to the
+#: record-keyed entity tag of its ``?page=2`` (``records2.test/products/218``).
+KNOWN_LOSSES = [
+    (580, {}),
+    (608, {"refresh": True, "params": True}),
+]
+
+
+@pytest.mark.xfail(reason="known losses of the add-on on wild webs (see KNOWN_LOSSES)", strict=False)
+@pytest.mark.parametrize(("seed", "flags"), KNOWN_LOSSES, ids=[str(seed) for seed, _ in KNOWN_LOSSES])
+@pytest_twisted.ensureDeferred
+async def test_known_losses(seed: int, flags: dict[str, bool], tmp_path: Path) -> None:
+    comparison = await compare_wild(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), **flags))
+    assert not comparison.sanity_problems(), comparison.report()
+    assert not comparison.problems(), comparison.report()
