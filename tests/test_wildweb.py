@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_twisted
@@ -187,7 +188,7 @@ KNOWN_LOSSES = [
 @pytest.mark.xfail(reason="known losses of the add-on on wild webs (see KNOWN_LOSSES)", strict=False)
 @pytest.mark.parametrize(("seed", "flags"), KNOWN_LOSSES, ids=[str(seed) for seed, _ in KNOWN_LOSSES])
 @pytest_twisted.ensureDeferred
-async def test_known_losses(seed: int, flags: dict[str, bool], tmp_path: Path) -> None:
+async def test_known_losses(seed: int, flags: dict[str, Any], tmp_path: Path) -> None:
     comparison = await compare_wild(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), **flags))
     assert not comparison.sanity_problems(), comparison.report()
     assert not comparison.problems(), comparison.report()

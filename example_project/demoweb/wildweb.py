@@ -959,16 +959,16 @@ class ArchiveSite(WildSite):
             page = self.snap(stamp, url, rng)
             if url != clean:
                 self.navs[page.doc_id] = clean
-            if rng.random() < 0.4:
+            if rng.random() < 0.4:  # captured again by the next year's big crawl (one date for all it took)
                 later = f"{year + 1}0615120000"
                 if all(later != known for known, _ in self.snapshots[url]):
                     self.snap(later, url, rng)
         tracked = [url for url in self.snapshots if any(name.split("=")[0] + "=" in url for name in _CAPTURED_TRACKING)]
         if tracked:
             self.traps.append(f"captures of URLs with tracking parameters ({len(tracked)})")
-        doubled = [url for url in self.snapshots if "//" in url.partition("://")[2]]
-        if doubled:
-            self.traps.append(f"captures of URLs with a doubled slash ({len(doubled)})")
+        doubled_urls = [url for url in self.snapshots if "//" in url.partition("://")[2]]
+        if doubled_urls:
+            self.traps.append(f"captures of URLs with a doubled slash ({len(doubled_urls)})")
         if any(len(snaps) > 1 for snaps in self.snapshots.values()):
             self.traps.append("two dates of one URL")
 
