@@ -173,22 +173,22 @@ def test_records_share_one_tag_across_comment_pages() -> None:
     raise AssertionError("no records host with a second page")
 
 
-#: Losses this generator found (replayed in their crawl orders; xfail until the add-on keeps them):
-#: seed 580, lifo-c1-prio: a web archive's capture of a URL with ``utm_source`` dropped by the fixed
+#: Losses this generator found in its first runs, replayed in their crawl orders: seed 580,
+#: lifo-c1-prio: a web archive's capture of a URL with ``utm_source`` dropped by the fixed
 #: ``tracking_params`` step against the capture of the plain URL (``archive1.test/web/20240615120000/
-#: http://java0.test:8080/app/team?utm_source=rss``); seed 608 with ``--refresh --params`` (and the run's
-#: ``--dynamic --lenient``, not needed), lifo-c1: a Rails host's page 1 answered ``304`` to the
-#: record-keyed entity tag of its ``?page=2`` (``records2.test/products/218``).
-KNOWN_LOSSES = [
+#: http://java0.test:8080/app/team?utm_source=rss``; a URL inside a path now keeps its parameters);
+#: seed 608 with ``--refresh --params``, lifo-c1: a Rails host's page 1 answered ``304`` to the
+#: record-keyed entity tag of its ``?page=2`` (``records2.test/products/218``; a tag is now no
+#: evidence between two query spellings of a path).
+LOSSES_FOUND = [
     (580, {}),
     (608, {"refresh": True, "params": True}),
 ]
 
 
-@pytest.mark.xfail(reason="known losses of the add-on on wild webs (see KNOWN_LOSSES)", strict=False)
-@pytest.mark.parametrize(("seed", "flags"), KNOWN_LOSSES, ids=[str(seed) for seed, _ in KNOWN_LOSSES])
+@pytest.mark.parametrize(("seed", "flags"), LOSSES_FOUND, ids=[str(seed) for seed, _ in LOSSES_FOUND])
 @pytest_twisted.ensureDeferred
-async def test_known_losses(seed: int, flags: dict[str, Any], tmp_path: Path) -> None:
+async def test_losses_found_stay_fixed(seed: int, flags: dict[str, Any], tmp_path: Path) -> None:
     comparison = await compare_wild(seed, tmp_path, order=replace(CrawlOrder.from_seed(seed), **flags))
     assert not comparison.sanity_problems(), comparison.report()
     assert not comparison.problems(), comparison.report()
