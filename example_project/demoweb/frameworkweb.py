@@ -102,29 +102,22 @@ import re
 import zlib
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from .randomweb import (
-    ADDON,
     FRAGMENTS,
     TRACKING,
-    Comparison,
     CrawlOrder,
-    CrawlSummary,
+    FamilyComparison,
     Page,
     RandomWeb,
     TwinHosts,
     _relative,
-    allowed_domains,
-    crawl_web,
-    crawl_with_stops,
+    compare_by_family,
     render_page,
-    serve,
-    told_from_cookie_luck,
-    web_settings,
 )
 from .server import Reply, request_cookie
 
@@ -1618,27 +1611,13 @@ def _add_refreshes(rng: random.Random, web: RandomWeb, pen: LinkPen) -> None:
 # -- the comparison -------------------------------------------------------------------------------
 
 
-@dataclass
-class FrameworkComparison(Comparison):
-    #: family -> {"stock": requests, "addon": requests, "stock_pages": 200s with a doc, ...}
-    families: dict[str, dict[str, int]] = field(default_factory=dict)
+class FrameworkComparison(FamilyComparison):
+    """A comparison on a frameworks web: requests, pages and documents per family."""
 
 
 def family_of(web: RandomWeb, host: str) -> str:
     site = web.sites.get(host)
     return getattr(site, "family", "?")
-
-
-def _tally(web: RandomWeb, hits: list[Any], doc_ids: list[str], side: str, out: dict[str, dict[str, int]]) -> None:
-    for hit in hits:
-        row = out.setdefault(family_of(web, hit.host), {})
-        row[f"{side}_requests"] = row.get(f"{side}_requests", 0) + 1
-    for doc in doc_ids:
-        row = out.setdefault(family_of(web, doc.split("/", 1)[0]), {})
-        row[f"{side}_pages"] = row.get(f"{side}_pages", 0) + 1
-    for doc in set(doc_ids):
-        row = out.setdefault(family_of(web, doc.split("/", 1)[0]), {})
-        row[f"{side}_docs"] = row.get(f"{side}_docs", 0) + 1
 
 
 async def compare_frameworks(
@@ -1651,38 +1630,6 @@ async def compare_frameworks(
     family where a crawl runs on one server (not with stops or kills)."""
     order = order or CrawlOrder.from_seed(seed)
     web = generate_framework_web(seed, meta_refresh=order.refresh, query_pages=order.params)
-    both: dict[str, Any] = web_settings(web, order)
-    if order.offsite:
-        both["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(web, seed)
-    families: dict[str, dict[str, int]] = {}
-    with serve(web, order) as server:
-        stock = await crawl_web(web, order, both, workdir / "stock", server=server)
-        _tally(web, server.hits, stock.doc_ids, "stock", families)
-    settings = {**ADDON, **both, **(addon_settings or {})}
-    baseline = web.simulate_stock()[0] if order.flaky else 0
-    guard = 3 * max(stock.requests, baseline) + 40
-    addon: CrawlSummary
-    if order.redis_workers:
-        from .distributed import crawl_distributed
-
-        addon = await crawl_distributed(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-        _tally(web, [], addon.doc_ids, "addon", families)
-    elif order.jobdir and order.kills:
-        from .killed import crawl_with_kills
-
-        addon = await crawl_with_kills(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-        _tally(web, [], addon.doc_ids, "addon", families)
-    elif order.jobdir and order.stops:
-        addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
-        _tally(web, [], addon.doc_ids, "addon", families)
-    else:
-        with serve(web, order) as server:
-            addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard, server=server)
-            _tally(web, server.hits, addon.doc_ids, "addon", families)
-    return await told_from_cookie_luck(
-        FrameworkComparison(seed, order, web, stock, addon, baseline, families=families), both, workdir
+    return await compare_by_family(
+        web, seed, workdir, addon_settings, order, family=family_of, comparison=FrameworkComparison
     )

@@ -1843,6 +1843,88 @@ async def compare(
     return await told_from_cookie_luck(Comparison(seed, order, web, stock, addon, baseline), both, workdir)
 
 
+@dataclass
+class FamilyComparison(Comparison):
+    """A comparison with requests, pages and documents tallied per family of host."""
+
+    #: family -> {"stock_requests": ..., "addon_requests": ..., "stock_pages": ..., "stock_docs": ...}
+    families: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+F = TypeVar("F", bound=FamilyComparison)
+
+
+def tally(
+    family: Callable[[RandomWeb, str], str],
+    web: RandomWeb,
+    hits: Iterable[Any],
+    doc_ids: list[str],
+    side: str,
+    out: dict[str, dict[str, int]],
+) -> None:
+    """Count ``side``'s requests (server ``hits``), pages and documents per ``family`` of host into ``out``."""
+    for hit in hits:
+        row = out.setdefault(family(web, hit.host), {})
+        row[f"{side}_requests"] = row.get(f"{side}_requests", 0) + 1
+    for doc in doc_ids:
+        row = out.setdefault(family(web, doc.split("/", 1)[0]), {})
+        row[f"{side}_pages"] = row.get(f"{side}_pages", 0) + 1
+    for doc in set(doc_ids):
+        row = out.setdefault(family(web, doc.split("/", 1)[0]), {})
+        row[f"{side}_docs"] = row.get(f"{side}_docs", 0) + 1
+
+
+async def compare_by_family(
+    web: RandomWeb,
+    seed: int,
+    workdir: Path,
+    addon_settings: Mapping[str, Any] | None,
+    order: CrawlOrder,
+    *,
+    family: Callable[[RandomWeb, str], str],
+    comparison: type[F],
+    serving: Callable[[RandomWeb, CrawlOrder], VirtualWeb] | None = None,
+) -> F:
+    """:func:`compare` on another generator's ``web``, with its requests, pages and documents
+    tallied per ``family`` of host where a crawl runs on one server (``serving``, default
+    :func:`serve`; not with stops, kills or Redis workers). With ``order.offsite`` both crawls
+    get this web's ``allowed_domains``."""
+    serving = serving or serve
+    both: dict[str, Any] = web_settings(web, order)
+    if order.offsite:
+        both["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(web, seed)
+    families: dict[str, dict[str, int]] = {}
+    with serving(web, order) as server:
+        stock = await crawl_web(web, order, both, workdir / "stock", server=server)
+        tally(family, web, server.hits, stock.doc_ids, "stock", families)
+    settings = {**ADDON, **both, **(addon_settings or {})}
+    baseline = web.simulate_stock()[0] if order.flaky else 0
+    guard = 3 * max(stock.requests, baseline) + 40
+    addon: CrawlSummary
+    if order.redis_workers:
+        from .distributed import crawl_distributed  # (it imports this module)
+
+        addon = await crawl_distributed(
+            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
+        )
+    elif order.jobdir and order.kills:
+        from .killed import crawl_with_kills  # (it imports this module)
+
+        addon = await crawl_with_kills(
+            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
+        )
+    elif order.jobdir and order.stops:
+        addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
+    else:
+        with serving(web, order) as server:
+            addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard, server=server)
+            tally(family, web, server.hits, addon.doc_ids, "addon", families)
+    if order.redis_workers or (order.jobdir and (order.kills or order.stops)):
+        tally(family, web, [], addon.doc_ids, "addon", families)
+    result = comparison(seed, order, web, stock, addon, baseline, families=families)
+    return await told_from_cookie_luck(result, both, workdir)
+
+
 async def told_from_cookie_luck(comparison: C, both: Mapping[str, Any], workdir: Path) -> C:
     """``comparison`` with its :attr:`~Comparison.cookie_luck`: what it would count lost
     that :func:`stock_misses_in_other_orders` finds stock misses too."""

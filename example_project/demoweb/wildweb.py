@@ -97,22 +97,16 @@ from urllib.parse import quote, unquote_to_bytes, urljoin, urlsplit
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .randomweb import (
-    ADDON,
     REDIRECT_STATUSES,
-    Comparison,
     CrawlOrder,
-    CrawlSummary,
+    FamilyComparison,
     Page,
     RandomWeb,
     TwinHosts,
     _relative,
-    allowed_domains,
-    crawl_web,
-    crawl_with_stops,
+    compare_by_family,
     doc_id_of,
     serve,
-    told_from_cookie_luck,
-    web_settings,
 )
 from .server import NETLOC_HEADER, Reply, VirtualWeb
 
@@ -1375,22 +1369,8 @@ def kind_of(web: RandomWeb, host: str) -> str:
     return getattr(site, "kind", "?")
 
 
-@dataclass
-class WildComparison(Comparison):
-    #: kind -> {"stock_requests": ..., "addon_requests": ..., "stock_pages": ..., ...}
-    families: dict[str, dict[str, int]] = field(default_factory=dict)
-
-
-def _tally(web: RandomWeb, hits: list[Any], doc_ids: list[str], side: str, out: dict[str, dict[str, int]]) -> None:
-    for hit in hits:
-        row = out.setdefault(kind_of(web, hit.host), {})
-        row[f"{side}_requests"] = row.get(f"{side}_requests", 0) + 1
-    for doc in doc_ids:
-        row = out.setdefault(kind_of(web, doc.split("/", 1)[0]), {})
-        row[f"{side}_pages"] = row.get(f"{side}_pages", 0) + 1
-    for doc in set(doc_ids):
-        row = out.setdefault(kind_of(web, doc.split("/", 1)[0]), {})
-        row[f"{side}_docs"] = row.get(f"{side}_docs", 0) + 1
+class WildComparison(FamilyComparison):
+    """A comparison on a wild web: requests, pages and documents per kind of host."""
 
 
 async def compare_wild(
@@ -1401,38 +1381,6 @@ async def compare_wild(
     quirks: their servers do not tell the method)."""
     order = order or CrawlOrder.from_seed(seed)
     web = generate_wild_web(seed, meta_refresh=order.refresh, query_pages=order.params)
-    both: dict[str, Any] = web_settings(web, order)
-    if order.offsite:
-        both["DEMOWEB_ALLOWED_DOMAINS"] = allowed_domains(web, seed)
-    families: dict[str, dict[str, int]] = {}
-    with serve_wild(web, order) as server:
-        stock = await crawl_web(web, order, both, workdir / "stock", server=server)
-        _tally(web, server.hits, stock.doc_ids, "stock", families)
-    settings = {**ADDON, **both, **(addon_settings or {})}
-    baseline = web.simulate_stock()[0] if order.flaky else 0
-    guard = 3 * max(stock.requests, baseline) + 40
-    addon: CrawlSummary
-    if order.redis_workers:
-        from .distributed import crawl_distributed
-
-        addon = await crawl_distributed(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-        _tally(web, [], addon.doc_ids, "addon", families)
-    elif order.jobdir and order.kills:
-        from .killed import crawl_with_kills
-
-        addon = await crawl_with_kills(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-        _tally(web, [], addon.doc_ids, "addon", families)
-    elif order.jobdir and order.stops:
-        addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
-        _tally(web, [], addon.doc_ids, "addon", families)
-    else:
-        with serve_wild(web, order) as server:
-            addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard, server=server)
-            _tally(web, server.hits, addon.doc_ids, "addon", families)
-    return await told_from_cookie_luck(
-        WildComparison(seed, order, web, stock, addon, baseline, families=families), both, workdir
+    return await compare_by_family(
+        web, seed, workdir, addon_settings, order, family=kind_of, comparison=WildComparison, serving=serve_wild
     )
