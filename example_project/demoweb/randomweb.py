@@ -1824,23 +1824,29 @@ async def compare(
     settings = {**ADDON, **both, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
     guard = 3 * max(stock.requests, baseline) + 40
+    addon = await crawl_restarted(web, order, settings, workdir / "addon", guard, stock.requests)
+    if addon is None:
+        addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard)
+    return await told_from_cookie_luck(Comparison(seed, order, web, stock, addon, baseline), both, workdir)
+
+
+async def crawl_restarted(
+    web: RandomWeb, order: CrawlOrder, settings: dict[str, Any], jobdir: Path, guard: int, stock_requests: int
+) -> CrawlSummary | None:
+    """The add-on's crawl where ``order`` runs it in more than one go: as Redis workers, or
+    stopped or killed and resumed (``None``: one ordinary crawl, the caller's to run)."""
+    expected = max(1, stock_requests // 3)
     if order.redis_workers:
         from .distributed import crawl_distributed  # (it imports this module)
 
-        addon = await crawl_distributed(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-    elif order.jobdir and order.kills:
+        return await crawl_distributed(web, order, settings, jobdir, page_guard=guard, expected=expected)
+    if order.jobdir and order.kills:
         from .killed import crawl_with_kills  # (it imports this module)
 
-        addon = await crawl_with_kills(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-    elif order.jobdir and order.stops:
-        addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
-    else:
-        addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard)
-    return await told_from_cookie_luck(Comparison(seed, order, web, stock, addon, baseline), both, workdir)
+        return await crawl_with_kills(web, order, settings, jobdir, page_guard=guard, expected=expected)
+    if order.jobdir and order.stops:
+        return await crawl_with_stops(web, order, settings, jobdir, page_guard=guard)
+    return None
 
 
 @dataclass
@@ -1900,27 +1906,14 @@ async def compare_by_family(
     settings = {**ADDON, **both, **(addon_settings or {})}
     baseline = web.simulate_stock()[0] if order.flaky else 0
     guard = 3 * max(stock.requests, baseline) + 40
-    addon: CrawlSummary
-    if order.redis_workers:
-        from .distributed import crawl_distributed  # (it imports this module)
-
-        addon = await crawl_distributed(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-    elif order.jobdir and order.kills:
-        from .killed import crawl_with_kills  # (it imports this module)
-
-        addon = await crawl_with_kills(
-            web, order, settings, workdir / "addon", page_guard=guard, expected=max(1, stock.requests // 3)
-        )
-    elif order.jobdir and order.stops:
-        addon = await crawl_with_stops(web, order, settings, workdir / "addon", page_guard=guard)
+    restarted = await crawl_restarted(web, order, settings, workdir / "addon", guard, stock.requests)
+    if restarted is not None:
+        addon = restarted
+        tally(family, web, [], addon.doc_ids, "addon", families)
     else:
         with serving(web, order) as server:
             addon = await crawl_web(web, order, settings, workdir / "addon", page_guard=guard, server=server)
             tally(family, web, server.hits, addon.doc_ids, "addon", families)
-    if order.redis_workers or (order.jobdir and (order.kills or order.stops)):
-        tally(family, web, [], addon.doc_ids, "addon", families)
     result = comparison(seed, order, web, stock, addon, baseline, families=families)
     return await told_from_cookie_luck(result, both, workdir)
 
