@@ -1756,14 +1756,21 @@ def twin_of(host: str) -> str:
     return host.removeprefix("www.") if host.startswith("www.") else f"www.{host}"
 
 
+DEFAULT_PORT = {"http": "80", "https": "443"}
+
+
 def urls_twice(hits: Iterable[Hit]) -> int:
-    """Pages (``200`` to a ``GET``) downloaded at a URL that had answered one already."""
-    seen: set[tuple[str, str, str]] = set()
+    """Pages (``200`` to a ``GET``) downloaded at a URL that had answered one already
+    (``h:8080/x`` is not ``h/x``; ``h:80/x`` is)."""
+    seen: set[tuple[str, str, str, str]] = set()
     again = 0
     for hit in hits:
         if hit.status != 200 or hit.method != "GET":
             continue
-        url = (hit.scheme, hit.host, hit.target)
+        port = hit.netloc.rpartition(":")[2]
+        if not port.isdigit() or port == DEFAULT_PORT.get(hit.scheme):
+            port = ""
+        url = (hit.scheme, hit.host, port, hit.target)
         again += url in seen
         seen.add(url)
     return again
