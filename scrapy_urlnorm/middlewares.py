@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request as ScrapyRequest
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response
+from scrapy.http.request import NO_CALLBACK
 
 from . import meta as M
 from .audits import unmarked
@@ -149,6 +150,12 @@ class NormalizeMiddleware:
         meta = request.meta
         if M.CANARY in meta or M.SPELLING_PROBE in meta:
             return None  # our own question to the host: no claim, no check
+        if request.callback is NO_CALLBACK:
+            # A component's own download (robots.txt, a media pipeline's file), outside the
+            # scheduler, whose answer (and redirects) never reach the spider: stock's filter
+            # never sees it, nor do we. Taken for a page, a robots.txt redirected to the home
+            # page had the spider's link to it dropped (wild seed 1412).
+            return None
         if M.AUDIT in meta:
             if self.dedup.audits.answered_since(request):
                 raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
@@ -208,6 +215,8 @@ class NormalizeMiddleware:
         status = response.status
         if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
             self.robots_twins.answered(request, status, response.body)
+        if request.callback is NO_CALLBACK:
+            return response  # not the spider's page (see process_request)
         self.answers.own_question(request, response)
         audit = request.meta.get(M.AUDIT)
         if self.second_chances is not None and status >= 400:
@@ -298,6 +307,8 @@ class NormalizeMiddleware:
         try:
             if self.robots_twins is not None and RobotsTwins.is_robots_request(request):
                 self.robots_twins.failed(request, exception)
+            if request.callback is NO_CALLBACK:
+                return None  # not the spider's request (see process_request)
             if self.forbidden_spellings is not None and why == "ignored" and str(exception) == FORBIDDEN:
                 self.forbidden_spellings.forbidden(request)
             if self.second_chances is not None:

@@ -1115,6 +1115,36 @@ async def test_a_robots_txt_stock_gave_up_on_gets_no_second_chance() -> None:
     assert asked["/robots.txt"] == 3
 
 
+@pytest.mark.parametrize("home_link", ["/", "/missing.php"])
+@pytest_twisted.ensureDeferred
+async def test_a_page_robots_txt_redirected_to_is_not_the_spiders(home_link: str) -> None:
+    """Found by the third generator's CMS hosts with ``--robots`` (wild seed 1412): an
+    unknown path, ``/robots.txt`` among them, answers ``302 /``. ``RobotsTxtMiddleware``
+    downloads it (and so the home page) outside the scheduler, for itself: stock's
+    filter never sees it, and fetches the home page when a link names it. The add-on
+    took that answer for a page delivered; once a rule was learned on the host, the
+    pages it had delivered were keyed under it, the home page among them, and the
+    spider's link to it was dropped, with every page only the home page links."""
+    pages = {
+        "/news.php": ["/a.php", "/a.php?lang=en", "/b.php", "/b.php?lang=en"],
+        "/a.php": [],
+        "/b.php": [home_link],
+        "/": ["/only-from-home.php"],
+        "/only-from-home.php": [],
+    }
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path in pages:  # (?lang=en: the default language, the page itself)
+            return Reply.page(f"cms:{path}", pages[path])
+        return Reply.redirect("http://cms.test/", 302)
+
+    settings = {**ORDERED, "ROBOTSTXT_OBEY": True}
+    stock, addon = await stock_and_addon({"cms.test": FunctionSite(handle)}, ["http://cms.test/news.php"], settings)
+    assert stock.docs == {f"cms:{path}" for path in pages}
+    assert addon.stats["urlnorm/learned_rules"] >= 1
+    assert_no_loss(stock, addon)
+
+
 @pytest_twisted.ensureDeferred
 async def test_twins_whose_robots_txt_differ_are_not_merged() -> None:
     """Found by ``--robots --flaky`` (seed 55285): ``h`` and ``www.h`` serve the same
