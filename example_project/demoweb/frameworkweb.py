@@ -118,6 +118,7 @@ from .randomweb import (
     _relative,
     compare_by_family,
     render_page,
+    span_sites,
 )
 from .server import Reply, request_cookie
 
@@ -1507,19 +1508,7 @@ def generate_framework_web(
     pen = LinkPen(rng, web)
 
     # The spanning links: every page from a reachable parent, in canonical form.
-    for index, site in enumerate(sites):
-        home = site.pages[0]
-        if index == 0 or rng.random() < 0.35:
-            web.start_urls.append(home.url)
-        else:
-            parent = rng.choice([page for earlier in sites[:index] for page in earlier.pages])
-            parent.links.append(home.url)
-        placed = [home]
-        for page in site.pages[1:]:
-            parent = rng.choice(placed)
-            parent.links.append(pen.plain(parent, page))
-            placed.append(page)
-        site.natural_links(pen, rng)
+    span_sites(rng, web, sites, pen)
 
     # Moves: permanent (301 to a page), temporary (302, followed by stock), to another host.
     for index, site in enumerate(sites):

@@ -496,9 +496,13 @@ class RandomWeb:
             doc = doc_id_of(reply)
             if doc:
                 docs.add(doc)
-            for href in _HREF.findall(reply.body.decode()):
-                schedule(urljoin(url, html.unescape(href)))
+            for link in self.links_of(url, reply.body):
+                schedule(link)
         return requests, docs
+
+    def links_of(self, url: str, body: bytes) -> list[str]:
+        """The URLs stock Scrapy follows from a page at ``url``: each ``<a href>``, joined to it."""
+        return [urljoin(url, html.unescape(href)) for href in _HREF.findall(body.decode())]
 
     def check(self) -> list[str]:
         """Generator self-check: each page is served at its canonical URL and every start
@@ -1854,6 +1858,26 @@ async def crawl_restarted(
     if order.jobdir and order.stops:
         return await crawl_with_stops(web, order, settings, jobdir, page_guard=guard)
     return None
+
+
+def span_sites(rng: random.Random, web: RandomWeb, sites: Sequence[Any], pen: Any) -> None:
+    """The spanning links of a web of ``sites`` (each with ``pages``, its home first, and
+    ``natural_links(pen, rng)``): every page linked from a reachable parent of its site as
+    ``pen.plain(parent, page)`` writes it; each home a start URL, or linked by its URL from
+    a page of an earlier site. Shared by the frameworks and wild generators."""
+    for index, site in enumerate(sites):
+        home = site.pages[0]
+        if index == 0 or rng.random() < 0.35:
+            web.start_urls.append(home.url)
+        else:
+            parent = rng.choice([page for earlier in sites[:index] for page in earlier.pages])
+            parent.links.append(home.url)
+        placed = [home]
+        for page in site.pages[1:]:
+            parent = rng.choice(placed)
+            parent.links.append(pen.plain(parent, page))
+            placed.append(page)
+        site.natural_links(pen, rng)
 
 
 @dataclass

@@ -88,7 +88,7 @@ import re
 import threading
 import zlib
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,7 +97,6 @@ from urllib.parse import quote, unquote_to_bytes, urljoin, urlsplit
 from w3lib.url import canonicalize_url, safe_url_string
 
 from .randomweb import (
-    REDIRECT_STATUSES,
     CrawlOrder,
     FamilyComparison,
     Page,
@@ -105,8 +104,8 @@ from .randomweb import (
     TwinHosts,
     _relative,
     compare_by_family,
-    doc_id_of,
     serve,
+    span_sites,
 )
 from .server import NETLOC_HEADER, Reply, VirtualWeb
 
@@ -1075,38 +1074,6 @@ class WildWeb(RandomWeb):
         base = urljoin(url, html.unescape(base_match.group(1))) if base_match else url
         return [safe_url_string(urljoin(base, html.unescape(href).strip())) for href in _HREF.findall(text)]
 
-    def simulate_stock(self, limit: int = 20_000, allowed: Callable[[str], bool] | None = None) -> tuple[int, set[str]]:
-        seen: set[str] = set()
-        queue: deque[str] = deque()
-
-        def schedule(url: str) -> None:
-            url = safe_url_string(url)
-            key = canonicalize_url(url)
-            if key not in seen:
-                seen.add(key)
-                queue.append(url)
-
-        for url in self.start_urls:
-            schedule(url)
-        requests, docs = 0, set()
-        while queue and requests < limit:
-            url = queue.popleft()
-            if allowed is not None and not allowed(url):
-                continue
-            requests += 1
-            reply = self.fetch(url)
-            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
-                schedule(urljoin(url, reply.headers["Location"]))
-                continue
-            if reply.status != 200:
-                continue
-            doc = doc_id_of(reply)
-            if doc:
-                docs.add(doc)
-            for link in self.links_of(url, reply.body):
-                schedule(link)
-        return requests, docs
-
     def plain_reachable(self) -> set[str]:
         """Documents reached from the start URLs by links that name a document's own URL
         exactly (resolved against ``<base href>``): no redirect, no other spelling."""
@@ -1267,19 +1234,7 @@ def generate_wild_web(seed: int, *, meta_refresh: bool = False, query_pages: boo
     pen = Pen(rng, web)
 
     # The spanning links: every page from a reachable parent, in its exact URL.
-    for index, site in enumerate(sites):
-        home = site.pages[0]
-        if index == 0 or rng.random() < 0.35:
-            web.start_urls.append(home.url)
-        else:
-            parent = rng.choice([page for earlier in sites[:index] for page in earlier.pages])
-            parent.links.append(home.url)
-        placed = [home]
-        for page in site.pages[1:]:
-            parent = rng.choice(placed)
-            parent.links.append(pen.plain(parent, page))
-            placed.append(page)
-        site.natural_links(pen, rng)
+    span_sites(rng, web, sites, pen)
 
     # Moves: redirects in the host's style (303s and 307s too), chains across hosts, 410s.
     for index, site in enumerate(sites):
