@@ -422,7 +422,11 @@ class DropLedger(ClaimTable):
         """Keep a learned drop whose page was delivered, light; False if it does not
         fit (``counted``: it was held already, and is released now: fetched after all)."""
         parking = self._parked.put(drop)
-        if parking is Parking.REPEAT:
+        if parking is Parking.SHALLOWER:
+            replaced = self._parked.replaced
+            assert replaced is not None
+            self.discharge(replaced)  # (its repeat, shallower, stands for its page now)
+        elif parking is Parking.REPEAT:
             if counted:
                 drop.settled = True
                 self.held -= 1

@@ -100,3 +100,20 @@ def test_a_page_found_deeper_than_its_parked_drop_releases_the_drop_as_written()
     assert ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 3)
     assert [(request.url, request.dont_filter) for request in released] == [(dropped.url, True)]
     assert not ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 3)  # once
+
+
+def test_the_shallowest_repeat_of_a_parked_url_is_the_one_kept() -> None:
+    """Differential seed 76107 (every condition on, one run in five at concurrency 16): a
+    URL was dropped under a learned rule from a page at depth 3, then from one at depth 2;
+    the second was a repeat and was not kept. An audit at depth 3 then found the URL a page
+    of its own, with nothing shallower parked to release, and the page's links were cut by
+    ``DEPTH_LIMIT``. The shallowest link of a parked URL stands for it."""
+    released: list[Request] = []
+    ledger = DropLedger(lambda request, why: released.append(request), lambda key, n: None)
+    url = "http://example.test/report.html"
+    for depth in (3, 2, 4):
+        assert ledger.drop(Request(url, meta={"depth": depth}), "learned:x", "example.test", learned=True, claim=None)
+    assert ledger.held == 1  # one per URL, as before
+    assert ClaimDepths.release_shallower(ledger, "example.test", url, 3)
+    assert [request.meta["depth"] for request in released] == [2]
+    assert ledger.held == 0
