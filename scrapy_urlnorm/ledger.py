@@ -169,6 +169,16 @@ class Drop:
     def url(self) -> str:
         return self._request.url
 
+    @property
+    def depth(self) -> int:
+        """The depth ``DepthMiddleware`` gave the dropped request (``depths.depth_of``),
+        read without rebuilding a request parked light."""
+        request = self._request
+        if isinstance(request, Parked):
+            meta = request[1][4]
+            return next((value for name, value in meta if name == "depth"), 0) if meta else 0
+        return request.meta.get("depth", 0)
+
     def lighten(self) -> None:
         """Parked for good: keep the request as the fields it is rebuilt from, when it can be."""
         if type(self._request) is not Parked:
@@ -421,12 +431,15 @@ class DropLedger(ClaimTable):
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
         """Keep a learned drop whose page was delivered, light; False if it does not
         fit (``counted``: it was held already, and is released now: fetched after all)."""
+        parked = self._parked.get(drop.host, drop.url)
+        if parked is not None and not parked.settled and drop.depth < parked.depth:
+            # One link per URL is parked, the shallowest: released, its page's links come
+            # at its depth (``DEPTH_LIMIT``: an audit that finds the URL a page of its own
+            # releases it only if shallower than itself; the first, deeper link kept, the
+            # page's links were cut, differential seed 76107). The deeper one is its repeat.
+            self.discharge(parked)
         parking = self._parked.put(drop)
-        if parking is Parking.SHALLOWER:
-            replaced = self._parked.replaced
-            assert replaced is not None
-            self.discharge(replaced)  # (its repeat, shallower, stands for its page now)
-        elif parking is Parking.REPEAT:
+        if parking is Parking.REPEAT:
             if counted:
                 drop.settled = True
                 self.held -= 1

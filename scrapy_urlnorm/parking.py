@@ -15,8 +15,6 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from .depths import depth_of
-
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -28,7 +26,6 @@ class Parking(Enum):
 
     KEPT = "kept"
     REPEAT = "repeat"  # its URL is parked already (unsettled): nothing more to keep
-    SHALLOWER = "shallower"  # kept in place of its URL's parked drop (``replaced``), a deeper link
     FULL = "full"  # its host's share, or all parked drops, at their cap
 
 
@@ -40,8 +37,6 @@ class ParkedDrops:
         self.max_total = max_total
         self._by_host: dict[str, dict[int, Drop]] = {}
         self._entries = 0  # entries of _by_host, settled ones included
-        #: The drop the last ``put`` answered ``SHALLOWER`` took the place of.
-        self.replaced: Drop | None = None
 
     def put(self, drop: Drop) -> Parking:
         parked = self._by_host.get(drop.host)
@@ -49,17 +44,7 @@ class ParkedDrops:
             parked = self._by_host[drop.host] = {}
         url = hash(drop.url)
         if url in parked and not parked[url].settled:
-            # The link kept is the shallowest: released, its page's links come at its depth
-            # (``DEPTH_LIMIT``; an audit that finds the URL a page of its own releases it
-            # only if shallower than itself: keeping the first, deeper link, cut the
-            # page's links, differential seed 76107).
-            kept = parked[url]
-            if depth_of(drop.request) >= depth_of(kept.request):
-                return Parking.REPEAT
-            drop.lighten()
-            parked[url] = drop
-            self.replaced = kept
-            return Parking.SHALLOWER
+            return Parking.REPEAT
         if self._full(parked):
             self._sweep(parked)
             if self._full(parked):
