@@ -412,7 +412,8 @@ class RedirectLearningMiddleware:
             try:
                 self.dedup.admission.chains.saw_redirect(request.url)
                 location = response.urljoin((response.headers.get(b"Location") or b"").decode("latin-1"))
-                self.dedup.responses.observe_redirect(request.url, location)
+                if request.method in ("GET", "HEAD"):  # (a form's redirect is the action's answer)
+                    self.dedup.responses.observe_redirect(request.url, location)
                 if M.AUDIT not in meta and self.dedup.learner is not None:
                     # What an audit of a drop against this request compares its own redirect with.
                     self.dedup.audits.auditor.representative_redirected(self.dedup.fingerprint(request).keys, location)

@@ -61,7 +61,9 @@ class ResponseFeed:
         if request.method == "GET":
             audits.answered_as(request, digest)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
-        if dedup.learner is not None:
+        # Only a GET's page is the page at its URL: a form's answer (POST) is not, nor is the
+        # empty body of a spider's own HEAD (two such at /a and /A taught case-insensitive paths).
+        if dedup.learner is not None and request.method == "GET":
             self._spelled(url, digest)
             dedup.rule_keeper.observe_page(
                 request,

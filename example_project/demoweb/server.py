@@ -36,6 +36,9 @@ DROP_CONNECTION = 0
 NETLOC_HEADER = "X-Demoweb-Netloc"
 #: The scheme a request came in on (``http``; ``https`` inside a ``CONNECT`` tunnel), given to sites.
 SCHEME_HEADER = "X-Demoweb-Scheme"
+#: The request's method and its body (Latin-1 decoded), for sites that answer forms.
+METHOD_HEADER = "X-Demoweb-Method"
+BODY_HEADER = "X-Demoweb-Body"
 
 
 @dataclass
@@ -256,12 +259,12 @@ class VirtualWeb:
         headers["Host"] = host.lower()
         headers[NETLOC_HEADER] = netloc.lower()
         headers[SCHEME_HEADER] = scheme
+        headers[METHOD_HEADER] = handler.command
+        length = int(handler.headers.get("Content-Length") or 0)
+        headers[BODY_HEADER] = handler.rfile.read(length).decode("latin-1") if length else ""
         reply = site.handle(path, query, headers) if site is not None else Reply.not_found()
         with self._lock:
             self.hits.append(Hit(host.lower(), target, reply.status, handler.command, netloc.lower(), scheme))
-        length = int(handler.headers.get("Content-Length") or 0)
-        if length:
-            handler.rfile.read(length)
         if reply.status == DROP_CONNECTION:
             handler.close_connection = True  # no answer at all: the client sees the connection lost
             return
