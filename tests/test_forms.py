@@ -160,3 +160,46 @@ async def test_a_forms_answer_teaches_nothing_about_the_page_at_its_url() -> Non
     assert_no_loss(stock, addon)
     assert addon.stats.get("urlnorm/learned/case_insensitive_path") == 1
     assert not addon.stats.get("urlnorm/released/revoked")
+
+
+def case_sensitive(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """A case-sensitive server where ``/Notes`` and ``/notes`` are two documents, as
+    are ``/Guide`` and ``/guide``, and so on: every spelling its own page."""
+    names = ("notes", "guide", "faq", "about", "news", "team")
+    links = [f"/{spelled}" for name in names for spelled in (name, name.title(), name.upper())]
+    if path == "/":
+        return page("cs:home", links)
+    name = path[1:]
+    if name.lower() in names:
+        return page(f"cs:{name}", ["/", f"/{name}/more"])
+    if path.endswith("/more") and path[1:-5].lower() in names:
+        return page(f"cs:{path[1:]}", ["/"])
+    return Reply.not_found()
+
+
+class HeadFirstSpider(LinkSpider):
+    """Asks every link with ``HEAD`` first, as a link checker does, and downloads it
+    only if it answers ``text/html``."""
+
+    name = "head-first"
+
+    def follow(self, response: scrapy.http.Response, href: str, callback: Any) -> scrapy.Request:
+        return response.follow(href, method="HEAD", callback=self.checked, cb_kwargs={"callback": callback})
+
+    def checked(self, response: scrapy.http.Response, callback: Any) -> Iterator[scrapy.Request]:
+        if (response.headers.get("Content-Type") or b"").startswith(b"text/html"):
+            yield scrapy.Request(response.url, callback=callback)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_empty_answers_of_a_spiders_head_requests_teach_no_rule() -> None:
+    """Every ``HEAD`` answer has the same (empty) body: taken as pages, ``/notes`` and
+    ``/Notes`` would look like one page and teach case-insensitive paths to a server
+    where they are two documents (a body that short is no evidence, and a ``HEAD``'s
+    answer is not fed to the learner at all)."""
+    stock, addon = await stock_and_addon(
+        {"cs.test": FunctionSite(case_sensitive)}, ["http://cs.test/"], ORDERED, HeadFirstSpider
+    )
+    assert len(stock.docs) == 1 + 18 + 18
+    assert_no_loss(stock, addon)
+    assert not addon.stats.get("urlnorm/learned_rules")
