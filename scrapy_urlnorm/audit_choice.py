@@ -12,7 +12,10 @@ per site (``www`` twins one site once ``www_alias`` holds), the first
 :data:`VERIFY_FIRST` drops of a learned rule always, unless content vouched for it.
 A path rule (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``)
 is budgeted, and vouched for, per section of its site (:mod:`scrapy_urlnorm.sections`):
-a mixed site's other backend under ``/legacy/`` shows in the first drops there.
+a mixed site's other backend under ``/legacy/`` shows in the first drops there. So is
+a host rule (``www_alias``, ``https_alias``) per top directory: ``www.h/blog/``, another
+virtual host beside ``h/blog/``, shows at the first drop there, where the rest of the
+site had vouched for the twins.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from . import meta as M
 from .learning import VERIFIED_FAMILIES, Rule
-from .sections import SCOPED_FAMILIES
+from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -132,30 +135,35 @@ class AuditChoice:
         on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
         while it was undecided or in flight, audits that found its pages): what its first
         audited drops would show, it showed already. A path rule's, in ``url``'s section:
-        on :data:`VERIFY_FIRST` pages there."""
+        on :data:`VERIFY_FIRST` pages there; a host rule's, on one page of ``url``'s top
+        directory too (a pair, or an audit that confirmed a drop, there)."""
         learned, learner = self.dedup.learned, self.dedup.learner
         rule = self._rule(host, reason)
         if learned is None or learner is None or rule is None:
             return False
         if rule.family.value in SCOPED_FAMILIES:
             return rule.held.get(learned.section_of(url) or "", 0) >= VERIFY_FIRST
+        if rule.family.value in HOST_FAMILIES and rule.held.get(directory_of(url) or "", 0) < 1:
+            return False  # (one pair, or one confirmed audit, in a directory vouches for it)
         return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
 
     def scope(self, host: str, reason: str, url: str) -> str:
         """What a learned drop (of ``url``) has its audit budget counted against: the rule
         on its site. Twins an active ``www_alias`` made one site share their rules, so they
         share the rules' audits too (``www_alias`` itself lives on the bare twin). A path rule
-        has a budget per section of the site (see :mod:`scrapy_urlnorm.sections`)."""
+        has a budget per section of the site, a host rule per top directory (see
+        :mod:`scrapy_urlnorm.sections`)."""
         learned = self.dedup.learned
         kind = reason.removeprefix("learned:")
-        # (a path rule's kind is its family: no rule to look up for any other reason)
-        path_rule = kind in SCOPED_FAMILIES and self._rule(host, reason) is not None
+        # (a path or host rule's kind is its family: no rule to look up for any other reason)
+        by_section = kind in SCOPED_FAMILIES or kind in HOST_FAMILIES
+        by_section = by_section and self._rule(host, reason) is not None
         if learned is not None:
             host = learned.site_key(host, kind)
         scope = f"{host} {reason}"
-        if learned is None or not path_rule:
+        if learned is None or not by_section:
             return scope
-        section = learned.section_of(url)
+        section = learned.section_of(url) if kind in SCOPED_FAMILIES else directory_of(url)
         sections = self._sections.setdefault(scope, set())
         if section not in sections and len(sections) >= SECTION_BUDGETS:
             return f"{scope} /*"  # (past the cap the other sections share one budget)

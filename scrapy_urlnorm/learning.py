@@ -47,7 +47,7 @@ from enum import Enum
 from typing import Any
 
 from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
-from .sections import MAX_HELD, SCOPED_FAMILIES, narrows, sections_of
+from .sections import HOST_FAMILIES, MAX_HELD, SCOPED_FAMILIES, directory_of, narrows, sections_of
 from .site_traits import SiteTraits
 from .urlparts import split_url
 
@@ -112,8 +112,9 @@ class Rule:
     #: VERIFIED_FAMILIES): a mismatch there is that URL's, whichever rule it is
     #: blamed on (an audit names one rule of the several its key may combine).
     exceptions: set[str] = field(default_factory=set, repr=False, compare=False)
-    #: Sections of the site (:mod:`scrapy_urlnorm.sections`) where its pairs held (how
-    #: many), and those a contradiction narrowed it out of (``SCOPED_FAMILIES`` only).
+    #: Sections of the site (:mod:`scrapy_urlnorm.sections`; top directories for
+    #: ``HOST_FAMILIES``) where its pairs held (how many), and those a contradiction
+    #: narrowed it out of (``SCOPED_FAMILIES`` only).
     held: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     excluded: set[str] = field(default_factory=set, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
@@ -395,8 +396,9 @@ class Learner:
                 return
             if len(rule.digests) < _MAX_PAIRS:
                 rule.digests.add(digest)
-        if positive and section is not None and (section in rule.held or len(rule.held) < MAX_HELD):
-            rule.held[section] = rule.held.get(section, 0) + 1
+        held = directory_of(a) if rule.family.value in HOST_FAMILIES else section
+        if positive and held is not None and (held in rule.held or len(rule.held) < MAX_HELD):
+            rule.held[held] = rule.held.get(held, 0) + 1
         if positive and direction and rule.direction and direction != rule.direction:
             if via == "canonical" and rule.sources.get("redirect"):
                 # The server's redirects say which form it serves; a page naming the

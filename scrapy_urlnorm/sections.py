@@ -48,6 +48,12 @@ if TYPE_CHECKING:
 #: them (``www_alias`` and ``https_alias`` are about the host; ``VERIFIED_FAMILIES``
 #: verify every drop and keep the paths that differ as exceptions).
 SCOPED_FAMILIES = frozenset({"trailing_slash", "case_insensitive_path", "duplicate_slashes"})
+#: Rule families about the host (``www.h`` is ``h``, ``https://h`` is ``http://h``): never
+#: narrowed (a contradiction revokes them), but their drops are audited per *directory*
+#: (:func:`directory_of`), as a path rule's are per section: a site may serve one directory
+#: of one twin from elsewhere (``www.h/blog/`` another virtual host beside the old
+#: ``h/blog/`` folder), and a rule vouched for by the rest of the site showed nothing there.
+HOST_FAMILIES = frozenset({"www_alias", "https_alias"})
 #: Sections a rule may be narrowed out of; the next contradiction revokes it.
 MAX_EXCLUDED = 8
 #: Sections remembered per rule where it held (its positive pairs').
@@ -66,6 +72,20 @@ def section_of(url: str) -> str | None:
         return None
     segments = [segment for segment in path.split("/") if segment]
     return segments[0].lower() if len(segments) > 1 else ""
+
+
+def directory_of(url: str) -> str | None:
+    """The top directory ``url`` is in, lower-cased: ``blog`` for ``/blog/`` itself as for
+    ``/blog/2009/x.htm``; ``""`` for what is in none (``/``, ``/about``); ``None`` when
+    ``url`` does not parse. Unlike :func:`section_of`, a directory's own page is in it:
+    for a host rule the two spellings of a pair share a path, and ``www.h/blog/`` is the
+    first page another virtual host serves there."""
+    try:
+        path = split_url(url).path
+    except ValueError:
+        return None
+    first, slash, _ = path.lstrip("/").partition("/")
+    return first.lower() if slash else ""
 
 
 def sections_of(a: str, b: str, section: Callable[[str], str | None] = section_of) -> str | None:

@@ -245,3 +245,62 @@ async def test_a_mixed_site_keeps_its_case_rule_outside_the_section_that_contrad
     assert stats["urlnorm/filtered/learned:case_insensitive_path"] >= 4
     # (A revocation, as before rules were scoped, fetched every capital spelling: stock's 19 requests.)
     assert addon.stats["downloader/request_count"] < stock.stats["downloader/request_count"]
+
+
+# -- host rules are audited per top directory ------------------------------------------------
+
+
+def test_a_host_rule_is_audited_and_vouched_for_per_top_directory() -> None:
+    """``www_alias`` vouched for by its pairs under /products/ still has its first drop
+    under /blog/ (and /blog/ itself) verified."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    assert dedup.learner is not None
+    for n in range(1, 7):
+        for host in ("tw.test", "www.tw.test"):
+            dedup.learner.observe_page(f"http://{host}/products/p{n}.htm", n, length=BODY)
+    choice, reason = dedup.audits.choice, "learned:www_alias"
+    assert dedup.learner.is_active("tw.test", "www_alias")
+    scope = choice.scope
+    blog = scope("www.tw.test", reason, "http://www.tw.test/blog/")
+    assert blog == scope("www.tw.test", reason, "http://www.tw.test/Blog/x")
+    assert blog != scope("www.tw.test", reason, "http://www.tw.test/a/")
+    assert choice.vouched("www.tw.test", reason, "http://www.tw.test/products/p9.htm")
+    assert not choice.vouched("www.tw.test", reason, "http://www.tw.test/blog/")
+    assert not choice.vouched("www.tw.test", reason, "http://www.tw.test/blog/hello/")
+
+
+def twin_with_another_blog(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """The bare host and its ``www.`` twin serve the same pages, no redirect, but for the
+    blog: ``www.tw.test/blog/`` is another virtual host (a WordPress) beside the old
+    ``tw.test/blog/`` folder, and only the new blog links its posts."""
+    www = headers["Host"].startswith("www.")
+    products = [f"/products/p{n}.htm" for n in range(8)]
+    if path == "/":
+        # Each product linked under both names first (the coincidence), the blog last.
+        links = [f"http://{twin}tw.test{p}" for p in products for twin in ("", "www.")]
+        return Reply.page("tw:home", [*links, "/about.htm"])
+    if path in products:
+        return Reply.page(f"tw:{path}", ["/", f"http://www.tw.test{products[-1 - products.index(path)]}"])
+    if path == "/about.htm":
+        return Reply.page("tw:about", ["/", "/contact.htm"])
+    if path == "/contact.htm":
+        return Reply.page("tw:contact", ["http://tw.test/blog/", "http://www.tw.test/blog/"])
+    if path == "/blog/":
+        if www:
+            return Reply.page("tw:www-blog", ["/blog/hello-world/"])
+        return Reply.page("tw:old-blog", ["/"])
+    if path == "/blog/hello-world/" and www:
+        return Reply.page("tw:hello-world", ["/blog/"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_www_twin_serving_another_site_in_one_directory_loses_nothing() -> None:
+    sites = {"tw.test": FunctionSite(twin_with_another_blog), "www.tw.test": FunctionSite(twin_with_another_blog)}
+    with VirtualWeb(sites) as web:
+        stock = await crawl(web, ["http://tw.test/"], ORDERED)
+        addon = await crawl(web, ["http://tw.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
+    assert {"tw:www-blog", "tw:hello-world", "tw:old-blog"} <= set(stock.doc_ids)
+    assert set(addon.doc_ids) == set(stock.doc_ids)
+    # (learned from the products, revoked by the blog's first drop, which was verified)
+    assert addon.stats.get("urlnorm/revoked_rules") == 1
