@@ -64,6 +64,10 @@ class BodilessAnswers:
             if tags is not None and not tags.canary_answered(canary, status):
                 self.dedup.count("urlnorm/etags_distrusted")
             self.settled(request, f"entity-tag canary answered {status}")
+        if M.DIRECTORY_PROBE in meta:
+            if self.dedup.directory_probes is not None:
+                self.dedup.directory_probes.answered(request, response)
+            self.settled(request, f"directory probe answered {status}")
         probe = meta.get(M.SPELLING_PROBE)
         if probe is not None:
             digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from .depths import ClaimDepths
     from .policy import Policy
     from .session_links import SessionLinkedPages
+    from .twin_dirs import DirectoryProbes
     from .twins import TwinProbes
 
 logger = logging.getLogger(__name__)
@@ -159,6 +160,8 @@ class Deduplicator:
         self.holdback: HoldBack | None = None
         #: Set by ``wiring`` when learning and conditional requests are on.
         self.twins: TwinProbes | None = None
+        #: Set by ``wiring`` with learning (see :mod:`scrapy_urlnorm.twin_dirs`).
+        self.directory_probes: DirectoryProbes | None = None
         #: Set by ``wiring`` with ``DEPTH_LIMIT`` (see :mod:`scrapy_urlnorm.depths`).
         self.depths: ClaimDepths | None = None
         #: Set by ``wiring`` with cookies on (see :mod:`scrapy_urlnorm.session_links`).

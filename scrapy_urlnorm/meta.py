@@ -36,6 +36,8 @@ SHALLOWER = "_urlnorm_shallower"
 CANARY = "_urlnorm_canary"
 #: On a session probe (see ``spellings``): the parameter whose value it made up.
 SPELLING_PROBE = "_urlnorm_spelling_probe"
+#: On a directory probe (see ``twin_dirs``): the delivered URL whose ``www`` twin it asks.
+DIRECTORY_PROBE = "_urlnorm_directory_probe"
 #: On a drop released to be fetched as written (past the filter: its key is its
 #: representative's). Where it redirects, the target is checked as any redirect is.
 AS_WRITTEN = "_urlnorm_as_written"

@@ -83,6 +83,8 @@ class RuleKeeper:
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
         self.learner.observe_page(observed, digest, length=length, server=server, relative_links=relative_links)
+        if self.dedup.directory_probes is not None:
+            self.dedup.directory_probes.delivered(request, observed)
         for caught, hosts in self.learner.pages.take_caught():
             for host in hosts:
                 release_caught(self.dedup, host, caught)

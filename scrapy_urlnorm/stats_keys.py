@@ -266,6 +266,11 @@ STATS: tuple[StatKey, ...] = (
         "(it settles only if the probe answers the same page; never shown to the spider)",
     ),
     StatKey(
+        "urlnorm/twin_directory_probes", "audits", "live",
+        "requests for a delivered page's www twin, once per top directory where a www_alias rule content "
+        "taught has no pair yet (a page of its own there revokes the rule; never shown to the spider)",
+    ),
+    StatKey(
         "urlnorm/unsettled_spellings", "audits", "live",
         "settled resources that answered another page later (their unverified drops are released as written)",
     ),

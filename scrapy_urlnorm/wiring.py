@@ -21,6 +21,7 @@ from .policy import Policy
 from .resume import PENDING_FILE, PendingFile
 from .session_links import SESSION_LINKS_FILE, SessionLinkedPages
 from .stores import RedisRules, RedisStore, SeenStore
+from .twin_dirs import DirectoryProbes
 from .twins import TwinProbes
 from .validators import EntityTags
 
@@ -130,6 +131,7 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     if dedup.learner is not None:
         dedup.audits.spellings.send = reschedule
         dedup.audits.spellings.count = dedup.count
+        dedup.directory_probes = DirectoryProbes(dedup, reschedule)
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
         dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
         dedup.audits.cheap.tags.canary = TagCanary(reschedule, dedup.count)

@@ -304,3 +304,42 @@ async def test_a_www_twin_serving_another_site_in_one_directory_loses_nothing() 
     assert set(addon.doc_ids) == set(stock.doc_ids)
     # (learned from the products, revoked by the blog's first drop, which was verified)
     assert addon.stats.get("urlnorm/revoked_rules") == 1
+
+
+def twin_linking_each_blog(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As :func:`twin_with_another_blog`, but the blogs are linked relatively from a page
+    both twins serve (``/app/report`` links ``../blog/``): from ``tw.test`` it leads to the
+    old folder, from ``www.tw.test`` to the new blog."""
+    www = headers["Host"].startswith("www.")
+    app = [f"/app/a{n}" for n in range(4)]
+    if path == "/":
+        links = [f"http://{twin}tw.test{p}" for p in app for twin in ("", "www.")]
+        return Reply.page("tw:home", [*links, "http://tw.test/more"])
+    if path in app:
+        return Reply.page(f"tw:{path}", ["/"])
+    if path == "/more":
+        return Reply.page("tw:more", ["http://www.tw.test/app/report", "http://tw.test/app/report"])
+    if path == "/app/report":
+        return Reply.page("tw:report", ["../blog/"])
+    if path == "/blog/":
+        return Reply.page("tw:www-blog", ["/blog/hello-world/"]) if www else Reply.page("tw:old-blog", ["/"])
+    if path == "/blog/hello-world/" and www:
+        return Reply.page("tw:hello-world", ["/blog/"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_directory_only_one_twin_reached_is_asked_of_the_other_twin() -> None:
+    """The crawl reaches the new blog from ``www.tw.test/app/report`` and drops
+    ``tw.test/app/report`` (the rule's pairs under /app/ vouch for it): nothing it does
+    leads to the old blog, which only that page links. The twin of the first page
+    delivered under /blog/ is asked once; it is another page, the rule is revoked, and the
+    dropped report is fetched with its link (coincidence webs, seed 103)."""
+    sites = {"tw.test": FunctionSite(twin_linking_each_blog), "www.tw.test": FunctionSite(twin_linking_each_blog)}
+    with VirtualWeb(sites) as web:
+        stock = await crawl(web, ["http://tw.test/"], ORDERED)
+        addon = await crawl(web, ["http://tw.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
+    assert {"tw:www-blog", "tw:hello-world", "tw:old-blog"} <= set(stock.doc_ids)
+    assert set(addon.doc_ids) == set(stock.doc_ids)
+    assert addon.stats.get("urlnorm/twin_directory_probes", 0) >= 1
+    assert addon.stats.get("urlnorm/revoked_rules") == 1

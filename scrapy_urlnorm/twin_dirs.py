@@ -1,0 +1,106 @@
+"""Directory probes: a ``www`` twin rule content taught, checked once per top directory.
+
+``www_alias`` learned from content (the bare host and its ``www.`` twin answer one
+page) is a bet on the whole site, and a site may serve one directory of one twin from
+elsewhere: ``www.h/blog/`` a WordPress virtual host beside the old ``h/blog/`` folder.
+Drops there are audited (per top directory: :mod:`scrapy_urlnorm.audit_choice`), but a
+crawl that meets one twin's blog only drops nothing there: it merged the twins' other
+pages, whose links (``../blog/``, ``/blog/``) resolve against each twin's own host, and
+the other twin's blog is never seen (coincidence webs, seed 103: ``h/app/report``
+dropped against ``www.h/app/report``; the old blog, linked from it, lost).
+
+So where a page is delivered in a top directory in which the rule has no pair yet, its
+twin URL is asked once, privately (never shown to the spider, never retried or
+followed): the same page is the rule's pair there; another page contradicts the rule,
+which is revoked, and what it dropped is fetched, links and all. One request per top
+directory of a twin site the crawl reaches, bounded; none where the site's redirects
+taught the rule (every drop of such a rule is verified), nor where the twin URL was
+requested already (its own answer is the pair).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy import Request
+from scrapy.http import HtmlResponse
+
+from . import meta as M
+from .digests import page_digest
+from .keys import host_of
+from .sections import directory_of
+from .urlparts import HOST, replace_field, split_url, unsplit_url
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy.http import Response
+
+    from .dedup import Deduplicator
+
+logger = logging.getLogger(__name__)
+
+#: Top directories asked about, in all (beyond: no more probes; audits still check drops).
+DIRECTORIES_ASKED = 100_000
+
+
+class DirectoryProbes:
+    """Asks a ``www`` twin once per top directory whether it serves the other twin's page."""
+
+    def __init__(self, dedup: Deduplicator, send: Callable[[Request], None]) -> None:
+        self.dedup = dedup
+        self._send = send
+        self._asked: set[tuple[str, str]] = set()
+
+    def delivered(self, request: Request, url: str) -> None:
+        """``request`` (a spider's ``GET``) delivered its page at ``url`` (normalized):
+        ask its twin, where that is how the rule is checked in ``url``'s directory."""
+        learned = self.dedup.learned
+        if learned is None or request.method != "GET" or M.AUDIT in request.meta:
+            return
+        host = host_of(url).lower()
+        rule = next((r for r in learned.rules_of(host) if r.kind == "www_alias"), None)
+        if rule is None or learned.verifies_every(host, "www_alias"):
+            return
+        directory = directory_of(url)
+        if directory is None or rule.held.get(directory):
+            return
+        asked = (host.removeprefix("www."), directory)
+        if asked in self._asked or len(self._asked) >= DIRECTORIES_ASKED:
+            return
+        twin = _twin(url, host)
+        if twin is None or self.dedup.seen.get(self.dedup.keys.static(Request(twin)).value) is not None:
+            return  # (requested already: its own answer is the pair)
+        self._asked.add(asked)
+        self.dedup.count("urlnorm/twin_directory_probes")
+        self._send(
+            Request(
+                twin,
+                dont_filter=True,
+                priority=1000,  # before the drops that rest on the rule
+                meta={M.DIRECTORY_PROBE: url, "dont_redirect": True, "dont_retry": True},
+            )
+        )
+
+    def answered(self, request: Request, response: Response) -> None:
+        """The probe ``request`` was answered: a page is evidence for the rule or against it."""
+        learner = self.dedup.learner
+        if learner is None or response.status != 200:
+            return  # (a redirect is learned from as any is; an error says nothing of the pair)
+        asked = self.dedup.normalize(request.url)[0]
+        if asked is None:
+            return
+        digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
+        server = (response.headers.get("Server") or b"").decode("latin-1")
+        learner.observe_page(asked, digest, length=len(response.body), server=server)
+
+
+def _twin(url: str, host: str) -> str | None:
+    """``url`` on the other ``www`` twin of ``host``."""
+    try:
+        parts = split_url(url)
+    except ValueError:
+        return None
+    other = host.removeprefix("www.") if host.startswith("www.") else f"www.{host}"
+    return unsplit_url(replace_field(parts, HOST, other))
