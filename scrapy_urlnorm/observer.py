@@ -186,6 +186,8 @@ class RuleKeeper:
         if not rule.active or displaces or narrowed:
             for host in hosts:
                 self.dedup.ledger.revoke_host(host)
+        if rule.active and not was_active and rule.kind == "www_alias" and self.dedup.directory_probes is not None:
+            self.dedup.directory_probes.learned(rule.host.removeprefix("www."))
         self.dedup.rules_file.save(self.learner)
 
     def _rekey(self, host: str) -> None:

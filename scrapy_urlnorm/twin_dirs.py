@@ -9,10 +9,11 @@ pages, whose links (``../blog/``, ``/blog/``) resolve against each twin's own ho
 the other twin's blog is never seen (coincidence webs, seed 103: ``h/app/report``
 dropped against ``www.h/app/report``; the old blog, linked from it, lost).
 
-So where a page is delivered in a top directory in which the rule has no pair yet, its
-twin URL is asked once, privately (never shown to the spider, never retried or
-followed): the same page is the rule's pair there; another page contradicts the rule,
-which is revoked, and what it dropped is fetched, links and all. One request per top
+So where a page is delivered in a top directory in which the rule has no pair yet
+(or was, before the rule was learned: asked when it is), its twin URL is asked once,
+privately (never shown to the spider, never retried or followed): the same page is
+the rule's pair there; another page contradicts the rule, which is revoked, and what
+it dropped is fetched, links and all. One request per top
 directory of a twin site the crawl reaches, bounded; none where the site's redirects
 taught the rule (every drop of such a rule is verified), nor where the twin URL was
 requested already (its own answer is the pair).
@@ -43,6 +44,10 @@ logger = logging.getLogger(__name__)
 
 #: Top directories asked about, in all (beyond: no more probes; audits still check drops).
 DIRECTORIES_ASKED = 100_000
+#: Top directories remembered per host with the first page delivered there, and hosts
+#: remembered (beyond: a rule learned later asks only about directories reached after).
+DIRECTORIES_PER_HOST = 32
+HOSTS_REMEMBERED = 10_000
 
 
 class DirectoryProbes:
@@ -52,19 +57,38 @@ class DirectoryProbes:
         self.dedup = dedup
         self._send = send
         self._asked: set[tuple[str, str]] = set()
+        #: Host -> top directory -> the first page (normalized URL) delivered there: a rule
+        #: learned later asks about the directories the crawl reached before it.
+        self._reached: dict[str, dict[str, str]] = {}
 
     def delivered(self, request: Request, url: str) -> None:
         """``request`` (a spider's ``GET``) delivered its page at ``url`` (normalized):
         ask its twin, where that is how the rule is checked in ``url``'s directory."""
-        learned = self.dedup.learned
-        if learned is None or request.method != "GET" or M.AUDIT in request.meta:
+        if request.method != "GET" or M.AUDIT in request.meta:
             return
         host = host_of(url).lower()
-        rule = next((r for r in learned.rules_of(host) if r.kind == "www_alias"), None)
-        if rule is None or learned.verifies_every(host, "www_alias"):
-            return
         directory = directory_of(url)
-        if directory is None or rule.held.get(directory):
+        if directory is None:
+            return
+        reached = self._reached.get(host)
+        if reached is None and len(self._reached) < HOSTS_REMEMBERED:
+            reached = self._reached[host] = {}
+        if reached is not None and directory not in reached and len(reached) < DIRECTORIES_PER_HOST:
+            reached[directory] = url
+        self._ask(host, directory, url)
+
+    def learned(self, site: str) -> None:
+        """``www_alias`` became active on ``site``: ask about the directories reached so far."""
+        for host in (site, f"www.{site}"):
+            for directory, url in list(self._reached.get(host, {}).items()):
+                self._ask(host, directory, url)
+
+    def _ask(self, host: str, directory: str, url: str) -> None:
+        learned = self.dedup.learned
+        if learned is None:
+            return
+        rule = next((r for r in learned.rules_of(host) if r.kind == "www_alias"), None)
+        if rule is None or rule.held.get(directory) or learned.verifies_every(host, "www_alias"):
             return
         asked = (host.removeprefix("www."), directory)
         if asked in self._asked or len(self._asked) >= DIRECTORIES_ASKED:
@@ -74,6 +98,8 @@ class DirectoryProbes:
             return  # (requested already: its own answer is the pair)
         self._asked.add(asked)
         self.dedup.count("urlnorm/twin_directory_probes")
+        if self.dedup.debug:
+            logger.debug("Asking %s whether www_alias holds under /%s (the twin of %s)", twin, directory, url)
         self._send(
             Request(
                 twin,
