@@ -40,6 +40,8 @@ logger = logging.getLogger(__name__)
 VERIFY_FIRST = 2
 #: Sections of one path rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
+#: Rule families whose audits are budgeted, and vouched for, by place.
+_BY_SECTION = SCOPED_FAMILIES | HOST_FAMILIES
 #: Verifications of a redirect-taught rule its site answered with the representative's
 #: page (downloaded again), none with a redirect, before the rule is sampled instead.
 PAGE_ANSWERS_TO_SAMPLE = 4
@@ -139,13 +141,35 @@ class AuditChoice:
         directory too (a pair, or an audit that confirmed a drop, there)."""
         learned, learner = self.dedup.learned, self.dedup.learner
         rule = self._rule(host, reason)
-        if learned is None or learner is None or rule is None:
+        if learned is None or learner is None or rule is None or not self._held_in(rule, url):
             return False
+        # A learned key applies all the host's rules at once, and the drop is reported under
+        # the rule that changed its own URL: the representative's may have needed another
+        # (www.h/app/report against the delivered www.h/app/Report, reported under
+        # www_alias, merged by a case rule that never held under /app/: coincidence seed 103).
+        # Every sampled path or host rule in force at the URL must have held there too.
+        section = learned.section_of(url) or ""
+        for other in learned.rules_of(host):
+            if other is rule or other.family.value not in _BY_SECTION or section in other.excluded:
+                continue
+            if not learned.verifies_every(host, other.kind) and not self._held_in(other, url):
+                return False
         if rule.family.value in SCOPED_FAMILIES:
-            return rule.held.get(learned.section_of(url) or "", 0) >= VERIFY_FIRST
-        if rule.family.value in HOST_FAMILIES and rule.held.get(directory_of(url) or "", 0) < 1:
-            return False  # (one pair, or one confirmed audit, in a directory vouches for it)
+            return True
         return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
+
+    def _held_in(self, rule: Rule, url: str) -> bool:
+        """Whether ``rule``'s pairs held where ``url`` is: :data:`VERIFY_FIRST` pages in its
+        section for a path rule, one in its top directory for a host rule (with its
+        host-wide count, :meth:`vouched`); any other rule is not counted by place."""
+        family = rule.family.value
+        if family in SCOPED_FAMILIES:
+            learned = self.dedup.learned
+            section = learned.section_of(url) if learned is not None else None
+            return rule.held.get(section or "", 0) >= VERIFY_FIRST
+        if family in HOST_FAMILIES:
+            return rule.held.get(directory_of(url) or "", 0) >= 1
+        return True
 
     def scope(self, host: str, reason: str, url: str) -> str:
         """What a learned drop (of ``url``) has its audit budget counted against: the rule
