@@ -122,6 +122,9 @@ class CoSite(WildSite):
     hidden: set[str] = field(default_factory=set)
     #: doc ids linked by the kind's own evidence links only (placeholders, at every alias)
     unspanned: set[str] = field(default_factory=set)
+    #: doc ids of the exceptions to the host's coincidences: spanned last, as a chain from the
+    #: deepest page, so that a crawl meets the coincidences first (and learns from them)
+    late: set[str] = field(default_factory=set)
     #: a visitor counter in every page: no two answers byte-identical
     counter: bool = False
     #: "", "redirect" (``HEAD`` -> 302 a login page), "length" (another length), "etag" (another tag)
@@ -150,8 +153,14 @@ class CoSite(WildSite):
         """The kind's links in the forms its host coincides on (and to its placeholders)."""
 
     def link_from(self, rng: random.Random, pen: Pen, placed: list[Page], url: str) -> None:
-        source = rng.choice(placed)
+        """A link to ``url`` from one of the host's first pages (evidence comes early)."""
+        early = [page for page in placed if page.doc_id not in self.late][:4]
+        source = rng.choice(early)
         source.links.append(pen.spell(source, url, exact=False))
+
+    def exception(self, page: Page) -> Page:
+        self.late.add(page.doc_id)
+        return page
 
     def render(self, page: Page) -> Reply:
         reply = super().render(page)
@@ -197,8 +206,8 @@ class TagSite(CoSite):
         self.posts = [self.add(f"/posts/{slug}/") for slug in rng.sample(_POSTS, max(2, min(6, budget // 4)))]
         self.static_tags: dict[str, Page] = {}
         for upper, lower in rng.sample(_TAG_PAIRS, rng.randint(1, 2)):
-            for name in (upper, lower):
-                self.static_tags[name] = self.add(f"/tag/{name}/")
+            self.static_tags[upper] = self.add(f"/tag/{upper}/")
+            self.static_tags[lower] = self.exception(self.add(f"/tag/{lower}/"))
             self.traps.append(f"/tag/{upper}/ vs /tag/{lower}/ (two tags with posts)")
         self.spellings_empty: list[str] = []
         for name in rng.sample(_EMPTY_TAGS, rng.randint(2, 3)):
@@ -254,16 +263,17 @@ class ShopSite(CoSite):
         self.server = rng.choice(("Apache/2.4.57 (Debian)", "nginx", "LiteSpeed"))
         self.currency = rng.random() < 0.5
         self.print_mode = rng.choice(("ignored", "page", "some"))
-        self.counter = rng.random() < 0.5
+        self.counter = rng.random() < 0.25
         self.colored: set[str] = set()
         self.printable: set[str] = set()
         self.add("/")
-        catalog = [self.add("/catalog"), self.add("/catalog", "page=2")]
+        self.add("/catalog")
+        self.exception(self.add("/catalog", "page=2"))
         if rng.random() < 0.5:
-            catalog.append(self.add("/catalog", "page=3"))
-        catalog.append(self.add("/catalog", "sort=price"))
+            self.exception(self.add("/catalog", "page=3"))
+        self.exception(self.add("/catalog", "sort=price"))
         if rng.random() < 0.4:
-            catalog.append(self.add("/catalog", "sort=name"))
+            self.exception(self.add("/catalog", "sort=name"))
         self.traps.append("/catalog?page=1 is /catalog, ?page=2 is not; ?sort= reorders")
         ids = [str(n) for n in rng.sample(range(100, 999), max(4, min(9, budget // 2)))]
         sold_out = ids[: rng.randint(1, 3)]
@@ -280,25 +290,25 @@ class ShopSite(CoSite):
         self.traps.append(f"{len(sold_out)} sold-out item(s): one placeholder, reviews behind a relative link")
         for item in rng.sample(self.in_stock, min(len(self.in_stock), rng.randint(1, 2))):
             self.colored.add(item)
-            self.add(f"/item/{item}/", f"color={rng.choice(_COLORS)}")
+            self.exception(self.add(f"/item/{item}/", f"color={rng.choice(_COLORS)}"))
         self.traps.append(f"?color= a variant on {len(self.colored)} item(s), ignored on the others")
         if self.currency:
             for item in rng.sample(self.in_stock, min(2, len(self.in_stock))):
-                page = self.add(f"/item/{item}/", "currency=EUR")
+                page = self.exception(self.add(f"/item/{item}/", "currency=EUR"))
                 self.banners[page.doc_id] = "<p>Price: 17,90 EUR</p>"
             self.traps.append("?currency=EUR another price")
         if self.print_mode != "ignored":
             chosen = self.in_stock if self.print_mode == "page" else rng.sample(self.in_stock, 1)
             self.printable.update(chosen)
             for item in rng.sample(chosen, min(2, len(chosen))):
-                self.add(f"/item/{item}/", "view=print")
+                self.exception(self.add(f"/item/{item}/", "view=print"))
             self.traps.append(f"?view=print a page ({self.print_mode})")
-        self.results = [self.add("/search", f"q={term}") for term in rng.sample(("lamp", "chair", "desk"), 1)]
+        self.results = [self.exception(self.add("/search", f"q={t}")) for t in rng.sample(("lamp", "chair", "desk"), 1)]
         self.misses = rng.sample(("zzz", "qwerty", "lmp", "asdf", "xyz"), rng.randint(2, 4))
         self.no_results = self.add("/search", f"q={self.misses[0]}", doc=f"{self.host}/search-no-results")
         self.no_results.links = ["/catalog", "/"]
         self.unspanned.add(self.no_results.doc_id)
-        self.saved = [self.add("/saved", f"s={_hex(rng)}") for _ in range(rng.randint(1, 2))]
+        self.saved = [self.exception(self.add("/saved", f"s={_hex(rng)}")) for _ in range(rng.randint(1, 2))]
         self.traps.append("?s=<hex> a saved search on /saved, a share token ignored on items")
         for page in self.pages:
             if page.path == "/" or page.doc_id in self.hidden or page.doc_id in self.unspanned:
@@ -368,6 +378,7 @@ class LegacySite(CoSite):
 
     def build(self, rng: random.Random, budget: int, others: list[Page]) -> None:
         self.server = "Apache/2.2.22 (Unix)"
+        self.redirect_status = 301  # (mod_dir's DirectorySlash)
         self.add("/")
         self.dirs = rng.sample(_SECTIONS, rng.randint(3, 5))
         self.files: list[str] = []
@@ -376,12 +387,12 @@ class LegacySite(CoSite):
             self.add(f"/{name}/")
         if rng.random() < 0.8:
             name = self.dirs[0]
-            self.add(f"/{name}")  # RewriteRule ^name$ /cgi-bin/name.pl
+            self.exception(self.add(f"/{name}"))  # RewriteRule ^name$ /cgi-bin/name.pl
             self.traps.append(f"/{name} (a script) vs /{name}/ (the directory)")
         if rng.random() < 0.8:
             name = self.dirs[1]
             self.php_dirs.add(f"/{name}/")
-            self.add(f"/{name}/index.html")
+            self.exception(self.add(f"/{name}/index.html"))
             self.traps.append(f"/{name}/ (index.php) vs /{name}/index.html (an old page)")
         while len(self.pages) < budget:
             path = f"/{rng.choice(self.dirs)}/{rng.choice(_WORDS)}.html"
@@ -390,7 +401,7 @@ class LegacySite(CoSite):
                 self.files.append(path)
         if self.files and rng.random() < 0.8:
             stem = rng.choice(self.files)[:-5]
-            self.add(stem)
+            self.exception(self.add(stem))
             self.traps.append(f"{stem} (a page of its own) vs {stem}.html")
         self.etags = rng.choice(("none", "content", "weak"))
 
@@ -440,14 +451,17 @@ class ProxiedSite(CoSite):
         pairs = rng.sample((("Report", "report"), ("Users/", "users/"), ("Export", "export")), rng.randint(1, 2))
         for upper, lower in pairs:
             self.add(f"/app/{upper}")
-            self.add(f"/app/{lower}")
+            self.exception(self.add(f"/app/{lower}"))
             self.traps.append(f"/app/{upper} vs /app/{lower} (case-sensitive application)")
         if self.twin == "same":
             www = self.other_host
             assert www is not None
-            self.add("/blog/")
-            self.add("/blog/", authority=www)
-            self.add("/blog/hello-world/", authority=www)
+            # Two blogs, each post reached from its own blog's index only.
+            self.blogs = [self.exception(self.add("/blog/")), self.exception(self.add("/blog/", authority=www))]
+            posts = [self.add("/blog/2009/archive.htm"), self.add("/blog/hello-world/", authority=www)]
+            for blog, post in zip(self.blogs, posts, strict=True):
+                blog.links.append(post.path)
+                self.hidden.add(post.doc_id)
             self.traps.append(f"www.: the same pages, but {www}/blog/ is another virtual host")
         while len(self.pages) < budget:
             path = f"/{rng.choice(('Products', 'Support', 'News'))}/{rng.choice(_WORDS).title()}.aspx"
@@ -505,28 +519,28 @@ class RewritesSite(CoSite):
                 self.plain.append(self.add(f"/{section}/{word}"))
         if "slash" in self.rules:
             name = rng.choice([page.path for page in self.plain if page.path.count("/") == 1])
-            self.add(name + "/")
+            self.exception(self.add(name + "/"))
             self.traps.append(f"/x/ -> /x, but {name}/ is a page beside {name}")
         if "lower" in self.rules:
             self.add("/files/README")
-            self.add("/files/readme")
+            self.exception(self.add("/files/readme"))
             self.traps.append("/X -> /x, but /files/README vs /files/readme")
         if "html" in self.rules:
             self.add("/legacy")
-            self.add("/legacy.html")
+            self.exception(self.add("/legacy.html"))
             self.traps.append("/x.html -> /x, but /legacy.html vs /legacy")
         self.invites: list[str] = []
         if "ref" in self.rules:
             self.add("/invite")
             self.invites = rng.sample(_NAMES, 2)
             for name in self.invites:
-                self.add("/invite", f"ref={name}")
+                self.exception(self.add("/invite", f"ref={name}"))
             self.traps.append("?ref= -> stripped, but /invite?ref=<name> are pages")
         if "www" in self.rules:
             www = self.other_host
             assert www is not None
-            self.add("/shop/", authority=www)
-            self.add("/shop/cart-help", authority=www)
+            self.exception(self.add("/shop/", authority=www))
+            self.exception(self.add("/shop/cart-help", authority=www))
             self.traps.append(f"www. -> bare, but {www}/shop/ is another virtual host")
         self.moved: list[str] = []
         if "moved" in self.rules:
@@ -534,13 +548,13 @@ class RewritesSite(CoSite):
             for word in words[:3]:
                 self.plain.append(self.add(f"/new/{word}"))
                 self.moved.append(word)
-            self.add(f"/old/{words[3]}")
+            self.exception(self.add(f"/old/{words[3]}"))
             self.add(f"/new/{words[3]}")
             self.traps.append(f"/old/x -> /new/x, but /old/{words[3]} is a page of its own")
         # A login wall for most members' pages, a few public.
         self.public = rng.sample(_NAMES, 1)
         for name in self.public:
-            self.add(f"/members/{name}")
+            self.exception(self.add(f"/members/{name}"))
         self.walled = [name for name in _NAMES if name not in self.public]
         self.login = self.add("/login")
         self.traps.append(f"/members/x -> 302 /login?next= but /members/{self.public[0]} is public")
@@ -755,7 +769,7 @@ def generate_coincidence_web(seed: int, *, meta_refresh: bool = False, query_pag
             site.etags = "content"
         site.gzip = rng.random() < 0.3
         site.ads = rng.random() < 0.2
-        site.counter = rng.random() < 0.25
+        site.counter = rng.random() < 0.1
         site.build(rng, min(budgets[index], 20), [page for other in sites for page in other.linkable()])
         sites.append(site)
     by_host: dict[str, Any] = {host: site for site in sites for host in site.hosts}
@@ -774,19 +788,24 @@ def generate_coincidence_web(seed: int, *, meta_refresh: bool = False, query_pag
             parent.links.append(home.url)
         placed = [home]
         for page in site.pages[1:]:
-            if page.doc_id in site.hidden or page.doc_id in site.unspanned:
+            if page.doc_id in site.hidden or page.doc_id in site.unspanned or page.doc_id in site.late:
                 continue
             parent = rng.choice(placed)
             parent.links.append(pen.plain(parent, page))
             placed.append(page)
+        for page in site.pages:
+            if page.doc_id in site.late:
+                parent = placed[-1]
+                parent.links.append(pen.plain(parent, page))
+                placed.append(page)
         site.evidence(pen, rng, placed)
         if query_pages:
             site.evidence(pen, rng, placed)
 
     # Extra links: random targets, mostly written as variants the servers answer alike.
-    everything = [page for site in sites for page in site.linkable()]
+    everything = [page for site in sites for page in site.linkable() if page.doc_id not in site.late]
     for site in sites:
-        linkable = site.linkable()
+        linkable = [page for page in site.linkable() if page.doc_id not in site.late]
         for page in site.sources():
             for _ in range(rng.randint(1, 3)):
                 target = rng.choice(linkable) if rng.random() < 0.8 else rng.choice(everything)
