@@ -17,6 +17,7 @@ from demoweb.coincidenceweb import (
     LegacySite,
     ProxiedSite,
     RewritesSite,
+    RoutesSite,
     ShopSite,
     TagSite,
     compare_coincidence,
@@ -45,6 +46,17 @@ def test_every_document_collected_by_stock(options: dict[str, bool]) -> None:
         assert 10 <= len(web.documents) <= 95, (seed, len(web.documents))
         assert not web.check(), (seed, web.check(), web.describe())
         assert web.simulate_stock()[1] == web.documents, seed
+
+
+def test_refresh_stubs_are_served_on_every_kind() -> None:
+    kinds = set()
+    for seed in SEEDS:
+        web = generate_coincidence_web(seed, meta_refresh=True)
+        for site in web.hosts:
+            if any(move.startswith("refresh->") for move in site.loops):  # type: ignore[attr-defined]
+                assert web.fetch(f"http://{site.pages[0].host}/refresh").status == 200, (seed, site.kind)  # type: ignore[attr-defined]
+                kinds.add(site.kind)  # type: ignore[attr-defined]
+    assert kinds == set(KINDS)
 
 
 def test_every_kind_is_drawn() -> None:
@@ -165,6 +177,23 @@ def test_rewrites_redirect_rules_with_exceptions() -> None:
     raise AssertionError(f"rules drawn: {seen}")
 
 
+def test_routes_one_page_two_spellings_two_sets_of_links() -> None:
+    for web, site in _sites(RoutesSite):
+        if site.ads or site.counter:
+            continue
+        index = next(page for page in site.pages if page.doc_id in site.unspanned)
+        bare, slashed = web.fetch(index.url), web.fetch(index.url + "/")
+        assert bare.status == slashed.status == 200 and bare.body == slashed.body
+        from_bare = web.links_of(index.url, bare.body)
+        from_slashed = web.links_of(index.url + "/", slashed.body)
+        assert not set(from_bare) & set(from_slashed)
+        behind = {web.resolve(url) for url in from_bare + from_slashed}
+        assert None not in behind and len(behind) == len(from_bare) + len(from_slashed)
+        assert behind <= site.hidden
+        return
+    raise AssertionError("no routes host without ads or a counter")
+
+
 def test_deploy_answers_304_to_another_pages_tag() -> None:
     web, site = _site(DeploySite)
     events = [page for page in site.pages if page.path.startswith("/events/20")]
@@ -199,4 +228,24 @@ async def test_stock_collects_every_document_and_the_addon_too(seed: int, tmp_pa
     comparison = await compare_coincidence(seed, tmp_path)
     assert not comparison.sanity_problems(), comparison.report()
     assert comparison.stock.docs == comparison.web.documents
+    assert not comparison.problems(), comparison.report()
+
+
+#: Losses this generator found in its first runs (plain webs, each seed's own crawl order), not
+#: fixed when it was written: seed 16, lifo-c1: ``www_alias`` learned on an IIS host from identical
+#: twins, ``www.proxied0.test/blog/`` (another virtual host) filtered as the alias of
+#: ``proxied0.test/blog/``, and its post with it; seed 37, fifo-c1-prio: ``case_insensitive_path``
+#: learned on ``www.proxied0.test``, contradicted on the bare host under ``/app/``, yet
+#: ``proxied0.test/app/report`` filtered as ``/app/Report``; seed 62, lifo-c16-prio-jobdir: the bare
+#: ``/app/report`` filtered as the alias of its ``www.`` twin, whose relative link ``../blog/`` leads
+#: to the other virtual host's blog, so the bare ``/blog/`` was never linked to the crawl.
+LOSSES_FOUND = [16, 37, 62]
+
+
+@pytest.mark.xfail(reason="losses found by this generator, open when it was written", strict=False)
+@pytest.mark.parametrize("seed", LOSSES_FOUND, ids=[str(seed) for seed in LOSSES_FOUND])
+@pytest_twisted.ensureDeferred
+async def test_losses_found(seed: int, tmp_path: Path) -> None:
+    comparison = await compare_coincidence(seed, tmp_path)
+    assert not comparison.sanity_problems(), comparison.report()
     assert not comparison.problems(), comparison.report()

@@ -45,6 +45,12 @@ rule does not hold everywhere on the same host. Each host is one *kind*:
   ``/login?next=...`` for most members' pages, others public), a shortener
   (``/go/N`` -> 302 anywhere), a rotating ``/featured`` (302 to another page on every
   request) and a redirect chain ending at a page linked elsewhere in another spelling.
+- ``routes`` (a Rails/Express/Flask application with non-strict routing): every route answers
+  ``/x`` and ``/x/`` with the same bytes (no redirect), and pages write relative links, so
+  the two spellings of a page link to different pages: a section's index ``/docs`` links
+  ``intro`` (``/intro``, a page of the site's root) where ``/docs/`` links ``/docs/intro``
+  (the section's own), each reached from nowhere else; every other page is linked in both
+  spellings too (the coincidence a learner sees), its relative links broken from one of them.
 - ``deploy`` (a CMS behind a cache): validators per template and per deploy: every
   article shares one entity tag, every event another (honoured: a page answers ``304``
   to another page's tag), one ``Last-Modified`` for the deploy; event pages that differ
@@ -84,7 +90,7 @@ from .randomweb import CrawlOrder, FamilyComparison, Page, RandomWeb, compare_by
 from .server import NETLOC_HEADER, Reply
 from .wildweb import Pen, WildSite, WildWeb, decode_path, request_method, serve_wild
 
-KINDS = ("tags", "shop", "legacy", "proxied", "rewrites", "deploy")
+KINDS = ("tags", "shop", "legacy", "proxied", "rewrites", "deploy", "routes")
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
 _POSTS = ("hello-world", "release-notes", "why-go", "rust-tips", "ci-setup", "benchmarks", "faq", "roadmap", "v2")
 _TAG_PAIRS = (("Go", "go"), ("Rust", "rust"), ("ML", "ml"), ("CI", "ci"), ("Web", "web"))
@@ -162,6 +168,11 @@ class CoSite(WildSite):
         self.late.add(page.doc_id)
         return page
 
+    def special(self, authority: str, raw_path: str, query: str) -> Reply | None:
+        """A stub or move registered for this URL (``/refresh``, ``/go/N``...), for kinds that route
+        before :meth:`WildSite.answer` would look."""
+        return self.specials.get((authority, decode_path(raw_path), query))
+
     def render(self, page: Page) -> Reply:
         reply = super().render(page)
         headers = dict(reply.headers)
@@ -233,6 +244,9 @@ class TagSite(CoSite):
         return ""
 
     def answer(self, authority: str, raw_path: str, query: str) -> Reply:
+        special = self.special(authority, raw_path, query)
+        if special is not None:
+            return special
         path = decode_path(raw_path)
         if (authority, path, "") in self.routes and (authority, path, "") != self.placeholder_key:
             return super().answer(authority, raw_path, query)
@@ -343,6 +357,9 @@ class ShopSite(CoSite):
         return ""
 
     def answer(self, authority: str, raw_path: str, query: str) -> Reply:
+        special = self.special(authority, raw_path, query)
+        if special is not None:
+            return special
         path = decode_path(raw_path)
         key = (authority, path, self.query_key(path, query))
         if key in self.routes:
@@ -409,6 +426,9 @@ class LegacySite(CoSite):
         return ""
 
     def answer(self, authority: str, raw_path: str, query: str) -> Reply:
+        special = self.special(authority, raw_path, query)
+        if special is not None:
+            return special
         path = decode_path(raw_path)
         if (authority, path, "") in self.routes:
             return super().answer(authority, raw_path, query)
@@ -684,6 +704,43 @@ class DeploySite(CoSite):
         return f"month={month}" if path == "/report" and month else ""
 
 
+class RoutesSite(CoSite):
+    """An application with non-strict routing and relative links: see the module's docstring."""
+
+    def build(self, rng: random.Random, budget: int, others: list[Page]) -> None:
+        self.server = rng.choice(("Puma", "Express", "Werkzeug/3.0.1", "gunicorn"))
+        self.add("/")
+        self.spelled: list[Page] = []  # linked with and without the slash
+        for section in rng.sample(("docs", "help", "guides", "learn"), 2):
+            index = self.add(f"/{section}")
+            index.links = rng.sample(("intro", "setup", "faq", "pricing", "contact", "install"), 2)
+            for name in index.links:  # relative: /name from /section, /section/name from /section/
+                inner = self.add(f"/{section}/{name}")
+                self.hidden.add(inner.doc_id)
+                if (self.host, f"/{name}", "") not in self.routes:
+                    self.hidden.add(self.add(f"/{name}").doc_id)
+            self.unspanned.add(index.doc_id)
+            self.traps.append(f"/{section} and /{section}/ one page, its relative links two")
+        while len(self.pages) < budget:
+            path = f"/{rng.choice(('blog', 'news', 'about', 'changelog'))}-{rng.randrange(100)}"
+            if (self.host, path, "") not in self.routes:
+                self.spelled.append(self.add(path))
+
+    def fold(self, path: str) -> str:
+        return path.rstrip("/") or "/"
+
+    def query_key(self, path: str, query: str) -> str:
+        return ""
+
+    def evidence(self, pen: Pen, rng: random.Random, placed: list[Page]) -> None:
+        for page in self.pages:
+            if page.doc_id in self.unspanned:  # a section's index: both spellings, from the first pages
+                self.link_from(rng, pen, placed, page.url)
+                self.link_from(rng, pen, placed, page.url + "/")
+        for page in self.spelled:
+            self.link_from(rng, pen, placed, page.url + "/")
+
+
 _CLASSES: dict[str, type[CoSite]] = {
     "tags": TagSite,
     "shop": ShopSite,
@@ -691,6 +748,7 @@ _CLASSES: dict[str, type[CoSite]] = {
     "proxied": ProxiedSite,
     "rewrites": RewritesSite,
     "deploy": DeploySite,
+    "routes": RoutesSite,
 }
 
 
