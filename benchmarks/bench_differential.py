@@ -39,6 +39,14 @@ beside another site on port 80, a CDN with one entity tag for every page, a web
 archive), with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web wild --seeds 100 --start 0 --workers 1
+
+``--web coincidence`` crawls the webs of a fourth generator, by another outside checker
+(``demoweb.coincidenceweb.generate_coincidence_web``: hosts whose coincidences look like
+equivalence rules that do not hold everywhere: byte-identical placeholders with relative
+links, parameters that matter by value or by path, redirect rules with exceptions,
+validators shared per template), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web coincidence --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -66,6 +74,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "example_project"))
 
+from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
+from demoweb.coincidenceweb import kind_of as coincidence_kind_of  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
@@ -152,6 +162,10 @@ def web_of(seed: int) -> RandomWeb:
         return generate_framework_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "wild":
         return generate_wild_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "coincidence":
+        return generate_coincidence_web(
+            seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False)
+        )
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -195,7 +209,9 @@ def row(comparison: Comparison) -> dict[str, Any]:
                 "families": comparison.families,
                 "lost_families": sorted(
                     {
-                        (kind_of if WEB == "wild" else family_of)(comparison.web, doc.split("/", 1)[0])
+                        {"wild": kind_of, "coincidence": coincidence_kind_of}.get(WEB, family_of)(
+                            comparison.web, doc.split("/", 1)[0]
+                        )
                         for doc in comparison.lost
                     }
                 ),
@@ -287,7 +303,11 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                     )
                     if REDIS_WORKERS:
                         seed_settings = {**seed_settings, "REDIS_URL": redis_url(Path(workdir).parent)}
-                    run = {"frameworks": compare_frameworks, "wild": compare_wild}.get(WEB, compare)
+                    run = {
+                        "frameworks": compare_frameworks,
+                        "wild": compare_wild,
+                        "coincidence": compare_coincidence,
+                    }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
@@ -694,14 +714,16 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks", "wild"),
+        choices=("random", "frameworks", "wild", "coincidence"),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
         "Pages, GitHub Pages, S3, Tomcat, Laravel, Next.js do; every option applies, --refresh and --params "
         "as that generator's own versions, --offsite with allowed_domains drawn from its hosts) or wild "
         "(demoweb.wildweb: MediaWiki, static mirrors with encoded names, PHP CMS with <base href>, a servlet "
-        "application on :8080 beside another site on port 80, a CDN with one entity tag, a web archive)",
+        "application on :8080 beside another site on port 80, a CDN with one entity tag, a web archive) or "
+        "coincidence (demoweb.coincidenceweb: placeholders, parameters by value, redirect rules with exceptions, "
+        "validators per template)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
