@@ -75,7 +75,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "example_project"))
 
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
-from demoweb.coincidenceweb import kind_of as coincidence_kind_of  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
@@ -209,9 +208,7 @@ def row(comparison: Comparison) -> dict[str, Any]:
                 "families": comparison.families,
                 "lost_families": sorted(
                     {
-                        {"wild": kind_of, "coincidence": coincidence_kind_of}.get(WEB, family_of)(
-                            comparison.web, doc.split("/", 1)[0]
-                        )
+                        (kind_of if WEB in ("wild", "coincidence") else family_of)(comparison.web, doc.split("/", 1)[0])
                         for doc in comparison.lost
                     }
                 ),

@@ -86,9 +86,9 @@ from urllib.parse import quote, urlsplit
 
 from w3lib.url import canonicalize_url
 
-from .randomweb import CrawlOrder, FamilyComparison, Page, RandomWeb, compare_by_family, doc_id_of
+from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
 from .server import NETLOC_HEADER, Reply
-from .wildweb import Pen, WildSite, WildWeb, decode_path, request_method, serve_wild
+from .wildweb import Pen, WildSite, WildWeb, decode_path, kind_of, request_method, serve_wild
 
 KINDS = ("tags", "shop", "legacy", "proxied", "rewrites", "deploy", "routes")
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -898,11 +898,6 @@ def _add_refreshes(rng: random.Random, web: CoincidenceWeb, pen: Pen) -> None:
 
 
 # -- the comparison ---------------------------------------------------------------------------
-
-
-def kind_of(web: RandomWeb, host: str) -> str:
-    site = web.sites.get(host) or web.sites.get(host.partition(":")[0])
-    return getattr(site, "kind", "?")
 
 
 class CoincidenceComparison(FamilyComparison):
