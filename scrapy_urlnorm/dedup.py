@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from .depths import ClaimDepths
@@ -137,6 +138,9 @@ class Deduplicator:
         #: no response reaches the spider and no error the middlewares, so the ``JOBDIR``
         #: journal and the Redis queue lease, which settle requests by those, are told here.
         self.request_ended: list[Callable[[Request], None]] = []
+        #: Told of a page the add-on downloaded for its own question (a directory probe):
+        #: it never reaches the engine's ``response_received``, and the crawl log records it.
+        self.own_pages: list[Callable[[Response, Request], None]] = []
         self.ledger = DropLedger(self.reschedule_released if reschedule is not None else None, self.count)
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.late = LateChecks(self)

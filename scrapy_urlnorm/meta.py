@@ -72,6 +72,7 @@ TWIN = "_urlnorm_twin"
 _SENT_AS = (
     (AUDIT, "audit"),
     (TWIN, "twin_probe"),
+    (DIRECTORY_PROBE, "directory_probe"),
     (SHORTCUT_OF, "shortcut"),
     (REWRITTEN_FROM, "rewritten"),
     (NO_SHORTCUT, "as_written"),
@@ -87,7 +88,8 @@ def sent_before(meta: dict[str, Any]) -> bool:
 
 def sent_as(meta: dict[str, Any]) -> str | None:
     """Why the add-on sent a request: ``audit`` (a drop fetched to compare its page),
-    ``twin_probe`` (a variant sent with its twin's entity tag), ``shortcut`` (a link
+    ``twin_probe`` (a variant sent with its twin's entity tag), ``directory_probe``
+    (a ``www`` twin asked once per top directory: ``twin_dirs``), ``shortcut`` (a link
     sent in the form its host's redirects taught), ``rewritten`` (sent normalized),
     ``as_written`` (kept from its taught form: a learned drop fetched to check its rule,
     a shortcut's fallback, an audit fetched in full after all), ``released`` (a drop

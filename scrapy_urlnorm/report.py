@@ -100,6 +100,9 @@ class UrlNormReport:
         df = getattr(scheduler, "df", None)
         if df is not None:
             self.dupefilter = type(df)
+        dedup = Deduplicator._by_crawler.get(self.crawler)
+        if dedup is not None and self._log is not None:
+            dedup.own_pages.append(self.response_received)  # (its own questions' pages)
         # Only a JOBDIR's own queue was filled by an earlier run of this crawl (a queue
         # in Redis holds what the other workers push).
         if scheduler is not None and job_dir(self.crawler.settings) and not redis_url(self.crawler.settings):
@@ -236,6 +239,7 @@ _CAUSES = {
     "audit": "(a drop verified by fetching it)",
     "as_written": "(a learned drop fetched to check its rule)",
     "twin_probe": "(a www twin asked with its entity tag, answered in full)",
+    "directory_probe": "(a www twin asked once per top directory, never shown to the spider)",
     "shortcut": "(a link sent in its taught form)",
     "rewritten": "(sent normalized)",
     "released": "(a drop released past the filter)",

@@ -118,6 +118,10 @@ class DirectoryProbes:
         if asked is None:
             return
         digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
+        # A download it cost: in the report's figures and the crawl log, as the spider's are.
+        self.dedup.meter.page(digest, host_of(asked).lower(), "directory_probe")
+        for tell in self.dedup.own_pages:
+            tell(response, request)
         server = (response.headers.get("Server") or b"").decode("latin-1")
         learner.observe_page(asked, digest, length=len(response.body), server=server)
 

@@ -54,7 +54,7 @@ async def test_benchmark_figures_on_the_demo_web() -> None:
     figures = {name: (row["requests"], row["pages"], row["unique"]) for name, row in rows.items()}
     assert figures == {
         "stock Scrapy": (62, 54, 28),
-        "scrapy-urlnorm (default)": (44, 36, 28),
+        "scrapy-urlnorm (default)": (45, 37, 28),  # (one a twin directory probe)
         "static aggressive preset": (29, 24, 24),
     }
     assert rows["scrapy-urlnorm (default)"]["coverage_loss"] == 0
