@@ -58,11 +58,12 @@ class ShortcutChecks:
         a ``JOBDIR`` resume recovers them): the reason to drop it, else ``None``. Sent, it
         would download that page again and show nothing more about ``original``, which a
         shortcut never fetches as written. What was dropped against ``original`` rests on
-        that delivery now, as it would on this one's; ``original`` stays parked, to be
-        fetched if the rule is revoked. An audit that downloaded that very URL delivered
-        its page too, though it claimed no key (differential seed 130260, ``lifo-c1``:
-        ``h/index.php``, audited for ``default_page``, then sent as the taught form of
-        ``www.h/index.php``)."""
+        that delivery now, as it would on this one's, and is checked against its page as
+        it would be against this one's (``original`` too, where its rule verifies every
+        drop); else it stays parked, to be fetched if the rule is revoked. An audit that
+        downloaded that very URL delivered its page too, though it claimed no key
+        (differential seed 130260, ``lifo-c1``: ``h/index.php``, audited for
+        ``default_page``, then sent as the taught form of ``www.h/index.php``)."""
         dedup = self.dedup
         key = dedup.keys.static(request).value
         if self.late.shallower(request, key):
@@ -74,6 +75,11 @@ class ShortcutChecks:
         if claim is not None:
             for drop in claim.drops or ():
                 drop.learned = True
+            # As when the form itself delivers: the drops verified on every drop are checked
+            # against that page, ``original`` among them (parked under this claim). Discharged
+            # unchecked, the link a redirect-taught trailing_slash sent as /pricing was lost
+            # where /pricing/ was a page of its own (coincidence seed 15, fifo-c16-prio-jobdir).
+            dedup.audits.audit_drops(claim, key, key, request.url)
             dedup.ledger.delivered(claim)
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))

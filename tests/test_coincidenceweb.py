@@ -242,8 +242,11 @@ async def test_stock_collects_every_document_and_the_addon_too(seed: int, tmp_pa
 #: the crawl. Seed 90, lifo-c16-jobdir: spellings of a tag placeholder (``/tag/NIM/``,
 #: ``/tag/nim/``, byte-identical to ``/tag/Nim/``) neither fetched nor filtered in the debug log
 #: while ``case_insensitive_path`` was pending on the host, then refused: the pages behind their
-#: relative link ``suggest`` were lost (not seen again after the fixes for the others).
-LOSSES_FOUND = [37, 153, 90]
+#: relative link ``suggest`` were lost. Seed 15, fifo-c16-prio-jobdir (one run in about six):
+#: ``/pricing/``, a page of its own where ``trailing_slash`` redirects every other ``/x/`` to
+#: ``/x``, sent as its taught form ``/pricing``, which another link delivered meanwhile: the
+#: link was discharged unverified, with the three pages behind it.
+LOSSES_FOUND = [37, 153, 90, 15]
 
 
 @pytest.mark.parametrize("seed", LOSSES_FOUND, ids=[str(seed) for seed in LOSSES_FOUND])
