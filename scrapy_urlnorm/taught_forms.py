@@ -35,6 +35,19 @@ if TYPE_CHECKING:
     from .dedup import Deduplicator
 
 
+def offsite(host: str, allowed: object) -> bool:
+    """Whether ``host`` is one a spider's ``allowed_domains`` leaves out, as Scrapy's
+    offsite filter reads them (a domain and its subdomains, no port); none left out
+    without a list."""
+    if not allowed or not isinstance(allowed, (list, tuple, set, frozenset)):
+        return False
+    for domain in allowed:
+        name = str(domain).lower().partition(":")[0]
+        if host == name or host.endswith(f".{name}"):
+            return False
+    return True
+
+
 #: Meta keys of requests that are to be fetched as written.
 _AS_WRITTEN = (M.AUDIT, M.AS_WRITTEN, M.NO_SHORTCUT)
 
@@ -152,15 +165,8 @@ class TaughtForms:
         ``allowed_domains`` leaves out (as Scrapy's offsite filter reads them: a domain
         and its subdomains, no port)."""
         host, own = urlsplit(form).hostname or "", urlsplit(url).hostname or ""
-        if host == own:
+        if host == own or not offsite(host, self.allowed_domains()):
             return False
-        allowed = self.allowed_domains()
-        if not allowed or not isinstance(allowed, (list, tuple, set, frozenset)):
-            return False
-        for domain in allowed:
-            name = str(domain).lower().partition(":")[0]
-            if host == name or host.endswith(f".{name}"):
-                return False
         self.dedup.count("urlnorm/forms_offsite")
         return True
 

@@ -31,6 +31,7 @@ from . import meta as M
 from .digests import page_digest
 from .keys import host_of
 from .sections import directory_of
+from .taught_forms import offsite
 from .urlparts import HOST, replace_field, split_url, unsplit_url
 
 if TYPE_CHECKING:
@@ -53,9 +54,16 @@ HOSTS_REMEMBERED = 10_000
 class DirectoryProbes:
     """Asks a ``www`` twin once per top directory whether it serves the other twin's page."""
 
-    def __init__(self, dedup: Deduplicator, send: Callable[[Request], None]) -> None:
+    def __init__(
+        self,
+        dedup: Deduplicator,
+        send: Callable[[Request], None],
+        allowed_domains: Callable[[], object] = lambda: None,
+    ) -> None:
         self.dedup = dedup
         self._send = send
+        #: The spider's ``allowed_domains``: a twin they leave out is never asked.
+        self.allowed_domains = allowed_domains
         self._asked: set[tuple[str, str]] = set()
         #: Host -> top directory -> the first page (normalized URL) delivered there: a rule
         #: learned later asks about the directories the crawl reached before it.
@@ -85,16 +93,16 @@ class DirectoryProbes:
 
     def _ask(self, host: str, directory: str, url: str) -> None:
         learned = self.dedup.learned
-        if learned is None:
+        asked = (host.removeprefix("www."), directory)
+        if learned is None or asked in self._asked or len(self._asked) >= DIRECTORIES_ASKED:
             return
         rule = next((r for r in learned.rules_of(host) if r.kind == "www_alias"), None)
         if rule is None or rule.held.get(directory) or learned.verifies_every(host, "www_alias"):
             return
-        asked = (host.removeprefix("www."), directory)
-        if asked in self._asked or len(self._asked) >= DIRECTORIES_ASKED:
-            return
         twin = _twin(url, host)
-        if twin is None or self.dedup.seen.get(self.dedup.keys.static(Request(twin)).value) is not None:
+        if twin is None or offsite(host_of(twin).lower(), self.allowed_domains()):
+            return  # (a host the spider leaves out is never asked)
+        if self.dedup.seen.get(self.dedup.keys.static(Request(twin)).value) is not None:
             return  # (requested already: its own answer is the pair)
         self._asked.add(asked)
         self.dedup.count("urlnorm/twin_directory_probes")

@@ -131,7 +131,9 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     if dedup.learner is not None:
         dedup.audits.spellings.send = reschedule
         dedup.audits.spellings.count = dedup.count
-        dedup.directory_probes = DirectoryProbes(dedup, reschedule)
+        dedup.directory_probes = DirectoryProbes(
+            dedup, reschedule, lambda: getattr(getattr(crawler, "spider", None), "allowed_domains", None)
+        )
     if settings.getbool("URLNORM_CONDITIONAL_AUDITS", True) and not settings.getbool("HTTPCACHE_ENABLED"):
         dedup.audits.cheap.tags = EntityTags()  # (the cache would store the 304 as the URL's page)
         dedup.audits.cheap.tags.canary = TagCanary(reschedule, dedup.count)

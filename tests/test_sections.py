@@ -365,3 +365,10 @@ def test_a_drop_is_vouched_for_only_where_every_rule_of_its_key_held() -> None:
     choice, reason = dedup.audits.choice, "learned:www_alias"
     assert choice.vouched("www.iis.test", reason, "http://www.iis.test/docs/report")
     assert not choice.vouched("www.iis.test", reason, "http://www.iis.test/app/report")
+
+
+def test_a_twin_the_spiders_allowed_domains_leave_out_is_never_asked() -> None:
+    from scrapy_urlnorm.taught_forms import offsite
+
+    assert offsite("tw.test", ["www.tw.test"]) and not offsite("www.tw.test", ["tw.test"])
+    assert not offsite("tw.test", None) and not offsite("tw.test", ["tw.test:80"])
