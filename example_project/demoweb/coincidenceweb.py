@@ -88,7 +88,7 @@ from w3lib.url import canonicalize_url
 
 from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
 from .server import NETLOC_HEADER, Reply
-from .wildweb import Pen, WildSite, WildWeb, decode_path, kind_of, request_method, serve_wild
+from .wildweb import Pen, WildSite, WildWeb, decode_path, kind_of, request_method, serve_wild, split_budget
 
 KINDS = ("tags", "shop", "legacy", "proxied", "rewrites", "deploy", "routes")
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -800,20 +800,13 @@ class CoincidenceWeb(WildWeb):
         return super().check() + self.spelling_problems()
 
 
-def _split(rng: random.Random, total: int, parts: int) -> list[int]:
-    shares = [5] * parts
-    for _ in range(max(0, total - 5 * parts)):
-        shares[rng.randrange(parts)] += 1
-    return shares
-
-
 def generate_coincidence_web(seed: int, *, meta_refresh: bool = False, query_pages: bool = False) -> CoincidenceWeb:
     """A web of 2-5 hosts and about 15-80 documents, determined by ``seed`` alone.
     ``meta_refresh``: a few pages move on by ``<meta http-equiv="refresh">``; ``query_pages``:
     more links in the forms the hosts coincide on (evidence twice over)."""
     rng = random.Random(f"coincidence:{seed}")
     count = rng.randint(2, 5)
-    budgets = _split(rng, rng.randint(10, 45), count)
+    budgets = split_budget(rng, rng.randint(10, 45), count, least=5)
     kinds = [rng.choice(KINDS) for _ in range(count)]
     sites: list[CoSite] = []
     for index, kind in enumerate(kinds):

@@ -1190,9 +1190,10 @@ class Pen:
         return f"http://{source.host}/missing.html"
 
 
-def _split(rng: random.Random, total: int, parts: int) -> list[int]:
-    shares = [4] * parts
-    for _ in range(max(0, total - 4 * parts)):
+def split_budget(rng: random.Random, total: int, parts: int, least: int = 4) -> list[int]:
+    """``total`` documents shared among ``parts`` hosts, ``least`` each at least."""
+    shares = [least] * parts
+    for _ in range(max(0, total - least * parts)):
         shares[rng.randrange(parts)] += 1
     return shares
 
@@ -1204,7 +1205,7 @@ def generate_wild_web(seed: int, *, meta_refresh: bool = False, query_pages: boo
     ``?page=`` listings appear more (both only add links and stubs)."""
     rng = random.Random(f"wild:{seed}")
     count = rng.randint(2, 5)
-    budgets = _split(rng, rng.randint(12, 70), count)
+    budgets = split_budget(rng, rng.randint(12, 70), count)
     kinds = [rng.choice(KINDS) for _ in range(count)]
     if kinds[0] == "archive":
         kinds[0] = rng.choice(KINDS[:-1])
