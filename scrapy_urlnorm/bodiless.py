@@ -19,6 +19,7 @@ from scrapy.http import HtmlResponse
 
 from . import meta as M
 from .digests import page_digest
+from .keys import host_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -60,21 +61,35 @@ class BodilessAnswers:
         status = response.status
         canary = meta.get(M.CANARY)
         if canary is not None:
+            if status == 200:
+                self.own_page(request, response, "canary")
             tags = self.dedup.audits.cheap.tags
             if tags is not None and not tags.canary_answered(canary, status):
                 self.dedup.count("urlnorm/etags_distrusted")
             self.settled(request, f"entity-tag canary answered {status}")
         if M.DIRECTORY_PROBE in meta:
-            if self.dedup.directory_probes is not None:
-                self.dedup.directory_probes.answered(request, response)
+            if self.dedup.directory_probes is not None and status == 200:
+                self.dedup.directory_probes.answered(
+                    request, response, self.own_page(request, response, "directory_probe")
+                )
             self.settled(request, f"directory probe answered {status}")
         probe = meta.get(M.SPELLING_PROBE)
         if probe is not None:
-            digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
+            digest = self.own_page(request, response, "spelling_probe") if status == 200 else None
             asked = self.dedup.normalize(request.url)[0]  # (as the resource was keyed)
             if asked is not None:
-                self.dedup.audits.spellings.probed(asked, probe, digest if status == 200 else None)
+                self.dedup.audits.spellings.probed(asked, probe, digest)
             self.settled(request, f"session probe answered {status}")
+
+    def own_page(self, request: Request, response: Response, why: str) -> int:
+        """A page the add-on downloaded for its own question: counted as the download it
+        is (the report, its redundancy, the crawl log), though the spider never sees it.
+        Returns its digest."""
+        digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
+        self.dedup.meter.page(digest, host_of(response.url).lower(), why)
+        for tell in self.dedup.own_pages:
+            tell(response, request)
+        return digest
 
     def in_headers(
         self, request: Request, response: Response, audit: dict[str, Any] | None, *, held_redirect: bool

@@ -6,11 +6,16 @@ cache layer that answers ``304`` to any ``If-None-Match`` (some hand-written
 ones check only that the header is there) would have every drop confirmed, and
 pages lost (differential, seeds 46000-46063 with such hosts: one crawl).
 
-So before a host's tags are used, it is asked once, with a ``HEAD`` request for a
+So before a host's tags are used, it is asked once, with a conditional ``GET`` for a
 page it delivered and ``If-None-Match`` naming a tag no server issues: a ``200``
 shows it compares tags (its tags may then be used, as before); a ``304`` shows it
 does not (its tags are never used: ``urlnorm/etags_distrusted``); any other answer,
-or none, leaves its tags unused. One request per host with tags, never retried,
+or none, leaves its tags unused. A ``GET``, as the audits and twin probes it vouches
+for are: a cache in front of a server may compare tags for ``HEAD`` and answer every
+conditional ``GET`` with ``304`` (a ``HEAD`` canary was answered ``200`` by such a
+host, and a conditional audit of ``/app/export`` against ``/app/Export``'s tag was
+"confirmed": coincidence seed 527 lost the page). An honest answer downloads that page
+again, counted as the download it is. One request per host with tags, never retried,
 never followed, never shown to the spider. In a distributed crawl each worker asks
 on its own, and a canary another worker pops tells that worker: a host whose
 answer never reaches a worker keeps its tags unused there (more downloads, no loss).
@@ -54,7 +59,6 @@ class TagCanary:
         self._send(
             Request(
                 url,
-                method="HEAD",
                 headers={"If-None-Match": CANARY_TAG},
                 dont_filter=True,
                 priority=1000,  # before the audits that wait for its answer

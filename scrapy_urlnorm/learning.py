@@ -191,6 +191,15 @@ def negotiated_pair(url: str, location: str) -> bool:
     return bool(kinds) and all(kind.partition(":")[0] in NEGOTIATED_FAMILIES for kind in kinds)
 
 
+def _first_segment_only(a: str, b: str) -> bool:
+    """Whether the paths of ``a`` and ``b`` differ in their first segment only."""
+    try:
+        first, second = split_url(a).path.lstrip("/"), split_url(b).path.lstrip("/")
+    except ValueError:
+        return False
+    return first.partition("/")[2] == second.partition("/")[2] and "/" in first
+
+
 class RuleBook:
     """Every rule's state, in the order first seen, and an index of the active ones by
     host. At most ``max_rules`` states: the oldest inactive one makes room for a new one."""
@@ -397,6 +406,11 @@ class Learner:
             if len(rule.digests) < _MAX_PAIRS:
                 rule.digests.add(digest)
         held = directory_of(a) if rule.family.value in HOST_FAMILIES else section
+        if rule.family is RuleKind.CASE_INSENSITIVE_PATH and _first_segment_only(a, b):
+            # /APP/Report = /app/Report says the front folds the section's name, not that the
+            # application behind it folds the rest (/app/report is another page there):
+            # such a pair does not vouch for the section (coincidence seeds 115, 527).
+            held = None
         if positive and held is not None and (held in rule.held or len(rule.held) < MAX_HELD):
             rule.held[held] = rule.held.get(held, 0) + 1
         if positive and direction and rule.direction and direction != rule.direction:

@@ -73,6 +73,8 @@ _SENT_AS = (
     (AUDIT, "audit"),
     (TWIN, "twin_probe"),
     (DIRECTORY_PROBE, "directory_probe"),
+    (CANARY, "canary"),
+    (SPELLING_PROBE, "spelling_probe"),
     (SHORTCUT_OF, "shortcut"),
     (REWRITTEN_FROM, "rewritten"),
     (NO_SHORTCUT, "as_written"),

@@ -240,6 +240,8 @@ _CAUSES = {
     "as_written": "(a learned drop fetched to check its rule)",
     "twin_probe": "(a www twin asked with its entity tag, answered in full)",
     "directory_probe": "(a www twin asked once per top directory, never shown to the spider)",
+    "canary": "(a host asked once whether its 304s compare entity tags)",
+    "spelling_probe": "(a resource asked with a session token nobody issued)",
     "shortcut": "(a link sent in its taught form)",
     "rewritten": "(sent normalized)",
     "released": "(a drop released past the filter)",

@@ -25,10 +25,8 @@ import logging
 from typing import TYPE_CHECKING
 
 from scrapy import Request
-from scrapy.http import HtmlResponse
 
 from . import meta as M
-from .digests import page_digest
 from .keys import host_of
 from .sections import directory_of
 from .taught_forms import offsite
@@ -117,19 +115,13 @@ class DirectoryProbes:
             )
         )
 
-    def answered(self, request: Request, response: Response) -> None:
-        """The probe ``request`` was answered: a page is evidence for the rule or against it."""
+    def answered(self, request: Request, response: Response, digest: int) -> None:
+        """The probe ``request`` was answered a page (``digest``): evidence for the rule
+        or against it. (A redirect is learned from as any is; an error says nothing.)"""
         learner = self.dedup.learner
-        if learner is None or response.status != 200:
-            return  # (a redirect is learned from as any is; an error says nothing of the pair)
         asked = self.dedup.normalize(request.url)[0]
-        if asked is None:
+        if learner is None or asked is None:
             return
-        digest = page_digest(response.body, html=isinstance(response, HtmlResponse), url=response.url)
-        # A download it cost: in the report's figures and the crawl log, as the spider's are.
-        self.dedup.meter.page(digest, host_of(asked).lower(), "directory_probe")
-        for tell in self.dedup.own_pages:
-            tell(response, request)
         server = (response.headers.get("Server") or b"").decode("latin-1")
         learner.observe_page(asked, digest, length=len(response.body), server=server)
 

@@ -105,6 +105,12 @@ class Hit:
     method: str = "GET"
     netloc: str = ""  # the host as the request spelled it, with its port if it had one
     scheme: str = "http"
+    if_none_match: str = ""  # the request's If-None-Match (a canary names a tag no server gave)
+
+    @property
+    def canary(self) -> bool:
+        """Whether this was the add-on's entity-tag canary (its own question, not a page)."""
+        return "urlnorm-canary" in self.if_none_match
 
 
 _TLS: ssl.SSLContext | None = None
@@ -264,7 +270,9 @@ class VirtualWeb:
         headers[BODY_HEADER] = handler.rfile.read(length).decode("latin-1") if length else ""
         reply = site.handle(path, query, headers) if site is not None else Reply.not_found()
         with self._lock:
-            self.hits.append(Hit(host.lower(), target, reply.status, handler.command, netloc.lower(), scheme))
+            condition = handler.headers.get("If-None-Match") or ""
+            hit = Hit(host.lower(), target, reply.status, handler.command, netloc.lower(), scheme, condition)
+            self.hits.append(hit)
         if reply.status == DROP_CONNECTION:
             handler.close_connection = True  # no answer at all: the client sees the connection lost
             return
