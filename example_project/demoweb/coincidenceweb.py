@@ -88,7 +88,17 @@ from w3lib.url import canonicalize_url
 
 from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
 from .server import NETLOC_HEADER, Reply
-from .wildweb import Pen, WildSite, WildWeb, decode_path, kind_of, request_method, serve_wild, split_budget
+from .wildweb import (
+    Pen,
+    WildSite,
+    WildWeb,
+    decode_path,
+    kind_of,
+    refresh_stub,
+    request_method,
+    serve_wild,
+    split_budget,
+)
 
 KINDS = ("tags", "shop", "legacy", "proxied", "rewrites", "deploy", "routes")
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -880,12 +890,8 @@ def _add_refreshes(rng: random.Random, web: CoincidenceWeb, pen: Pen) -> None:
             continue
         target = rng.choice(linkable)
         url = rng.choice((target.url, pen.variant(target, target)))
-        body = (
-            f'<!DOCTYPE html><html><head><meta http-equiv="refresh" content="0; url={html.escape(url)}">'
-            "<title>Moved</title></head><body>Moved.</body></html>"
-        ).encode()
         authority = site.pages[0].host
-        site.specials[(authority, "/refresh", "")] = Reply(200, body, dict(_HTML))
+        site.specials[(authority, "/refresh", "")] = refresh_stub(url)
         site.pages[0].links.append(f"http://{authority}/refresh")
         site.loops.append(f"refresh->{url}")
 

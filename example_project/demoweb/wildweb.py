@@ -1190,6 +1190,15 @@ class Pen:
         return f"http://{source.host}/missing.html"
 
 
+def refresh_stub(url: str) -> Reply:
+    """A page that moves on to ``url`` by ``<meta http-equiv="refresh">`` at once."""
+    body = (
+        f'<!DOCTYPE html><html><head><meta http-equiv="refresh" content="0; url={html.escape(url)}">'
+        "<title>Moved</title></head><body>Moved.</body></html>"
+    ).encode()
+    return Reply(200, body, {"Content-Type": "text/html; charset=utf-8"})
+
+
 def split_budget(rng: random.Random, total: int, parts: int, least: int = 4) -> list[int]:
     """``total`` documents shared among ``parts`` hosts, ``least`` each at least."""
     shares = [least] * parts
@@ -1284,12 +1293,8 @@ def _add_refreshes(rng: random.Random, web: WildWeb, pen: Pen) -> None:
             continue
         target = rng.choice(web.pages)
         url = rng.choice((target.url, pen.variant(target, target)))
-        body = (
-            f'<!DOCTYPE html><html><head><meta http-equiv="refresh" content="0; url={html.escape(url)}">'
-            "<title>Moved</title></head><body>Moved.</body></html>"
-        ).encode()
         authority = site.pages[0].host
-        site.specials[(authority, "/refresh", "")] = Reply(200, body, {"Content-Type": "text/html; charset=utf-8"})
+        site.specials[(authority, "/refresh", "")] = refresh_stub(url)
         site.pages[0].links.append(f"http://{authority}/refresh")
         site.loops.append(f"refresh->{url}")
 
