@@ -38,6 +38,15 @@ CANARY = "_urlnorm_canary"
 SPELLING_PROBE = "_urlnorm_spelling_probe"
 #: On a directory probe (see ``twin_dirs``): the delivered URL whose ``www`` twin it asks.
 DIRECTORY_PROBE = "_urlnorm_directory_probe"
+#: The add-on's own questions to a host: no claim, no check, answered to the asker only.
+OWN_QUESTIONS = (CANARY, SPELLING_PROBE, DIRECTORY_PROBE)
+
+
+def own_question(meta: dict[str, Any]) -> bool:
+    """Whether a request with ``meta`` is one of :data:`OWN_QUESTIONS`."""
+    return any(key in meta for key in OWN_QUESTIONS)
+
+
 #: On a drop released to be fetched as written (past the filter: its key is its
 #: representative's). Where it redirects, the target is checked as any redirect is.
 AS_WRITTEN = "_urlnorm_as_written"

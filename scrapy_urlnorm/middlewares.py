@@ -148,7 +148,7 @@ class NormalizeMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         meta = request.meta
-        if M.CANARY in meta or M.SPELLING_PROBE in meta or M.DIRECTORY_PROBE in meta:
+        if M.own_question(meta):
             return None  # our own question to the host: no claim, no check
         if request.callback is NO_CALLBACK:
             # A component's own download (robots.txt, a media pipeline's file), outside the
@@ -301,7 +301,7 @@ class NormalizeMiddleware:
                 logger.debug("Dropped at download time: %s", exception)
             self.dedup.settling.probe_settled(request)
             return None
-        if M.CANARY in request.meta or M.SPELLING_PROBE in request.meta or M.DIRECTORY_PROBE in request.meta:
+        if M.own_question(request.meta):
             return None  # unanswered: the host's tags stay unused, the resource unsettled, the rule unchecked
         why = "ignored" if isinstance(exception, IgnoreRequest) else "error"
         try:

@@ -117,12 +117,12 @@ class TwinProbes:
         undecided = undecided_rules(learner, twin.url, url, host)
         if not undecided or not all(_has_pair(learner, site, host, kind) for site, kind in undecided):
             return
-        if any(learner.moves_links(host, kind) for _, kind in undecided) or _base(url) != _base(twin.url):
+        if _base(url) != _base(twin.url):
             # A 304 would leave its links unread, and they resolve elsewhere than the twin's:
-            # relative ones against another directory (/tag/nim/suggest is not /tag/Nim/suggest
-            # on a case-sensitive server), any against another host (www.h/app/report's
-            # ../blog/ is another virtual host's blog). Were the rule then refused, nothing
-            # would fetch it again (coincidence seed 90, lifo-c16-jobdir).
+            # relative ones against another directory (/x/ beside /x; /tag/nim/suggest is not
+            # /tag/Nim/suggest on a case-sensitive server), any against another host
+            # (www.h/app/report's ../blog/ is another virtual host's blog). Were the rule then
+            # refused, nothing would fetch it again (coincidence seed 90, lifo-c16-jobdir).
             return
         request.headers[b"If-None-Match"] = tag
         request.meta[M.TWIN] = {"key": twin.key, "tag": tag}
