@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from typing import Any
 
 import pytest_twisted
 from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scrapy import Request, Spider
 from test_learning import learning_policies
 
 from scrapy_urlnorm.audit_choice import SECTION_BUDGETS
@@ -365,6 +367,38 @@ def test_a_drop_is_vouched_for_only_where_every_rule_of_its_key_held() -> None:
     choice, reason = dedup.audits.choice, "learned:www_alias"
     assert choice.vouched("www.iis.test", reason, "http://www.iis.test/docs/report")
     assert not choice.vouched("www.iis.test", reason, "http://www.iis.test/app/report")
+
+
+class TwoCallbacks(Spider):
+    name = "two-callbacks"
+
+    def parse(self, response: Any) -> None: ...
+
+    def parse_item(self, response: Any) -> None: ...
+
+
+def test_a_sections_first_audits_go_to_distinct_urls_not_to_one_url_per_callback() -> None:
+    """A URL dropped for two callbacks (each keyed with its own salt) shows one thing
+    twice: the section's first audits are for distinct URLs, so ``/app/export``, the page
+    the case rule merged wrongly, is still audited (coincidence seed 527 with
+    ``--callbacks`` lost it in five runs of nine)."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for n in range(3):
+        learner.observe_page(f"http://iis.test/docs/Q{n}.htm", 500 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
+    assert learner.is_active("iis.test", CASE)
+    spider, reason = TwoCallbacks(), f"learned:{CASE}"
+
+    def audited(url: str, callback: Any = None) -> bool:
+        request = Request(url, callback=callback)
+        own = dedup.keys.static(request).value
+        return dedup.audits.choice.should_audit(request, own, 1, reason, "iis.test", learned=True)
+
+    assert audited("http://iis.test/app/Export", spider.parse)
+    assert not audited("http://iis.test/app/Export", spider.parse_item)  # (the same URL)
+    assert audited("http://iis.test/app/export", spider.parse_item)
 
 
 def test_a_twin_the_spiders_allowed_domains_leave_out_is_never_asked() -> None:
