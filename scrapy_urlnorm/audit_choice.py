@@ -8,8 +8,8 @@ pages, not redirects: :meth:`AuditChoice.confirmed`) or of
 catch-all page; not where its URL spells a
 parameter all of whose spellings answered that page (``spellings``). Otherwise the
 :class:`~scrapy_urlnorm.audits.Auditor` samples it within its rule's budget, counted
-per site (``www`` twins one site once ``www_alias`` holds), the first
-:data:`VERIFY_FIRST` drops of a learned rule always, unless content vouched for it.
+per site (``www`` twins one site once ``www_alias`` holds), every drop of a learned
+rule until content vouched for it (:meth:`AuditChoice.vouched`).
 A path rule (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``)
 is budgeted, and vouched for, per section of its site (:mod:`scrapy_urlnorm.sections`):
 a mixed site's other backend under ``/legacy/`` shows in the first drops there. So is
@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 from . import meta as M
 from .callbacks import callback_salt
 from .learning import VERIFIED_FAMILIES, Rule
-from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of
+from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of, renamed_only
+from .urlparts import split_url
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -77,7 +78,7 @@ class AuditChoice:
             request, key
         )
         scope = self.scope(host, reason, request.url) if learned else reason
-        vouched = learned and not every and self.vouched(host, reason, request.url)
+        vouched = learned and not every and self.vouched(host, reason, request.url, key)
         inherited = bool(request.meta.get(M.NO_AUDIT))
         if not every:
             # A sampled rule's first drops are checked on distinct URLs: a URL dropped for
@@ -139,16 +140,18 @@ class AuditChoice:
         self.dedup.count("urlnorm/settled_spellings")
         return True
 
-    def vouched(self, host: str, reason: str, url: str) -> bool:
+    def vouched(self, host: str, reason: str, url: str, key: int | None = None) -> bool:
         """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
         on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
         while it was undecided or in flight, audits that found its pages): what its first
         audited drops would show, it showed already. A path rule's, in ``url``'s section:
         on :data:`VERIFY_FIRST` pages there; a host rule's, on one page of ``url``'s top
-        directory too (a pair, or an audit that confirmed a drop, there)."""
+        directory too (a pair, or an audit that confirmed a drop, there). A drop against
+        ``key`` that spells a section's name otherwise than a URL that delivered its page
+        is vouched for by pairs that did so in the section (:meth:`_renamed`)."""
         learned, learner = self.dedup.learned, self.dedup.learner
         rule = self._rule(host, reason)
-        if learned is None or learner is None or rule is None or not self._held_in(rule, url):
+        if learned is None or learner is None or rule is None or not self._held_in(rule, url, key):
             return False
         # A learned key applies all the host's rules at once, and the drop is reported under
         # the rule that changed its own URL: the representative's may have needed another
@@ -159,24 +162,42 @@ class AuditChoice:
         for other in learned.rules_of(host):
             if other is rule or other.family.value not in _BY_SECTION or section in other.excluded:
                 continue
-            if not learned.verifies_every(host, other.kind) and not self._held_in(other, url):
+            if not learned.verifies_every(host, other.kind) and not self._held_in(other, url, key):
                 return False
         if rule.family.value in SCOPED_FAMILIES:
             return True
         return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
 
-    def _held_in(self, rule: Rule, url: str) -> bool:
+    def _held_in(self, rule: Rule, url: str, key: int | None) -> bool:
         """Whether ``rule``'s pairs held where ``url`` is: :data:`VERIFY_FIRST` pages in its
         section for a path rule, one in its top directory for a host rule (with its
         host-wide count, :meth:`vouched`); any other rule is not counted by place."""
         family = rule.family.value
         if family in SCOPED_FAMILIES:
             learned = self.dedup.learned
-            section = learned.section_of(url) if learned is not None else None
-            return rule.held.get(section or "", 0) >= VERIFY_FIRST
+            section = (learned.section_of(url) if learned is not None else None) or ""
+            if rule.held.get(section, 0) >= VERIFY_FIRST:
+                return True
+            return rule.renamed.get(section, 0) >= VERIFY_FIRST and self._renamed(url, key)
         if family in HOST_FAMILIES:
             return rule.held.get(directory_of(url) or "", 0) >= 1
         return True
+
+    def _renamed(self, url: str, key: int | None) -> bool:
+        """Whether ``url`` differs in its section's name only from a URL of its host that
+        delivered the page of ``key`` (``/SHOP/c.htm`` against the delivered ``/shop/c.htm``):
+        what pairs renaming the section vouch for, and no more (``/app/export`` against
+        ``/app/Export`` is another page behind a front that folds only ``/APP/``)."""
+        learner = self.dedup.learner
+        digest = None if key is None else self.auditor.digest(key)
+        if learner is None or digest is None:
+            return False
+        normalized = self.dedup.normalize(url)[0]
+        try:
+            u = split_url(normalized or "")
+        except ValueError:
+            return False
+        return any(renamed_only(u.path, path) for path in learner.pages.delivered_spellings(u, digest))
 
     def scope(self, host: str, reason: str, url: str) -> str:
         """What a learned drop (of ``url``) has its audit budget counted against: the rule

@@ -7,15 +7,21 @@ cannot run away:
 
 - only against a representative that has delivered (its page digest is known;
   where it is not, only a learned rule's first drops, below: such an audit
-  compares nothing, its page is one of its own, and it is not counted as one
-  of the rule's first checks);
-- the first :data:`VERIFY_FIRST` drops of each learned rule of a host are
-  all audited: a rule learned from two pairs is checked on the first pages it
-  merges, where a site that keeps the forms apart shows it at once (unless its
-  content matched on that many more pages already: pairs downloaded while it
-  was undecided, at concurrency 16 often several, are the same check); after
-  that, and for the static steps the user chose, at the rate
-  ``URLNORM_AUDIT_RATE``;
+  compares nothing, its page is one of its own, and it vouches for nothing);
+- a learned rule's drops are all audited until its content has vouched for
+  it where the drop is (:meth:`~scrapy_urlnorm.audit_choice.AuditChoice.vouched`:
+  matched on :data:`~scrapy_urlnorm.audit_choice.VERIFY_FIRST` more pages than
+  taught it, in the drop's section for a path rule): a rule learned from one or
+  two pairs is checked on the first pages it merges, where a site that keeps
+  the forms apart shows it at once. Pairs downloaded while it was undecided,
+  at concurrency 16 often several, are the same check; so are audits whose
+  pages matched as a pair of the rule. An audit that showed nothing of the rule
+  (its URL differed from its representative in another rule's way only, or the
+  representative's page was not known) vouches for nothing: counting audits
+  instead let ``/app/Report`` against its ``www.`` twin stand for the case
+  rule under ``/app/``, and ``/app/export``, another page than ``/app/Export``,
+  went unaudited (coincidence seed 740). After that, and for the static steps
+  the user chose, at the rate ``URLNORM_AUDIT_RATE``;
 - at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
 - never a redirect target, a shortcut, or a link of an audit that confirmed
   its drop (its links are its representative's), except where every drop is
@@ -68,7 +74,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
-from .audit_choice import VERIFY_FIRST, AuditChoice
+from .audit_choice import AuditChoice
 from .depths import depth_of
 from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
@@ -121,7 +127,6 @@ class Auditor:
         self.rate = check_rate(rate)
         self._credit = 0.0
         self._audited: dict[str, set[int]] = {}  # scope -> static keys of the URLs audited
-        self._inconclusive: dict[str, int] = {}  # scope -> its audits that found no page to compare with
         self._verified: dict[str, set[int]] = {}  # scope verified on every drop -> static keys of the URLs verified
         self._digests: OrderedDict[int, int] = OrderedDict()  # key -> digest of its delivered page
         # static key of a URL fetched as an audit -> its page's digest, or where it redirected
@@ -201,11 +206,11 @@ class Auditor:
         ``:80``) are one URL, audited once. ``every``: a drop verified whatever
         the budget (see the module's docstring), whether or not audits are on and
         the page's digest is known. ``vouched``: the learned rule's content already
-        matched on as many pages as its first audited drops would show.
-        ``inherited``: a link of an audit that confirmed its drop, verified (where
-        ``every``) only while its URL can be remembered as verified, so audits of
-        audits' links cannot go round. A learned rule's first drops are audited even
-        where the page's digest is not known (see :meth:`inconclusive`)."""
+        vouched for it where the drop is; until it has, a learned rule's drops are all
+        audited, within :data:`AUDITS_PER_SCOPE`, even where the representative's page
+        is not known (such an audit is inconclusive). ``inherited``: a link of an audit
+        that confirmed its drop, verified (where ``every``) only while its URL can be
+        remembered as verified, so audits of audits' links cannot go round."""
         if every:
             verified = self._verified.setdefault(scope, set())
             if own in verified:
@@ -218,7 +223,7 @@ class Auditor:
         if inherited or not self.rate:
             return False
         known = key in self._digests
-        first = learned and not vouched  # a rule whose first drops are all audited
+        first = learned and not vouched  # a rule whose drops here are all audited
         if not known and not first:
             return False
         audited = self._audited.get(scope)
@@ -228,7 +233,7 @@ class Auditor:
             audited = self._audited[scope] = set()
         if len(audited) >= AUDITS_PER_SCOPE or own in audited:
             return False
-        if not first or len(audited) - self._inconclusive.get(scope, 0) >= VERIFY_FIRST:
+        if not first:
             if not known:
                 return False
             self._credit += self.rate
@@ -237,17 +242,6 @@ class Auditor:
             self._credit -= 1.0
         audited.add(own)
         return True
-
-    def inconclusive(self, scope: str) -> None:
-        """An audit in ``scope`` found no page to compare with: its representative
-        delivered in an earlier run of a resumed crawl, or its digest was forgotten, or
-        another worker delivered it. Its URL was fetched (its page is one of its own),
-        but it checked nothing, so it is not one of the rule's first checks: the next
-        drop is audited, within the scope's :data:`AUDITS_PER_SCOPE`. Left unaudited,
-        the first drop of ``www_alias`` learned after a resume, against a page of the
-        killed run, was lost where the twins differ on that one page
-        (``bench_differential.py --kills 2 --flaky --robots --params``, seed 148366)."""
-        self._inconclusive[scope] = self._inconclusive.get(scope, 0) + 1
 
     def settle(self, key: int, digest: int) -> bool | None:
         """An audit's page arrived: ``True`` if it is the representative's page,
@@ -434,9 +428,10 @@ class AuditDesk:
             # Nothing to compare with (forgotten, or another worker's representative): the
             # drop is not confirmed, so its page is one of its own (see _audit_lineage).
             request.meta[M.AUDIT] = {**audit, "inconclusive": True}
+            # It vouches for nothing, so the rule's next drop there is audited too (unaudited,
+            # the first www_alias drop after a resume, against a page of the killed run, lost
+            # the one URL where the twins differ: --kills 2 --flaky --robots --params, seed 148366).
             self.dedup.count("urlnorm/audits_inconclusive")
-            if audit["reason"].startswith("learned:"):
-                self.auditor.inconclusive(self.choice.scope(audit["host"], audit["reason"], request.url))
             return
         self.dedup.count("urlnorm/audits")
         if same:

@@ -47,7 +47,7 @@ from enum import Enum
 from typing import Any
 
 from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
-from .sections import HOST_FAMILIES, MAX_HELD, SCOPED_FAMILIES, directory_of, narrows, sections_of
+from .sections import HOST_FAMILIES, MAX_HELD, SCOPED_FAMILIES, directory_of, narrows, renamed_only, sections_of
 from .site_traits import SiteTraits
 from .urlparts import split_url
 
@@ -117,6 +117,10 @@ class Rule:
     #: narrowed it out of (``SCOPED_FAMILIES`` only).
     held: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     excluded: set[str] = field(default_factory=set, compare=False)
+    #: ``case_insensitive_path`` only: sections where pairs that differ in the section's
+    #: own name only held (``/APP/Report`` = ``/app/Report``: a front folds the name), how
+    #: many. They vouch for drops that differ there only, not for the rest of the path.
+    renamed: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -163,6 +167,7 @@ class Rule:
             "sources": dict(self.sources),
             **({"held": dict(sorted(self.held.items()))} if self.held else {}),
             **({"excluded": sorted(self.excluded)} if self.excluded else {}),
+            **({"renamed": dict(sorted(self.renamed.items()))} if self.renamed else {}),
         }
 
     @classmethod
@@ -178,6 +183,7 @@ class Rule:
             sources=dict(data.get("sources", {})),
             held=dict(data.get("held", {})),
             excluded=set(data.get("excluded", ())),
+            renamed=dict(data.get("renamed", {})),
         )
 
 
@@ -192,12 +198,11 @@ def negotiated_pair(url: str, location: str) -> bool:
 
 
 def _first_segment_only(a: str, b: str) -> bool:
-    """Whether the paths of ``a`` and ``b`` differ in their first segment only."""
+    """Whether the paths of URLs ``a`` and ``b`` differ in their first segment only."""
     try:
-        first, second = split_url(a).path.lstrip("/"), split_url(b).path.lstrip("/")
+        return renamed_only(split_url(a).path, split_url(b).path)
     except ValueError:
         return False
-    return first.partition("/")[2] == second.partition("/")[2] and "/" in first
 
 
 class RuleBook:
@@ -409,7 +414,10 @@ class Learner:
         if rule.family is RuleKind.CASE_INSENSITIVE_PATH and _first_segment_only(a, b):
             # /APP/Report = /app/Report says the front folds the section's name, not that the
             # application behind it folds the rest (/app/report is another page there):
-            # such a pair does not vouch for the section (coincidence seeds 115, 527).
+            # such a pair vouches only for drops that differ in the name too (coincidence
+            # seeds 115, 527).
+            if positive and section is not None and (section in rule.renamed or len(rule.renamed) < MAX_HELD):
+                rule.renamed[section] = rule.renamed.get(section, 0) + 1
             held = None
         if positive and held is not None and (held in rule.held or len(rule.held) < MAX_HELD):
             rule.held[held] = rule.held.get(held, 0) + 1

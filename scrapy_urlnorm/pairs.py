@@ -222,6 +222,14 @@ class PagePairs:
                     del bucket[0]
         return found
 
+    def delivered_spellings(self, u: SplitURL, digest: int) -> list[str]:
+        """The paths that spelled ``u``'s path in another case on its host and delivered
+        the page of ``digest``, as far as remembered (read only: nothing moves)."""
+        scheme, _userinfo, host, port, path, query, _fragment = u
+        buckets = self._buckets.get(host)
+        bucket = buckets.get(("case", scheme, host, port, path.lower(), query)) if buckets else None
+        return [seen.form[0] for seen in bucket or () if seen.digest == digest]
+
     def sizes(self) -> dict[str, int]:
         return {
             "evidence_buckets": self._bucket_count,

@@ -88,6 +88,13 @@ def directory_of(url: str) -> str | None:
     return first.lower() if slash else ""
 
 
+def renamed_only(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` differ in their first segment only, with more after it
+    (``/APP/Report`` and ``/app/Report``): a section's name spelled otherwise."""
+    first, second = a.lstrip("/"), b.lstrip("/")
+    return "/" in first and first.partition("/")[2] == second.partition("/")[2]
+
+
 def sections_of(a: str, b: str, section: Callable[[str], str | None] = section_of) -> str | None:
     """The section a pair of URLs (``a`` against ``b``, which may be no URL: an audit names
     only one) is in, by ``section``; ``None`` when they are in two, or ``a`` in none."""

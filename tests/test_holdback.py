@@ -99,9 +99,10 @@ async def test_twins_serving_alike_cost_the_pairs_not_every_variant() -> None:
         assert result.stats["urlnorm/unsettled_at_close"] == 0
     held, free = results[True], results[False]
     assert held.stats["urlnorm/held_back"] > 0 and "urlnorm/held_back" not in free.stats
-    # Held: the 13 pages, two pairs and the first drops' audits (17 when measured;
-    # free: 24). Crawl timing moves the free figure, so only the held one is bounded.
-    assert len(held.doc_ids) <= 13 + 6 <= len(free.doc_ids) + 2, (len(held.doc_ids), len(free.doc_ids))
+    # Held: the 13 pages, two pairs and the audits of the drops released at once, at
+    # most five while no audit has vouched for the rule (20 when measured; free: 24).
+    # Crawl timing moves the free figure, so only the held one is bounded.
+    assert len(held.doc_ids) <= 13 + 2 + 5 <= len(free.doc_ids) + 2, (len(held.doc_ids), len(free.doc_ids))
 
 
 @pytest_twisted.ensureDeferred
@@ -115,4 +116,4 @@ async def test_with_jobdir_variants_are_held_too(tmp_path: Path) -> None:
     assert result.stats["urlnorm/held_back"] > 0
     assert result.stats["urlnorm/held_back_released"] == result.stats["urlnorm/held_back"]
     assert result.stats["urlnorm/unsettled_at_close"] == 0
-    assert len(result.doc_ids) <= 13 + 6
+    assert len(result.doc_ids) <= 13 + 2 + 5

@@ -842,8 +842,9 @@ async def test_a_page_that_always_fails_gets_one_second_chance_and_the_crawl_end
 
 def twin_site_failing_on_www() -> FunctionSite:
     """``tw.test`` and ``www.tw.test`` serve one site (no redirect), but ``/p`` on the
-    bare twin always answers ``503``. Each twin's ``/hub`` links ``/p`` relatively."""
-    pages = {"/": ["/a1", "/a2", "/a3", "/a4", "/hub"], "/hub": ["/p"], "/p": []}
+    bare twin always answers ``503``. Each twin's ``/hub``, linked from ``/more``, links
+    ``/p`` relatively."""
+    pages = {"/": ["/a1", "/a2", "/a3", "/a4", "/more"], "/more": ["/hub"], "/hub": ["/p"], "/p": []}
     pages |= {f"/a{n}": [] for n in range(1, 5)}
 
     def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:

@@ -208,14 +208,17 @@ def _only(rules: list[Rule]) -> Policy:
 
 def mixed_iis_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """IIS serving its own paths case-insensitively, with ``/legacy/`` proxied to a
-    case-sensitive backend where ``Report.htm`` and ``report.htm`` are two pages."""
+    case-sensitive backend where ``Report.htm`` and ``report.htm`` are two pages. The
+    shop's capitals spell its name only: pairs that vouch for such drops, no others."""
     pages = {
         "/": ["/docs/a.htm", "/DOCS/A.htm", "/docs/b.htm", "/Docs/B.htm", "/legacy/"],
         "/docs/a.htm": [],
         "/docs/b.htm": [],
         "/legacy/": ["/legacy/Report.htm", "/legacy/report.htm", "/shop/"],
-        "/shop/": [f"/{shop}/{item}.htm" for item in "cdefg" for shop in ("shop", "SHOP")],
-        **{f"/shop/{item}.htm": [] for item in "cdefg"},
+        "/shop/": [*(f"/shop/{item}.htm" for item in "cdefg"), "/SHOP/c.htm", "/SHOP/d.htm"],
+        **{f"/shop/{item}.htm": [] for item in "cdef"},
+        "/shop/g.htm": ["/shop/h.htm"],
+        "/shop/h.htm": ["/SHOP/e.htm", "/SHOP/f.htm", "/SHOP/g.htm"],
     }
     if path in ("/legacy/Report.htm", "/legacy/report.htm"):
         return Reply.page(f"mixed:{path}", [])
@@ -243,7 +246,7 @@ async def test_a_mixed_site_keeps_its_case_rule_outside_the_section_that_contrad
     stats = addon.stats
     assert stats["urlnorm/narrowed_rules"] == 1 and "urlnorm/revoked_rules" not in stats
     assert stats["urlnorm/learned/case_insensitive_path"] == 1
-    # /shop/'s capitals: its first two drops verified (the section's own first checks), the rest saved.
+    # /shop/'s capitals: verified until two matched (the front folds the section's name), the rest saved.
     assert stats["urlnorm/filtered/learned:case_insensitive_path"] >= 4
     # (A revocation, as before rules were scoped, fetched every capital spelling: stock's 19 requests.)
     assert addon.stats["downloader/request_count"] < stock.stats["downloader/request_count"]
@@ -399,6 +402,53 @@ def test_a_sections_first_audits_go_to_distinct_urls_not_to_one_url_per_callback
     assert audited("http://iis.test/app/Export", spider.parse)
     assert not audited("http://iis.test/app/Export", spider.parse_item)  # (the same URL)
     assert audited("http://iis.test/app/export", spider.parse_item)
+
+
+def test_a_sections_drops_are_audited_until_the_rules_pages_held_there() -> None:
+    """Audits that show nothing of the rule (``/app/Report`` against its ``www.`` twin, a
+    pair of another rule) do not stand for it: the section's drops are audited until the
+    rule's own pairs held there, within the scope's five (coincidence seed 740 lost
+    ``/app/export``, another page than ``/app/Export``, after two such audits)."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for n in range(3):
+        learner.observe_page(f"http://iis.test/docs/Q{n}.htm", 500 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
+    reason = f"learned:{CASE}"
+
+    def audited(url: str) -> bool:
+        request = Request(url)
+        own = dedup.keys.static(request).value
+        return dedup.audits.choice.should_audit(request, own, 1, reason, "iis.test", learned=True)
+
+    assert audited("http://iis.test/app/Report") and audited("http://iis.test/app/report?x=1")
+    assert audited("http://iis.test/app/export")  # (no pair of the rule held under /app/ yet)
+    for n in range(2):
+        learner.observe_page(f"http://iis.test/app/N{n}", 600 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/app/n{n}", 600 + n, length=BODY)
+    assert not audited("http://iis.test/app/Other")  # (vouched for there: sampled at 2%)
+
+
+def test_pairs_that_rename_a_section_vouch_only_for_drops_that_rename_it() -> None:
+    """``/APP/R0`` = ``/app/R0`` says a front folds the section's name: it vouches for
+    ``/APP/Export`` against the delivered ``/app/Export``, not for ``/app/export``, which
+    the application behind the front may keep apart."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for n in range(3):
+        learner.observe_page(f"http://iis.test/docs/Q{n}.htm", 500 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/APP/R{n}", 600 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/app/R{n}", 600 + n, length=BODY)
+    learner.observe_page("http://iis.test/app/Export", 900, length=BODY)
+    dedup.audits.auditor.remember((7,), 900)
+    choice, reason = dedup.audits.choice, f"learned:{CASE}"
+    assert choice.vouched("iis.test", reason, "http://iis.test/APP/Export", 7)
+    assert not choice.vouched("iis.test", reason, "http://iis.test/app/export", 7)
+    assert not choice.vouched("iis.test", reason, "http://iis.test/APP/export", 7)
+    assert not choice.vouched("iis.test", reason, "http://iis.test/APP/Export", 8)  # (its page unknown)
 
 
 def test_a_twin_the_spiders_allowed_domains_leave_out_is_never_asked() -> None:
