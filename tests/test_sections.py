@@ -380,11 +380,8 @@ class TwoCallbacks(Spider):
     def parse_item(self, response: Any) -> None: ...
 
 
-def test_a_sections_first_audits_go_to_distinct_urls_not_to_one_url_per_callback() -> None:
-    """A URL dropped for two callbacks (each keyed with its own salt) shows one thing
-    twice: the section's first audits are for distinct URLs, so ``/app/export``, the page
-    the case rule merged wrongly, is still audited (coincidence seed 527 with
-    ``--callbacks`` lost it in five runs of nine)."""
+def case_rule_learned_under_docs() -> tuple[Deduplicator, Learner]:
+    """An IIS host whose case rule its pairs taught under /docs/ only."""
     dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
     learner = dedup.learner
     assert learner is not None
@@ -392,16 +389,26 @@ def test_a_sections_first_audits_go_to_distinct_urls_not_to_one_url_per_callback
         learner.observe_page(f"http://iis.test/docs/Q{n}.htm", 500 + n, length=BODY)
         learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
     assert learner.is_active("iis.test", CASE)
-    spider, reason = TwoCallbacks(), f"learned:{CASE}"
+    return dedup, learner
 
-    def audited(url: str, callback: Any = None) -> bool:
-        request = Request(url, callback=callback)
-        own = dedup.keys.static(request).value
-        return dedup.audits.choice.should_audit(request, own, 1, reason, "iis.test", learned=True)
 
-    assert audited("http://iis.test/app/Export", spider.parse)
-    assert not audited("http://iis.test/app/Export", spider.parse_item)  # (the same URL)
-    assert audited("http://iis.test/app/export", spider.parse_item)
+def audited(dedup: Deduplicator, url: str, callback: Any = None) -> bool:
+    """Whether a case-rule drop of ``url`` (for ``callback``) is audited."""
+    request = Request(url, callback=callback)
+    own = dedup.keys.static(request).value
+    return dedup.audits.choice.should_audit(request, own, 1, f"learned:{CASE}", "iis.test", learned=True)
+
+
+def test_a_sections_first_audits_go_to_distinct_urls_not_to_one_url_per_callback() -> None:
+    """A URL dropped for two callbacks (each keyed with its own salt) shows one thing
+    twice: the section's first audits are for distinct URLs, so ``/app/export``, the page
+    the case rule merged wrongly, is still audited (coincidence seed 527 with
+    ``--callbacks`` lost it in five runs of nine)."""
+    dedup, _ = case_rule_learned_under_docs()
+    spider = TwoCallbacks()
+    assert audited(dedup, "http://iis.test/app/Export", spider.parse)
+    assert not audited(dedup, "http://iis.test/app/Export", spider.parse_item)  # (the same URL)
+    assert audited(dedup, "http://iis.test/app/export", spider.parse_item)
 
 
 def test_a_sections_drops_are_audited_until_the_rules_pages_held_there() -> None:
@@ -409,37 +416,21 @@ def test_a_sections_drops_are_audited_until_the_rules_pages_held_there() -> None
     pair of another rule) do not stand for it: the section's drops are audited until the
     rule's own pairs held there, within the scope's five (coincidence seed 740 lost
     ``/app/export``, another page than ``/app/Export``, after two such audits)."""
-    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
-    learner = dedup.learner
-    assert learner is not None
-    for n in range(3):
-        learner.observe_page(f"http://iis.test/docs/Q{n}.htm", 500 + n, length=BODY)
-        learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
-    reason = f"learned:{CASE}"
-
-    def audited(url: str) -> bool:
-        request = Request(url)
-        own = dedup.keys.static(request).value
-        return dedup.audits.choice.should_audit(request, own, 1, reason, "iis.test", learned=True)
-
-    assert audited("http://iis.test/app/Report") and audited("http://iis.test/app/report?x=1")
-    assert audited("http://iis.test/app/export")  # (no pair of the rule held under /app/ yet)
+    dedup, learner = case_rule_learned_under_docs()
+    assert audited(dedup, "http://iis.test/app/Report") and audited(dedup, "http://iis.test/app/report?x=1")
+    assert audited(dedup, "http://iis.test/app/export")  # (no pair of the rule held under /app/ yet)
     for n in range(2):
         learner.observe_page(f"http://iis.test/app/N{n}", 600 + n, length=BODY)
         learner.observe_page(f"http://iis.test/app/n{n}", 600 + n, length=BODY)
-    assert not audited("http://iis.test/app/Other")  # (vouched for there: sampled at 2%)
+    assert not audited(dedup, "http://iis.test/app/Other")  # (vouched for there: sampled at 2%)
 
 
 def test_pairs_that_rename_a_section_vouch_only_for_drops_that_rename_it() -> None:
     """``/APP/R0`` = ``/app/R0`` says a front folds the section's name: it vouches for
     ``/APP/Export`` against the delivered ``/app/Export``, not for ``/app/export``, which
     the application behind the front may keep apart."""
-    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
-    learner = dedup.learner
-    assert learner is not None
+    dedup, learner = case_rule_learned_under_docs()
     for n in range(3):
-        learner.observe_page(f"http://iis.test/docs/Q{n}.htm", 500 + n, length=BODY)
-        learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
         learner.observe_page(f"http://iis.test/APP/R{n}", 600 + n, length=BODY)
         learner.observe_page(f"http://iis.test/app/R{n}", 600 + n, length=BODY)
     learner.observe_page("http://iis.test/app/Export", 900, length=BODY)
