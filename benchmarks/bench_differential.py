@@ -199,6 +199,7 @@ def row(comparison: Comparison) -> dict[str, Any]:
         "robots_luck": sorted(comparison.robots_luck),
         "offsite_luck": sorted(comparison.offsite_luck),
         "cookie_luck": sorted(comparison.cookie_luck),
+        "rotation_luck": sorted(getattr(comparison, "rotation_luck", ())),
         "problems": problems,
         "sanity": sanity,
         "describe": comparison.web.describe() if problems or sanity else "",
@@ -232,6 +233,8 @@ def line(result: dict[str, Any]) -> str:
         verdict += f" (offsite reached by a retry, not lost: {result['offsite_luck']})"
     if result.get("cookie_luck"):
         verdict += f" (cookie order luck, not lost: {result['cookie_luck']})"
+    if result.get("rotation_luck"):
+        verdict += f" (a rotating redirect's luck, not lost: {result['rotation_luck']})"
     return (
         f"seed {result['seed']:>5} {result['order']:<20} stock {stock['requests']:>4} req {stock['docs']:>3} docs"
         f" {stock['seconds']:>5.1f}s | add-on {addon['requests']:>4} req {addon['docs']:>3} docs"
@@ -563,6 +566,7 @@ def report(results: list[dict[str, Any]], seconds: float, max_describe: int) -> 
             ("robots_luck", "because a robots.txt it asked for failed (it forbids every URL stock had them at; "),
             ("offsite_luck", "on hosts allowed_domains leaves out, past the offsite filter after a retry ("),
             ("cookie_luck", "in some crawl orders: with cookies, a stock crawl in another order misses them too ("),
+            ("rotation_luck", "where a rotating redirect led it, within DEPTH_LIMIT ("),
         ):
             luck = [r for r in done if r.get(key)]
             if luck:
