@@ -60,7 +60,7 @@ and is the only way to what lies behind it:
   parameters it does not know are ignored (``?ref=``, ``?nocache``, ``?src``), as are a bare
   ``?``, a trailing ``&``, and ``?id=05`` (``intval``: ``?id=5``). Exceptions: ``?print``
   (valueless, ``isset($_GET['print'])``: a print view, ``?print=`` too) and ``?amp`` (an AMP
-  page) on one article each, the AMP page's relative link ``?amp&comments=1`` leading to its
+  page) on one article each, the AMP page's relative link ``?id=N&amp&comments=1`` leading to its
   comments, linked nowhere else.
 - ``i18n`` (a multilingual CMS with the default language unprefixed): ``/en/x`` = ``/x`` byte
   for byte, ``?lang=en`` ignored, ``?lang=de`` ignored where a page has no German version.
