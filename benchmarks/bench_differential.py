@@ -47,6 +47,15 @@ links, parameters that matter by value or by path, redirect rules with exception
 validators shared per template), with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web coincidence --seeds 100 --start 0 --workers 1
+
+``--web quirks`` crawls the webs of a fifth generator, by another outside checker
+(``demoweb.quirksweb.generate_quirks_web``: how applications and CMSs read the spelling of a
+URL: Drupal's ``?q=`` and aliases, Joomla's ``/index.php/``, phpBB's ``sid``/``start``, servlet
+path parameters, encoded slashes, ASP.NET's case-insensitive names, SharePoint views, blank
+parameters, language prefixes, merged slashes; each with an exception linked late), with
+requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web quirks --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -76,6 +85,7 @@ sys.path.insert(0, str(ROOT / "example_project"))
 
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
+from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
 
@@ -137,6 +147,8 @@ FLAGS: dict[str, str] = {
 ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
+#: The generators whose hosts are tallied by kind (``kind_of``), not by family.
+KIND_WEBS = ("wild", "coincidence", "quirks")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -165,6 +177,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_coincidence_web(
             seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False)
         )
+    if WEB == "quirks":
+        return generate_quirks_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -209,7 +223,7 @@ def row(comparison: Comparison) -> dict[str, Any]:
                 "families": comparison.families,
                 "lost_families": sorted(
                     {
-                        (kind_of if WEB in ("wild", "coincidence") else family_of)(comparison.web, doc.split("/", 1)[0])
+                        (kind_of if WEB in KIND_WEBS else family_of)(comparison.web, doc.split("/", 1)[0])
                         for doc in comparison.lost
                     }
                 ),
@@ -307,6 +321,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "frameworks": compare_frameworks,
                         "wild": compare_wild,
                         "coincidence": compare_coincidence,
+                        "quirks": compare_quirks,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -715,7 +730,7 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks", "wild", "coincidence"),
+        choices=("random", "frameworks", "wild", "coincidence", "quirks"),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
@@ -724,7 +739,8 @@ def main() -> None:
         "(demoweb.wildweb: MediaWiki, static mirrors with encoded names, PHP CMS with <base href>, a servlet "
         "application on :8080 beside another site on port 80, a CDN with one entity tag, a web archive) or "
         "coincidence (demoweb.coincidenceweb: placeholders, parameters by value, redirect rules with exceptions, "
-        "validators per template)",
+        "validators per template) or quirks (demoweb.quirksweb: URL spellings as CMSs and applications read "
+        "them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)

@@ -78,11 +78,11 @@ import html
 import random
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 from w3lib.url import canonicalize_url
@@ -215,6 +215,9 @@ class CoSite(WildSite):
         ]
         return text + "".join(f" {flag}" for flag in extra if flag)
 
+
+#: A host of any kind (see :func:`draw_cross_cutting`).
+S = TypeVar("S", bound=CoSite)
 
 # -- kinds ------------------------------------------------------------------------------------
 
@@ -821,26 +824,43 @@ def generate_coincidence_web(seed: int, *, meta_refresh: bool = False, query_pag
     kinds = [rng.choice(KINDS) for _ in range(count)]
     sites: list[CoSite] = []
     for index, kind in enumerate(kinds):
-        site = _CLASSES[kind](f"{kind}{index}.test", kind)
-        site.redirect_status = rng.choice((301, 301, 302, 303, 307, 308))
-        site.location = rng.choice(("absolute", "relative", "upper", "port", "schemeless"))
-        site.etags = rng.choice(("none", "none", "content", "weak"))
-        site.last_modified = rng.random() < 0.3
-        site.head = rng.choice(("same", "same", "405", "plain"))
-        if site.head == "plain" and site.etags == "none":
-            site.etags = "content"
-        site.gzip = rng.random() < 0.3
-        site.ads = rng.random() < 0.2
-        site.counter = rng.random() < 0.1
+        site = draw_cross_cutting(rng, _CLASSES[kind](f"{kind}{index}.test", kind))
         site.build(rng, min(budgets[index], 20), [page for other in sites for page in other.linkable()])
         sites.append(site)
     by_host: dict[str, Any] = {host: site for site in sites for host in site.hosts}
     documents = {page.doc_id for site in sites for page in site.pages}
     web = CoincidenceWeb(seed, by_host, [], documents, sites)  # type: ignore[arg-type]
     pen = Pen(rng, web)
+    weave(rng, web, sites, pen, query_pages=query_pages)
+    if meta_refresh:
+        add_refreshes(random.Random(f"coincidence:{seed}:refresh"), web, pen)
+    for site in sites:
+        for page in site.sources():
+            rng.shuffle(page.links)
+    return web
 
-    # The spanning links: every page but placeholders and what hides behind them, from a
-    # reachable parent, in its exact URL; then each kind's evidence links.
+
+def draw_cross_cutting(rng: random.Random, site: S) -> S:
+    """``site`` with the wild web's cross-cutting quirks drawn: redirect status and ``Location``
+    style, validators, ``HEAD``, gzip, rotating ads, a visitor counter."""
+    site.redirect_status = rng.choice((301, 301, 302, 303, 307, 308))
+    site.location = rng.choice(("absolute", "relative", "upper", "port", "schemeless"))
+    site.etags = rng.choice(("none", "none", "content", "weak"))
+    site.last_modified = rng.random() < 0.3
+    site.head = rng.choice(("same", "same", "405", "plain"))
+    if site.head == "plain" and site.etags == "none":
+        site.etags = "content"
+    site.gzip = rng.random() < 0.3
+    site.ads = rng.random() < 0.2
+    site.counter = rng.random() < 0.1
+    return site
+
+
+def weave(rng: random.Random, web: CoincidenceWeb, sites: Sequence[CoSite], pen: Pen, *, query_pages: bool) -> None:
+    """The links of a web of :class:`CoSite` hosts: every page but placeholders and what hides
+    behind them spanned from a reachable parent in its exact URL, the exceptions last (a chain
+    from the deepest page); each kind's evidence links (twice with ``query_pages``); then
+    extra links to random targets, mostly written as variants the servers answer alike."""
     for index, site in enumerate(sites):
         home = site.pages[0]
         if index == 0 or rng.random() < 0.35:
@@ -874,15 +894,9 @@ def generate_coincidence_web(seed: int, *, meta_refresh: bool = False, query_pag
                 page.links.append(pen.plain(page, target) if rng.random() < 0.3 else pen.variant(page, target))
             if rng.random() < 0.1:
                 page.links.append(pen.spell(page, pen.broken(page), exact=False))
-    if meta_refresh:
-        _add_refreshes(random.Random(f"coincidence:{seed}:refresh"), web, pen)
-    for site in sites:
-        for page in site.sources():
-            rng.shuffle(page.links)
-    return web
 
 
-def _add_refreshes(rng: random.Random, web: CoincidenceWeb, pen: Pen) -> None:
+def add_refreshes(rng: random.Random, web: CoincidenceWeb, pen: Pen) -> None:
     """On about half the hosts, a page that moves on by ``<meta http-equiv="refresh">``."""
     linkable = [page for site in web.hosts for page in site.linkable()]  # type: ignore[attr-defined]
     for site in web.hosts:
