@@ -218,6 +218,8 @@ class CoSite(WildSite):
 
 #: A host of any kind (see :func:`draw_cross_cutting`).
 S = TypeVar("S", bound=CoSite)
+#: A web of any generator built on this one (see :func:`woven`).
+W = TypeVar("W", bound="CoincidenceWeb")
 
 # -- kinds ------------------------------------------------------------------------------------
 
@@ -827,13 +829,25 @@ def generate_coincidence_web(seed: int, *, meta_refresh: bool = False, query_pag
         site = draw_cross_cutting(rng, _CLASSES[kind](f"{kind}{index}.test", kind))
         site.build(rng, min(budgets[index], 20), [page for other in sites for page in other.linkable()])
         sites.append(site)
+    web = CoincidenceWeb(seed, *hosted(sites))
+    return woven(rng, web, sites, f"coincidence:{seed}", query_pages=query_pages, meta_refresh=meta_refresh)
+
+
+def hosted(sites: Sequence[CoSite]) -> tuple[dict[str, Any], list[str], set[str], list[Any]]:
+    """A web's hosts, start URLs (none yet: :func:`weave` names them), documents and sites."""
     by_host: dict[str, Any] = {host: site for site in sites for host in site.hosts}
-    documents = {page.doc_id for site in sites for page in site.pages}
-    web = CoincidenceWeb(seed, by_host, [], documents, sites)  # type: ignore[arg-type]
+    return by_host, [], {page.doc_id for site in sites for page in site.pages}, list(sites)
+
+
+def woven(
+    rng: random.Random, web: W, sites: Sequence[CoSite], name: str, *, query_pages: bool, meta_refresh: bool
+) -> W:
+    """``web`` with its links woven (:func:`weave`), refresh stubs where asked (drawn from
+    ``name``'s own generator) and every page's links shuffled."""
     pen = Pen(rng, web)
     weave(rng, web, sites, pen, query_pages=query_pages)
     if meta_refresh:
-        add_refreshes(random.Random(f"coincidence:{seed}:refresh"), web, pen)
+        add_refreshes(random.Random(f"{name}:refresh"), web, pen)
     for site in sites:
         for page in site.sources():
             rng.shuffle(page.links)

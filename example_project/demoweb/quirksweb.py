@@ -98,7 +98,7 @@ from urllib.parse import parse_qsl, quote, urljoin
 
 from w3lib.url import canonicalize_url, safe_url_string
 
-from .coincidenceweb import CoincidenceWeb, CoSite, add_refreshes, draw_cross_cutting, weave
+from .coincidenceweb import CoincidenceWeb, CoSite, draw_cross_cutting, hosted, woven
 from .randomweb import REDIRECT_STATUSES, CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
 from .server import Reply
 from .wildweb import Pen, decode_path, kind_of, serve_wild, split_budget
@@ -785,17 +785,8 @@ def generate_quirks_web(seed: int, *, meta_refresh: bool = False, query_pages: b
             site.twin = "same"
         site.build(rng, min(budgets[index], 18), [page for other in sites for page in other.linkable()])
         sites.append(site)
-    by_host: dict[str, Any] = {host: site for site in sites for host in site.hosts}
-    documents = {page.doc_id for site in sites for page in site.pages}
-    web = QuirksWeb(seed, by_host, [], documents, sites)  # type: ignore[arg-type]
-    pen = Pen(rng, web)
-    weave(rng, web, sites, pen, query_pages=query_pages)
-    if meta_refresh:
-        add_refreshes(random.Random(f"quirks:{seed}:refresh"), web, pen)
-    for site in sites:
-        for page in site.sources():
-            rng.shuffle(page.links)
-    return web
+    web = QuirksWeb(seed, *hosted(sites))
+    return woven(rng, web, sites, f"quirks:{seed}", query_pages=query_pages, meta_refresh=meta_refresh)
 
 
 # -- the comparison ---------------------------------------------------------------------------
