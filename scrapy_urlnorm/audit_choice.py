@@ -158,15 +158,25 @@ class AuditChoice:
         # (www.h/app/report against the delivered www.h/app/Report, reported under
         # www_alias, merged by a case rule that never held under /app/: coincidence seed 103).
         # Every sampled path or host rule in force at the URL must have held there too.
-        section = learned.section_of(url) or ""
-        for other in learned.rules_of(host):
-            if other is rule or other.family.value not in _BY_SECTION or section in other.excluded:
-                continue
-            if not learned.verifies_every(host, other.kind) and not self._held_in(other, url, key):
-                return False
+        if not self.others_held(host, url, key, rule.kind):
+            return False
         if rule.family.value in SCOPED_FAMILIES:
             return True
         return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
+
+    def others_held(self, host: str, url: str, key: int | None, but: str) -> bool:
+        """Whether every sampled path or host rule of ``host``'s site in force at ``url``,
+        but the rule ``but``, held there (:meth:`_held_in`): a learned key applies them all."""
+        learned = self.dedup.learned
+        if learned is None:
+            return True
+        section = learned.section_of(url) or ""
+        for rule in learned.rules_of(host):
+            if rule.kind == but or rule.family.value not in _BY_SECTION or section in rule.excluded:
+                continue
+            if not learned.verifies_every(host, rule.kind) and not self._held_in(rule, url, key):
+                return False
+        return True
 
     def _held_in(self, rule: Rule, url: str, key: int | None) -> bool:
         """Whether ``rule``'s pairs held where ``url`` is: :data:`VERIFY_FIRST` pages in its
