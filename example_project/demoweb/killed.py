@@ -108,8 +108,14 @@ def spawn(job: Mapping[str, Any], log: Path) -> subprocess.Popen[bytes]:
     paths = [str(here), str(here.parent), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
     with log.open("ab") as output:
+        # In this checkout's root: ``-m`` puts the working directory first on the path, so
+        # a crawl started from another checkout would run that checkout's add-on.
         return subprocess.Popen(
-            [sys.executable, "-m", "demoweb.killed", json.dumps(job)], env=env, stdout=output, stderr=output
+            [sys.executable, "-m", "demoweb.killed", json.dumps(job)],
+            env=env,
+            cwd=here.parent,
+            stdout=output,
+            stderr=output,
         )
 
 
