@@ -186,7 +186,10 @@ class AuditChoice:
         if family in SCOPED_FAMILIES:
             learned = self.dedup.learned
             section = (learned.section_of(url) if learned is not None else None) or ""
-            if rule.held.get(section, 0) >= VERIFY_FIRST:
+            # Pairs beyond those that taught it: they may all be one section's coincidence
+            # (a tag host's placeholder at /tag/Elm/ and /tag/elm/, where /tag/Web/ and
+            # /tag/web/ are two tags: coincidence seed 1439 with two clean stops).
+            if rule.held.get(section, 0) - rule.taught.get(section, 0) >= VERIFY_FIRST:
                 return True
             return rule.renamed.get(section, 0) >= VERIFY_FIRST and self._renamed(url, key)
         if family in HOST_FAMILIES:

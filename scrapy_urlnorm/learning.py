@@ -121,6 +121,11 @@ class Rule:
     #: own name only held (``/APP/Report`` = ``/app/Report``: a front folds the name), how
     #: many. They vouch for drops that differ there only, not for the rest of the path.
     renamed: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: ``held`` when the rule was learned: the pairs that taught it. In a section they
+    #: may all be one coincidence (a tag host's placeholder at ``/tag/Elm/`` and
+    #: ``/tag/elm/``, where ``/tag/Web/`` and ``/tag/web/`` are two tags), so only pairs
+    #: beyond them vouch for it there (``AuditChoice.vouched``).
+    taught: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -168,6 +173,7 @@ class Rule:
             **({"held": dict(sorted(self.held.items()))} if self.held else {}),
             **({"excluded": sorted(self.excluded)} if self.excluded else {}),
             **({"renamed": dict(sorted(self.renamed.items()))} if self.renamed else {}),
+            **({"taught": dict(sorted(self.taught.items()))} if self.taught else {}),
         }
 
     @classmethod
@@ -184,6 +190,7 @@ class Rule:
             held=dict(data.get("held", {})),
             excluded=set(data.get("excluded", ())),
             renamed=dict(data.get("renamed", {})),
+            taught=dict(data.get("taught", {})),
         )
 
 
@@ -456,6 +463,7 @@ class Learner:
             # convention: small hosts never show a second pair. Audits check its drops.
             needed = 1
         if not rule.active and pairs >= needed and rule.confirmed:
+            rule.taught = dict(rule.held)  # (the pairs that taught it vouch for nothing more)
             self.book.set_active(rule, True)
             logger.debug(
                 "Learned rule %s%s on %s from %d pair(s) (%s)",

@@ -136,7 +136,11 @@ async def test_every_answer_of_a_submitted_form_is_collected(order: str) -> None
     stock, addon = await stock_and_addon(SITES, START, settings, FormSpider)
     assert {"shop:cart:i0", "shop:search:red", "shop:find:blue", "shop:thanks", "iis:results:red"} <= stock.docs
     assert_no_loss(stock, addon)
-    assert addon.requests <= stock.requests
+    # A learned rule's drops are verified until pairs beyond those that taught it vouch
+    # for it where they are: on this small site those audits are what the add-on may
+    # spend beyond stock.
+    audits = addon.stats.get("urlnorm/duplicate_downloads/audit", 0)
+    assert addon.requests <= stock.requests + audits, (addon.requests, stock.requests, audits)
 
 
 @pytest_twisted.ensureDeferred
