@@ -214,9 +214,10 @@ async def test_report_block_json_and_crawl_log_of_a_real_crawl(
     assert table["urls"] == len(records)
     assert option(table, "default pages", "keep")["redundancy_rate"] == 0.5
     assert option(table, "default pages", "remove")["coverage_loss_rate"] == 0.0
-    # Which www twins the log holds (a page fetched before www_alias was learned, or a
-    # verification's held redirect after) depends on the order responses arrive in.
-    assert option(table, "www", "strip")["candidate_sets"] in (2, 3)
+    # Which www twins the log holds (a page fetched before www_alias was learned, a
+    # verification's held redirect after, or an audit of a drop before pairs beyond those
+    # that taught the rule vouched for it) depends on the order responses arrive in.
+    assert option(table, "www", "strip")["candidate_sets"] in (2, 3, 4)
 
 
 def test_the_crawl_log_says_which_requests_were_released_past_the_filter() -> None:
