@@ -297,12 +297,12 @@ class AuditDesk:
         self.auditor = auditor
         #: How an audit may be settled without a download (see ``validators``).
         self.cheap = CheapAudits(self)
-        #: What an audit's redirect says of its drop (see ``redirect_verdicts``).
-        self.verdicts = RedirectVerdicts(dedup, auditor)
         #: Resources whose parameter's spellings all answered one page (see ``spellings``).
         self.spellings = ParamSpellings()
         #: Which drops are verified or audited (see ``audit_choice``).
         self.choice = AuditChoice(dedup, auditor, self.spellings)
+        #: What an audit's redirect says of its drop (see ``redirect_verdicts``).
+        self.verdicts = RedirectVerdicts(dedup, auditor, self.choice)
 
     def fetches_redirect_target(self, request: Request, host: str, reason: str, own: int, key: int) -> bool:
         """Whether ``request`` (static key ``own``), a redirect target, is fetched rather

@@ -20,6 +20,7 @@ from .keys import host_of
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from .audit_choice import AuditChoice
     from .audits import Auditor
     from .dedup import Deduplicator
     from .keys import Fingerprint
@@ -32,9 +33,10 @@ REDIRECT_AGREES, REDIRECT_UNDECIDED, REDIRECT_DIFFERS = "agrees", "undecided", "
 class RedirectVerdicts:
     """Whether an audit's redirect agrees with its drop, leaves it open, or differs."""
 
-    def __init__(self, dedup: Deduplicator, auditor: Auditor) -> None:
+    def __init__(self, dedup: Deduplicator, auditor: Auditor, choice: AuditChoice) -> None:
         self.dedup = dedup
         self.auditor = auditor
+        self.choice = choice
 
     def verdict(self, request: Request, key: int, target: str) -> str:
         """What ``request`` redirecting to ``target`` says of its drop against ``key``.
@@ -98,7 +100,7 @@ class RedirectVerdicts:
         if url is None:
             return False
         reason = str(request.meta[M.AUDIT]["reason"]).removeprefix("learned:")
-        return not self.dedup.audits.choice.others_held(host_of(url), url, None, reason)
+        return not self.choice.others_held(host_of(url), url, None, reason)
 
     def _redirected_alike(self, request: Request, key: int, aimed: Fingerprint) -> bool:
         """Whether ``key``'s representative redirected to a URL sharing a key with ``aimed``."""
