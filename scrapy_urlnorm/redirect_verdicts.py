@@ -6,7 +6,8 @@ representative's page, or is the audited URL itself under today's rules; it
 *leaves the question open* when the target matches the representative only through
 a rule verified on every drop (a family of ``VERIFIED_FAMILIES``, or a rule its
 host's redirects taught) or where the representative redirected too, to a URL the
-rules merge with the target. Anything else contradicts the drop. The
+rules merge with the target (found under the audited URL's spelling under today's
+rules when the key of its drop has gone stale). Anything else contradicts the drop. The
 :class:`~scrapy_urlnorm.audits.AuditDesk` counts and settles; this unit decides.
 """
 
@@ -106,6 +107,25 @@ class RedirectVerdicts:
         """Whether ``key``'s representative redirected to a URL sharing a key with ``aimed``."""
         elsewhere = self.auditor.redirect_of(key)
         if elsewhere is None:
+            elsewhere = self._canonical_redirect(request)
+        if elsewhere is None:
             return False
         theirs = self.dedup.fingerprint(request.replace(url=elsewhere)).keys
         return not set(theirs).isdisjoint(aimed.keys)
+
+    def _canonical_redirect(self, request: Request) -> str | None:
+        """Where the audited URL's spelling under its host's rules now redirected, if it
+        was fetched and did. A redirect is remembered under the keys of its request when
+        it answered, and a learned key names its host's rule set: ``h/go/0``, claimed
+        under ``www_alias``, redirected to ``h/old/0`` after its host's rules had changed
+        again, and the audit of ``www.h/go/0`` (to ``www.h/old/0``) found no redirect
+        under the key of its drop and revoked ``www_alias`` for the whole site (random
+        seeds 171960, 171961). Its static key names it under any rules."""
+        spelled = self.dedup.fingerprint(request).learned_url
+        if spelled is None or spelled == request.url:
+            return None
+        for key in self.dedup.fingerprint(request.replace(url=spelled)).keys:
+            target = self.auditor.redirect_of(key)
+            if target is not None:
+                return target
+        return None

@@ -605,6 +605,33 @@ def test_a_rewrite_sends_the_normalized_url_but_never_an_audit_or_a_request_as_w
         assert forms.rewritten(Request(url, meta={key: True})) is None, key
 
 
+def test_a_redirect_like_the_canonical_spellings_leaves_the_drop_open_after_a_rule_change() -> None:
+    """Random seeds 171960, 171961: ``h/go/0`` was claimed under ``www_alias`` and
+    redirected to ``h/old/0`` after its host had learned another rule, so its redirect
+    was remembered under keys of another rule set than the key of the drop of
+    ``www.h/go/0``; that drop's audit redirected to ``www.h/old/0`` (the twin's own
+    relative ``Location``), no redirect of the representative was found under its key,
+    and ``www_alias`` was revoked for the whole site. Where the audited URL's spelling
+    under today's rules redirected alike, the question is left open (followed)."""
+    from scrapy_urlnorm.redirect_verdicts import REDIRECT_DIFFERS, REDIRECT_UNDECIDED
+
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
+    observe = dedup.responses.observe_redirect
+    observe("http://www.h.test/a", "http://h.test/a")
+    observe("http://www.h.test/b", "http://h.test/b")  # www_alias (strip)
+    audit = Request("http://www.h.test/go", dont_filter=True)
+    key = dedup.fingerprint(audit).learned  # the key of the drop, under www_alias alone
+    assert key is not None
+    observe("http://h.test/c", "http://h.test/c/")
+    observe("http://h.test/d", "http://h.test/d/")  # trailing_slash (add): a new rule set
+    assert dedup.fingerprint(audit).learned not in (None, key)
+    mark_audit(audit.meta, key, "learned:www_alias", "h.test")
+    representative = Request("http://h.test/go")
+    dedup.audits.auditor.representative_redirected(dedup.fingerprint(representative).keys, "http://h.test/old")
+    assert dedup.audits.redirected(audit, "http://www.h.test/old") == REDIRECT_UNDECIDED
+    assert dedup.audits.redirected(audit, "http://www.h.test/elsewhere") == REDIRECT_DIFFERS  # (revokes it)
+
+
 def test_a_redirect_to_the_representatives_page_agrees_though_a_rule_was_revoked_since() -> None:
     """Frameworks seed 579217: ``www.h.test/x`` was audited under ``www_alias`` while
     ``trailing_slash`` merged it with the delivered ``www.h.test/x/``; the rule was revoked
