@@ -16,7 +16,8 @@ the rule's pair there; another page contradicts the rule, which is revoked, and 
 it dropped is fetched, links and all. One request per top
 directory of a twin site the crawl reaches, bounded; none where the site's redirects
 taught the rule (every drop of such a rule is verified), nor where the twin URL was
-requested already (its own answer is the pair).
+requested already (its own answer is the pair). A probe's answer settles an audit of
+the same URL too, as another audit's answer would.
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ class DirectoryProbes:
             return
         server = (response.headers.get("Server") or b"").decode("latin-1")
         learner.observe_page(asked, digest, length=len(response.body), server=server)
+        # Its answer is what an audit of the same URL would get (a drop there, queued
+        # meanwhile): that audit is settled by it instead of downloading the page again
+        # (random seed 171961: www.h2/products/ probed, then audited). Not "downloaded":
+        # the spider never had this page.
+        self.dedup.audits.auditor.answered(self.dedup.keys.static(request).value, digest)
 
 
 def _twin(url: str, host: str) -> str | None:

@@ -393,6 +393,40 @@ async def test_a_directory_only_one_twin_reached_is_asked_of_the_other_twin() ->
     assert addon.stats.get("urlnorm/revoked_rules") == 1
 
 
+def twins_with_a_new_directory(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Twins that answer one body for every page; ``/q`` links ``/p/x`` and its twin."""
+    www = "http://www.pq.test"
+    pages: dict[str, list[str]] = {
+        "/": ["/a", f"{www}/a", "/b", f"{www}/b", "/q"],
+        "/q": ["/p/x", f"{www}/p/x"],
+        "/a": [],
+        "/b": [],
+        "/p/x": [],
+    }
+    return Reply.page(f"pq:{path}", pages[path]) if path in pages else Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_directory_probes_answer_settles_the_audit_of_its_url() -> None:
+    """``www.h/p/x`` is dropped against the pending ``h/p/x`` (a directory where
+    ``www_alias`` has no pair yet). When ``h/p/x`` delivers, its twin is asked (the
+    directory probe) and the drop is audited: one URL, one question. The probe's answer
+    settles the audit, which is not sent (random seed 171961: ``www.h2/products/``
+    downloaded twice)."""
+    sites = {
+        "pq.test": FunctionSite(twins_with_a_new_directory),
+        "www.pq.test": FunctionSite(twins_with_a_new_directory),
+    }
+    with VirtualWeb(sites) as web:
+        addon = await crawl(web, ["http://pq.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
+        www = [hit.target for hit in web.hits if hit.host == "www.pq.test"]
+    assert addon.stats["urlnorm/learned/www_alias"] == 1
+    assert addon.stats.get("urlnorm/twin_directory_probes") == 1
+    assert www.count("/p/x") == 1
+    assert {"pq:/", "pq:/a", "pq:/b", "pq:/q", "pq:/p/x"} == set(addon.doc_ids)
+    assert "urlnorm/revoked_rules" not in addon.stats
+
+
 def test_a_drop_is_vouched_for_only_where_every_rule_of_its_key_held() -> None:
     """A learned key applies all the host's rules: ``www.h/app/report`` keyed with the
     delivered ``www.h/app/Report`` is reported under ``www_alias`` (the rule its own URL
