@@ -21,7 +21,7 @@ site had vouched for the twins.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .callbacks import callback_salt
@@ -42,6 +42,9 @@ logger = logging.getLogger(__name__)
 VERIFY_FIRST = 2
 #: Sections of one path rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
+#: Why a drop is audited (:meth:`AuditChoice.should_audit`): every drop of its rule is
+#: verified; its rule has not been vouched for where it is; the budget sampled it.
+EVERY, UNTIL_VOUCHED, SAMPLED = "every", "until_vouched", "sampled"
 #: Rule families whose audits are budgeted, and vouched for, by place.
 _BY_SECTION = SCOPED_FAMILIES | HOST_FAMILIES
 #: Verifications of a redirect-taught rule its site answered with the representative's
@@ -71,9 +74,11 @@ class AuditChoice:
             return False
         return learned.verifies_every(host, reason.removeprefix("learned:"))
 
-    def should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> bool:
+    def should_audit(self, request: Request, own: int, key: int, reason: str, host: str, *, learned: bool) -> str:
         """``Auditor.should_audit`` for a drop of ``request`` for ``reason`` on ``host`` (a
-        learned rule's, or a static step's), with the rule's budget and what its content showed."""
+        learned rule's, or a static step's), with the rule's budget and what its content showed.
+        Why it is audited (empty: it is not): :data:`EVERY`, :data:`UNTIL_VOUCHED` or
+        :data:`SAMPLED`."""
         every = (self.verifies_every(host, reason) or (learned and self.caught_all(key))) and not self.settled(
             request, key
         )
@@ -86,9 +91,24 @@ class AuditChoice:
             # audit spent on it left /app/export, the page the rule merged wrongly,
             # unaudited (coincidence seed 527 with --callbacks).
             own ^= callback_salt(request)
-        return self.auditor.should_audit(
+        if not self.auditor.should_audit(
             scope, own, key, learned=learned, every=every, vouched=vouched, inherited=inherited
-        )
+        ):
+            return ""
+        return EVERY if every else UNTIL_VOUCHED if learned and not vouched else SAMPLED
+
+    def vouched_since(self, request: Request, audit: dict[str, Any]) -> bool:
+        """Whether ``audit`` (of ``request``), scheduled because its learned rule had not
+        been vouched for where it is, need not be sent any more: the rule has been since
+        (its pairs there, a directory probe's answer, the audits sent before it), and a drop
+        there now would be sampled, as any vouched drop is. Audits scheduled together when a
+        representative delivered then stop at the first that vouch for the rule."""
+        if audit.get("why") != UNTIL_VOUCHED:
+            return False
+        host, reason, key = audit["host"], audit["reason"], audit["key"]
+        if self.verifies_every(host, reason) or self.caught_all(key):
+            return False
+        return self.vouched(host, reason, request.url, key)
 
     def confirmed(self, host: str, reason: str, digest: int | None) -> None:
         """A verification of a learned drop for ``reason`` on ``host`` confirmed it: the

@@ -266,10 +266,17 @@ class Auditor:
         }
 
 
-def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str) -> None:
-    """Make a request an audit of the drop it was. Its redirect, if any, is
-    not followed: where it points is the answer (see ``AuditDesk.redirected``)."""
-    meta[M.AUDIT] = {"key": key, "reason": reason, "host": host, "held_redirect": "dont_redirect" not in meta}
+def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str, why: str = "") -> None:
+    """Make a request an audit of the drop it was (``why``: see ``AuditChoice.should_audit``).
+    Its redirect, if any, is not followed: where it points is the answer (see
+    ``AuditDesk.redirected``)."""
+    meta[M.AUDIT] = {
+        "key": key,
+        "reason": reason,
+        "host": host,
+        "held_redirect": "dont_redirect" not in meta,
+        "why": why,
+    }
     meta.setdefault("dont_redirect", True)
 
 
@@ -329,12 +336,13 @@ class AuditDesk:
         meta = request.meta
         if "redirect_urls" in meta or M.SHORTCUT_OF in meta:
             return False
-        if not self.choice.should_audit(request, own, key, reason, host, learned=reason.startswith("learned:")):
+        why = self.choice.should_audit(request, own, key, reason, host, learned=reason.startswith("learned:"))
+        if not why:
             return False
         if self._answered(request, own, key, reason):
             self._count_answered()
             return False  # its URL was fetched before, and what it answered confirms the drop
-        mark_audit(meta, key, reason, host)
+        mark_audit(meta, key, reason, host, why)
         self.dedup.count("urlnorm/audits_scheduled")
         return True
 
@@ -378,14 +386,15 @@ class AuditDesk:
                 # The URL that delivered is this drop's own up to static steps (a link's
                 # rewritten or taught form, spelled as the drop normalizes): nothing to verify.
                 continue
-            if self.choice.should_audit(request, own, key, reason, drop.host, learned=drop.learned):
+            why = self.choice.should_audit(request, own, key, reason, drop.host, learned=drop.learned)
+            if why:
                 if self._answered(request, own, key, reason):
                     self._count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)
-                mark_audit(meta, key, reason, drop.host)
+                mark_audit(meta, key, reason, drop.host, why)
                 reschedule(request.replace(dont_filter=True, meta=meta))
 
     def answered_since(self, request: Request) -> bool:
@@ -403,6 +412,18 @@ class AuditDesk:
         if not self.keep_as_drop(request, audit):
             return False  # no room to keep its promise: fetched
         self._count_answered()
+        return True
+
+    def vouched_since(self, request: Request) -> bool:
+        """At download time: whether this audit, scheduled until its rule was vouched for
+        where it is, is needed no more (see ``AuditChoice.vouched_since``). Then it is
+        kept as a learned drop, as a vouched drop is, instead of being fetched."""
+        audit = request.meta[M.AUDIT]
+        if not self.dedup.delivered_here(audit["key"]) or not self.choice.vouched_since(request, audit):
+            return False
+        if not self.keep_as_drop(request, audit):
+            return False  # no room to keep its promise: fetched
+        self.dedup.count("urlnorm/audits_vouched_since")
         return True
 
     def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:

@@ -280,6 +280,11 @@ STATS: tuple[StatKey, ...] = (
         "not fetched again",
     ),
     StatKey(
+        "urlnorm/audits_vouched_since", "audits", "live",
+        "audits scheduled until their learned rule was vouched for where they are, not sent: it was "
+        "vouched for there before they went (kept as learned drops)",
+    ),
+    StatKey(
         "urlnorm/audits_redirects_followed", "audits", "live",
         "audits whose redirect neither confirms nor contradicts their drop (a target merged with the "
         "representative only by a rule verified on every drop, or a representative that redirected alike): "

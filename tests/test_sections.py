@@ -427,6 +427,40 @@ async def test_a_directory_probes_answer_settles_the_audit_of_its_url() -> None:
     assert "urlnorm/revoked_rules" not in addon.stats
 
 
+def case_insensitive_sections(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Paths fold case everywhere. ``/t/`` teaches the case rule; ``/n`` then links five
+    pages of ``/s/``, each also with a capital: five drops there, one per page."""
+    names = [f"/s/p{n}" for n in range(1, 6)]
+    pages: dict[str, list[str]] = {
+        "/": ["/t/a", "/t/A", "/t/b", "/t/B", "/n"],
+        "/n": [link for name in names for link in (name, name.replace("/p", "/P"))],
+        "/t/a": [],
+        "/t/b": [],
+    }
+    pages |= {name: [] for name in names}
+    folded = {name.lower(): name for name in pages}
+    name = folded.get(path.lower())
+    return Reply.page(f"ci:{name}", pages[name]) if name else Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_audits_scheduled_until_a_rule_is_vouched_for_stop_once_it_is() -> None:
+    """The case rule, taught under ``/t/``, has no pairs under ``/s/``: its drops there are
+    all audited until two of them found their pages (it is then vouched for there). The
+    five are scheduled as their pages deliver, before any is sent; those still queued when
+    the first two confirmed the rule are kept as drops, not sent."""
+    site = FunctionSite(case_insensitive_sections)
+    with VirtualWeb({"ci.test": site}) as web:
+        stock = await crawl(web, ["http://ci.test/"], ORDERED)
+        addon = await crawl(web, ["http://ci.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
+        capitals = [hit.target for hit in web.hits if "/s/P" in hit.target]
+    assert addon.stats["urlnorm/learned/case_insensitive_path"] == 1
+    assert set(addon.doc_ids) == set(stock.doc_ids)
+    assert addon.stats.get("urlnorm/audits_vouched_since") == 3
+    assert len(capitals) == 5 + 2  # stock's five, and two audits
+    assert "urlnorm/revoked_rules" not in addon.stats
+
+
 def test_a_drop_is_vouched_for_only_where_every_rule_of_its_key_held() -> None:
     """A learned key applies all the host's rules: ``www.h/app/report`` keyed with the
     delivered ``www.h/app/Report`` is reported under ``www_alias`` (the rule its own URL
