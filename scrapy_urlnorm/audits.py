@@ -60,7 +60,7 @@ before, as an audit or as written, is not fetched again when another rule
 (or the same rule under a newer rule set) would audit it: its answer settles
 that audit too (``urlnorm/audits_answered``), at check time or, for an audit
 queued before its URL answered, when it is about to be sent and its
-representative has delivered (:meth:`AuditDesk.answered_since`). The server's
+representative has delivered (:mod:`scrapy_urlnorm.audit_gate`). The server's
 answer does not depend on which rule asks, and stock Scrapy fetches a URL once.
 Only an answer that contradicts the drop is fetched again, as before: the
 mismatch is then found and acted on the usual way.
@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .audit_choice import AuditChoice
+from .audit_gate import AuditGate
 from .depths import depth_of
 from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
@@ -310,6 +311,8 @@ class AuditDesk:
         self.choice = AuditChoice(dedup, auditor, self.spellings)
         #: What an audit's redirect says of its drop (see ``redirect_verdicts``).
         self.verdicts = RedirectVerdicts(dedup, auditor, self.choice)
+        #: Whether an audit about to be sent is needed still (see ``audit_gate``).
+        self.gate = AuditGate(self)
 
     def fetches_redirect_target(self, request: Request, host: str, reason: str, own: int, key: int) -> bool:
         """Whether ``request`` (static key ``own``), a redirect target, is fetched rather
@@ -324,8 +327,8 @@ class AuditDesk:
         delivered already)."""
         if "redirect_urls" not in request.meta or not self.choice.verifies_every(host, reason):
             return False
-        if self._answered(request, own, key, reason):
-            self._count_answered()
+        if self.answered_before(request, own, key, reason):
+            self.count_answered()
             return False
         request.meta[M.NO_SHORTCUT] = True
         self.dedup.count("urlnorm/redirect_targets_fetched")
@@ -339,8 +342,8 @@ class AuditDesk:
         why = self.choice.should_audit(request, own, key, reason, host, learned=reason.startswith("learned:"))
         if not why:
             return False
-        if self._answered(request, own, key, reason):
-            self._count_answered()
+        if self.answered_before(request, own, key, reason):
+            self.count_answered()
             return False  # its URL was fetched before, and what it answered confirms the drop
         mark_audit(meta, key, reason, host, why)
         self.dedup.count("urlnorm/audits_scheduled")
@@ -353,8 +356,8 @@ class AuditDesk:
             return False
         if not self.choice.should_audit(request, own, key, reason, host, learned=True):
             return False
-        if self._answered(request, own, key, reason):
-            self._count_answered()
+        if self.answered_before(request, own, key, reason):
+            self.count_answered()
             return False
         return True
 
@@ -388,43 +391,14 @@ class AuditDesk:
                 continue
             why = self.choice.should_audit(request, own, key, reason, drop.host, learned=drop.learned)
             if why:
-                if self._answered(request, own, key, reason):
-                    self._count_answered()  # kept as a learned drop, parked when the claim settles
+                if self.answered_before(request, own, key, reason):
+                    self.count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)
                 mark_audit(meta, key, reason, drop.host, why)
                 reschedule(request.replace(dont_filter=True, meta=meta))
-
-    def answered_since(self, request: Request) -> bool:
-        """At download time: whether this audit's URL was fetched since it was scheduled
-        (another rule's audit of it, queued at the same time) and what it answered
-        confirms the drop. Then that answer settles it, and it is kept as a learned
-        drop (a revoked rule releases it) instead of being fetched again."""
-        audit = request.meta[M.AUDIT]
-        if not self.dedup.delivered_here(audit["key"]):
-            # Its representative is pending (or failed): a drop now would have no claim
-            # to be released by if it fails. Fetched, as before.
-            return False
-        if not self._answered(request, self.dedup.keys.static(request).value, audit["key"], audit["reason"]):
-            return False
-        if not self.keep_as_drop(request, audit):
-            return False  # no room to keep its promise: fetched
-        self._count_answered()
-        return True
-
-    def vouched_since(self, request: Request) -> bool:
-        """At download time: whether this audit, scheduled until its rule was vouched for
-        where it is, is needed no more (see ``AuditChoice.vouched_since``). Then it is
-        kept as a learned drop, as a vouched drop is, instead of being fetched."""
-        audit = request.meta[M.AUDIT]
-        if not self.dedup.delivered_here(audit["key"]) or not self.choice.vouched_since(request, audit):
-            return False
-        if not self.keep_as_drop(request, audit):
-            return False  # no room to keep its promise: fetched
-        self.dedup.count("urlnorm/audits_vouched_since")
-        return True
 
     def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
         """Settle an audit without fetching it: the request, as it was dropped, is kept
@@ -492,7 +466,7 @@ class AuditDesk:
         self._mismatch(request, audit)
         return REDIRECT_DIFFERS
 
-    def _answered(self, request: Request, own: int, key: int, reason: str) -> bool:
+    def answered_before(self, request: Request, own: int, key: int, reason: str) -> bool:
         """An audit of ``request`` (static key ``own``) against ``key`` is due: whether its
         URL was fetched before (an audit for another rule, or as written) and what it
         answered then confirms the drop. That settles the audit without fetching the URL
@@ -541,7 +515,7 @@ class AuditDesk:
         url = self.dedup.normalize(request.url)[0]
         return narrow.lenient_key(request, url) if url is not None else None
 
-    def _count_answered(self) -> None:
+    def count_answered(self) -> None:
         self.auditor.audits += 1
         self.dedup.count("urlnorm/audits")
         self.dedup.count("urlnorm/audits_answered")

@@ -157,10 +157,9 @@ class NormalizeMiddleware:
             # page had the spider's link to it dropped (wild seed 1412).
             return None
         if M.AUDIT in meta:
-            if self.dedup.audits.answered_since(request):
-                raise LateDuplicate(f"audit settled by an earlier fetch of the same URL: {request.url}")
-            if self.dedup.audits.vouched_since(request):
-                raise LateDuplicate(f"audit no longer needed, its rule held where it is since: {request.url}")
+            needless = self.dedup.audits.gate.needless(request)
+            if needless is not None:
+                raise LateDuplicate(f"{needless}: {request.url}")
             if self.dedup.late.pending_as_written(request):
                 raise LateDuplicate(f"audit of a URL pending or delivered as an ordinary request: {request.url}")
             self.dedup.audits.cheap.condition(request)

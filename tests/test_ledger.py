@@ -162,10 +162,10 @@ def test_an_audit_settled_by_an_earlier_answer_waits_for_its_representative_to_d
     # An audit of /c for another rule answered: a redirect to /c/, which confirms this drop.
     dedup.audits.auditor.answered(dedup.keys.static(audit).value, "http://h/c/")
 
-    assert not dedup.audits.answered_since(audit)  # /c/ may still fail: fetch /c
+    assert not dedup.audits.gate.answered_since(audit)  # /c/ may still fail: fetch /c
     assert dedup.ledger.unsettled() == 0
     dedup.settling.settle(page, delivered=True)
-    assert dedup.audits.answered_since(audit)  # now the answer settles it
+    assert dedup.audits.gate.answered_since(audit)  # now the answer settles it
 
 
 def test_a_failed_representative_releases_what_it_did_not_send_and_remembers_what_it_did() -> None:

@@ -1,0 +1,68 @@
+"""An audit about to be sent: whether it is needed still.
+
+Audits are scheduled when their representative delivers (or when a drop meets a
+delivered page) and wait in the queue with the crawl's other requests. By the time
+one is sent, its question may have been answered: its URL was fetched meanwhile (an
+audit for another rule, a twin's directory probe, the URL as written), and what it
+answered confirms the drop; or the rule it checks, audited there only because it had
+not been vouched for where the drop is, has been since (the audits sent before it
+found their pages). Either way it is kept as the learned drop it was, against its
+delivered representative, so a revoked rule still releases it, instead of being
+downloaded. While the representative is pending (or failed) it is sent: a drop then
+would have no claim to be released by if the representative fails.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import meta as M
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from .audits import AuditDesk
+
+
+class AuditGate:
+    """For an :class:`~scrapy_urlnorm.audits.AuditDesk`: audits that need not go."""
+
+    def __init__(self, desk: AuditDesk) -> None:
+        self.desk = desk
+
+    def needless(self, request: Request) -> str | None:
+        """Why the audit ``request``, about to be sent, is not (then kept as a drop), or ``None``."""
+        if self.answered_since(request):
+            return "audit settled by an earlier fetch of the same URL"
+        if self.vouched_since(request):
+            return "audit no longer needed, its rule held where it is since"
+        return None
+
+    def answered_since(self, request: Request) -> bool:
+        """Whether this audit's URL was fetched since it was scheduled (another rule's
+        audit of it, queued at the same time) and what it answered confirms the drop
+        (``urlnorm/audits_answered``)."""
+        desk = self.desk
+        audit = request.meta[M.AUDIT]
+        if not desk.dedup.delivered_here(audit["key"]):
+            return False
+        own = desk.dedup.keys.static(request).value
+        if not desk.answered_before(request, own, audit["key"], audit["reason"]):
+            return False
+        if not desk.keep_as_drop(request, audit):
+            return False  # no room to keep its promise: fetched
+        desk.count_answered()
+        return True
+
+    def vouched_since(self, request: Request) -> bool:
+        """Whether this audit, scheduled until its rule was vouched for where it is, is
+        needed no more: it has been since (see ``AuditChoice.vouched_since``;
+        ``urlnorm/audits_vouched_since``)."""
+        desk = self.desk
+        audit = request.meta[M.AUDIT]
+        if not desk.dedup.delivered_here(audit["key"]) or not desk.choice.vouched_since(request, audit):
+            return False
+        if not desk.keep_as_drop(request, audit):
+            return False  # no room to keep its promise: fetched
+        desk.dedup.count("urlnorm/audits_vouched_since")
+        return True
