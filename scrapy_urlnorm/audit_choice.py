@@ -108,6 +108,12 @@ class AuditChoice:
         host, reason, key = audit["host"], audit["reason"], audit["key"]
         if self.verifies_every(host, reason) or self.caught_all(key):
             return False
+        if key not in self.dedup.fingerprint(request).keys:
+            # The host's rules changed since it was scheduled (a rule narrowed out of its
+            # section, or revoked): its drop rests on rules no longer in force, and the
+            # release that followed missed it, queued as an audit (coincidence seed 2001:
+            # the case rule, narrowed out of an IIS site's /app/, kept /app/users/ dropped).
+            return False
         return self.vouched(host, reason, request.url, key)
 
     def confirmed(self, host: str, reason: str, digest: int | None) -> None:
@@ -206,6 +212,8 @@ class AuditChoice:
         if family in SCOPED_FAMILIES:
             learned = self.dedup.learned
             section = (learned.section_of(url) if learned is not None else None) or ""
+            if section in rule.excluded:
+                return False  # (narrowed out of it: its pairs there vouch for nothing now)
             # Pairs beyond those that taught it: they may all be one section's coincidence
             # (a tag host's placeholder at /tag/Elm/ and /tag/elm/, where /tag/Web/ and
             # /tag/web/ are two tags: coincidence seed 1439 with two clean stops).

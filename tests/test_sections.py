@@ -536,6 +536,34 @@ def test_a_sections_drops_are_audited_until_the_rules_pages_held_there() -> None
     assert not audited(dedup, "http://iis.test/app/Other")  # (vouched for there: sampled at 2%)
 
 
+def test_an_audit_queued_until_vouched_goes_when_its_rule_left_the_section_since() -> None:
+    """Coincidence seed 2001: audits of the case rule's drops under an IIS site's /app/ were
+    queued; one found ``/app/Export`` another page than ``/app/export`` and narrowed the
+    rule out of /app/; the release that followed missed the audits still queued, and the
+    next was taken for vouched (the rule's pairs there had held) and kept as a drop:
+    ``/app/users/`` lost, with the blogs behind it. Neither the narrowed rule's pairs nor a
+    key of a rule set since changed vouch for a queued audit."""
+    from scrapy_urlnorm.audit_choice import UNTIL_VOUCHED
+
+    dedup, learner = case_rule_learned_under_docs()
+    for n in range(4):
+        learner.observe_page(f"http://iis.test/app/N{n}", 600 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/app/n{n}", 600 + n, length=BODY)
+    request = Request("http://iis.test/app/Users/")
+    key = dedup.fingerprint(request).learned
+    assert key is not None
+    dedup.audits.auditor.remember((key,), 900)
+    audit = {"key": key, "reason": f"learned:{CASE}", "host": "iis.test", "why": UNTIL_VOUCHED}
+    choice = dedup.audits.choice
+    assert choice.vouched_since(request, audit)
+    learner.observe_page("http://iis.test/app/Export", 901, length=BODY)
+    learner.observe_page("http://iis.test/app/export", 902, length=BODY)  # (narrows the rule out of /app/)
+    rule = next(rule for rule in learner.active_rules() if rule.kind == CASE)
+    assert rule.excluded == {"app"}
+    assert not choice.vouched_since(request, audit)
+    assert not choice.vouched("iis.test", f"learned:{CASE}", "http://iis.test/app/Users/", key)
+
+
 def test_pairs_that_rename_a_section_vouch_only_for_drops_that_rename_it() -> None:
     """``/APP/R0`` = ``/app/R0`` says a front folds the section's name: it vouches for
     ``/APP/Export`` against the delivered ``/app/Export``, not for ``/app/export``, which
