@@ -219,7 +219,8 @@ class AuditChoice:
             # /tag/web/ are two tags: coincidence seed 1439 with two clean stops).
             if rule.held.get(section, 0) - rule.taught.get(section, 0) >= VERIFY_FIRST:
                 return True
-            return rule.renamed.get(section, 0) >= VERIFY_FIRST and self._renamed(url, key)
+            renamed = rule.renamed.get(section, 0) - rule.taught_renamed.get(section, 0)
+            return renamed >= VERIFY_FIRST and self._renamed(url, key)
         if family in HOST_FAMILIES:
             return rule.held.get(directory_of(url) or "", 0) >= 1
         return True

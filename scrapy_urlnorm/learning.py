@@ -126,6 +126,8 @@ class Rule:
     #: ``/tag/elm/``, where ``/tag/Web/`` and ``/tag/web/`` are two tags), so only pairs
     #: beyond them vouch for it there (``AuditChoice.vouched``).
     taught: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: ``renamed`` when the rule was learned: likewise, only pairs beyond them vouch.
+    taught_renamed: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -174,6 +176,7 @@ class Rule:
             **({"excluded": sorted(self.excluded)} if self.excluded else {}),
             **({"renamed": dict(sorted(self.renamed.items()))} if self.renamed else {}),
             **({"taught": dict(sorted(self.taught.items()))} if self.taught else {}),
+            **({"taught_renamed": dict(sorted(self.taught_renamed.items()))} if self.taught_renamed else {}),
         }
 
     @classmethod
@@ -191,6 +194,7 @@ class Rule:
             excluded=set(data.get("excluded", ())),
             renamed=dict(data.get("renamed", {})),
             taught=dict(data.get("taught", {})),
+            taught_renamed=dict(data.get("taught_renamed", {})),
         )
 
 
@@ -464,6 +468,7 @@ class Learner:
             needed = 1
         if not rule.active and pairs >= needed and rule.confirmed:
             rule.taught = dict(rule.held)  # (the pairs that taught it vouch for nothing more)
+            rule.taught_renamed = dict(rule.renamed)
             self.book.set_active(rule, True)
             logger.debug(
                 "Learned rule %s%s on %s from %d pair(s) (%s)",

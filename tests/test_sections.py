@@ -597,6 +597,26 @@ def test_the_pairs_that_taught_a_path_rule_do_not_vouch_for_their_section_alone(
         assert choice.vouched("iis.test", reason, "http://iis.test/tag/Web/") == (n >= 3)
 
 
+def test_the_pairs_that_taught_a_rule_by_renaming_a_section_do_not_vouch_for_it_alone() -> None:
+    """As with the pairs that taught a rule in a section: where the case rule was taught by
+    pairs renaming ``/APP/`` alone, those two do not vouch for the section's renamed drops
+    (``/APP/Export`` against the delivered ``/app/Export``); two more such pairs do."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    learner.observe_page("http://iis.test/app/Export", 900, length=BODY)
+    dedup.audits.auditor.remember((7,), 900)
+    choice, reason = dedup.audits.choice, f"learned:{CASE}"
+    for n in range(4):
+        learner.observe_page(f"http://iis.test/APP/R{n}", 600 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/app/R{n}", 600 + n, length=BODY)
+        assert learner.is_active("iis.test", CASE) == (n >= 1)
+        assert choice.vouched("iis.test", reason, "http://iis.test/APP/Export", 7) == (n >= 3)
+    rule = next(rule for rule in learner.active_rules() if rule.kind == CASE)
+    assert rule.taught_renamed == {"app": 2}
+    assert Rule.from_dict(rule.as_dict()).taught_renamed == {"app": 2}  # (kept across a resume)
+
+
 def test_a_twin_the_spiders_allowed_domains_leave_out_is_never_asked() -> None:
     from scrapy_urlnorm.taught_forms import offsite
 
