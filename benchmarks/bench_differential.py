@@ -56,6 +56,15 @@ parameters, language prefixes, merged slashes; each with an exception linked lat
 requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web quirks --seeds 100 --start 0 --workers 1
+
+``--web hosting`` crawls the webs of a sixth generator, by another outside checker
+(``demoweb.hostingweb.generate_hosting_web``: how modern static hosting, CDNs and SEO plugins spell
+URLs: Netlify's pretty URLs, GitHub Pages, cache busters, WordPress permalinks and AMP, Shopify
+collections, lying canonicals, hreflang prefixes, a Mac's case- and Unicode-folding volume, Next.js
+trailing slashes, an edge worker stripping click ids; each with an exception linked late), with
+requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web hosting --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -85,6 +94,7 @@ sys.path.insert(0, str(ROOT / "example_project"))
 
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
+from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
@@ -148,7 +158,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -179,6 +189,8 @@ def web_of(seed: int) -> RandomWeb:
         )
     if WEB == "quirks":
         return generate_quirks_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "hosting":
+        return generate_hosting_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -322,6 +334,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "wild": compare_wild,
                         "coincidence": compare_coincidence,
                         "quirks": compare_quirks,
+                        "hosting": compare_hosting,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -730,7 +743,7 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks", "wild", "coincidence", "quirks"),
+        choices=("random", "frameworks", "wild", "coincidence", "quirks", "hosting"),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
@@ -740,7 +753,8 @@ def main() -> None:
         "application on :8080 beside another site on port 80, a CDN with one entity tag, a web archive) or "
         "coincidence (demoweb.coincidenceweb: placeholders, parameters by value, redirect rules with exceptions, "
         "validators per template) or quirks (demoweb.quirksweb: URL spellings as CMSs and applications read "
-        "them, each kind with exceptions)",
+        "them, each kind with exceptions) or hosting (demoweb.hostingweb: URL spellings as static hosts, CDNs, "
+        "site builders and SEO plugins answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
