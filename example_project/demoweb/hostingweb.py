@@ -92,11 +92,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .coincidenceweb import draw_cross_cutting, hosted, woven
-from .quirksweb import QSite, QuirksWeb
+from .quirksweb import QSite, QuirksWeb, web_of_kinds
 from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family
 from .server import Reply
-from .wildweb import decode_path, encode_path, kind_of, render, serve_wild, split_budget
+from .wildweb import decode_path, encode_path, kind_of, render, serve_wild
 
 KINDS = (
     "netlify",
@@ -705,19 +704,9 @@ def generate_hosting_web(seed: int, *, meta_refresh: bool = False, query_pages: 
     """A web of 3-5 hosts and about 30-80 documents, determined by ``seed`` alone.
     ``meta_refresh``: a few pages move on by ``<meta http-equiv="refresh">``; ``query_pages``:
     more links in the spellings the hosts coincide on (evidence twice over)."""
-    rng = random.Random(f"hosting:{seed}")
-    count = rng.randint(3, 5)
-    budgets = split_budget(rng, rng.randint(25, 60), count, least=8)
-    kinds = rng.sample(KINDS, count)
-    sites: list[HSite] = []
-    for index, kind in enumerate(kinds):
-        site = draw_cross_cutting(rng, _CLASSES[kind](f"{kind}{index}.test", kind))
-        if rng.random() < 0.25:
-            site.twin = "same"
-        site.build(rng, min(budgets[index], 18), [page for other in sites for page in other.linkable()])
-        sites.append(site)
-    web = HostingWeb(seed, *hosted(sites))
-    return woven(rng, web, sites, f"hosting:{seed}", query_pages=query_pages, meta_refresh=meta_refresh)
+    return web_of_kinds(
+        "hosting", seed, KINDS, _CLASSES, HostingWeb, meta_refresh=meta_refresh, query_pages=query_pages
+    )
 
 
 # -- the comparison ---------------------------------------------------------------------------

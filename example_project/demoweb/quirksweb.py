@@ -93,7 +93,7 @@ import re
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urljoin
 
 from w3lib.url import canonicalize_url, safe_url_string
@@ -770,23 +770,40 @@ class QuirksWeb(CoincidenceWeb):
         return super().check() + self.fingerprint_problems()
 
 
-def generate_quirks_web(seed: int, *, meta_refresh: bool = False, query_pages: bool = False) -> QuirksWeb:
-    """A web of 3-5 hosts and about 30-80 documents, determined by ``seed`` alone.
-    ``meta_refresh``: a few pages move on by ``<meta http-equiv="refresh">``; ``query_pages``:
-    more links in the spellings the hosts coincide on (evidence twice over)."""
-    rng = random.Random(f"quirks:{seed}")
+W = TypeVar("W", bound=QuirksWeb)
+
+
+def web_of_kinds(
+    name: str,
+    seed: int,
+    kinds: tuple[str, ...],
+    classes: Mapping[str, type[QSite]],
+    web_type: type[W],
+    *,
+    meta_refresh: bool = False,
+    query_pages: bool = False,
+) -> W:
+    """A web of 3-5 hosts of ``kinds`` (built by ``classes``), one kind each, and about 30-80
+    documents, determined by ``name`` and ``seed`` alone (see :func:`generate_quirks_web`)."""
+    rng = random.Random(f"{name}:{seed}")
     count = rng.randint(3, 5)
     budgets = split_budget(rng, rng.randint(25, 60), count, least=8)
-    kinds = rng.sample(KINDS, count)
     sites: list[QSite] = []
-    for index, kind in enumerate(kinds):
-        site = draw_cross_cutting(rng, _CLASSES[kind](f"{kind}{index}.test", kind))
+    for index, kind in enumerate(rng.sample(kinds, count)):
+        site = draw_cross_cutting(rng, classes[kind](f"{kind}{index}.test", kind))
         if rng.random() < 0.25:
             site.twin = "same"
         site.build(rng, min(budgets[index], 18), [page for other in sites for page in other.linkable()])
         sites.append(site)
-    web = QuirksWeb(seed, *hosted(sites))
-    return woven(rng, web, sites, f"quirks:{seed}", query_pages=query_pages, meta_refresh=meta_refresh)
+    web = web_type(seed, *hosted(sites))
+    return woven(rng, web, sites, f"{name}:{seed}", query_pages=query_pages, meta_refresh=meta_refresh)
+
+
+def generate_quirks_web(seed: int, *, meta_refresh: bool = False, query_pages: bool = False) -> QuirksWeb:
+    """A web of 3-5 hosts and about 30-80 documents, determined by ``seed`` alone.
+    ``meta_refresh``: a few pages move on by ``<meta http-equiv="refresh">``; ``query_pages``:
+    more links in the spellings the hosts coincide on (evidence twice over)."""
+    return web_of_kinds("quirks", seed, KINDS, _CLASSES, QuirksWeb, meta_refresh=meta_refresh, query_pages=query_pages)
 
 
 # -- the comparison ---------------------------------------------------------------------------
