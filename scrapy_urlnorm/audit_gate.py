@@ -57,12 +57,22 @@ class AuditGate:
     def vouched_since(self, request: Request) -> bool:
         """Whether this audit, scheduled until its rule was vouched for where it is, is
         needed no more: it has been since (see ``AuditChoice.vouched_since``;
-        ``urlnorm/audits_vouched_since``)."""
+        ``urlnorm/audits_vouched_since``). Not where depths or ``robots.txt`` copies keep
+        books per key, nor distributed, as for the other settlements of a request without
+        its own page (``LateChecks.pending_as_written``): an audit sent hands its page to
+        the spider at its own depth, and a spelling ``robots.txt`` allows may stand for one
+        it forbids. Kept as drops there, such audits lost ``/Docs/Pricing-7.aspx`` of an
+        IIS host (differential seed 58289, ``fifo-c1`` with flaky servers, ``DEPTH_LIMIT``,
+        ``ROBOTSTXT_OBEY``, ``allowed_domains`` and refresh pages; either exclusion alone
+        keeps it)."""
         desk = self.desk
+        dedup = desk.dedup
+        if dedup.depths is not None or dedup.forbidden.active or dedup.distributed:
+            return False
         audit = request.meta[M.AUDIT]
-        if not desk.dedup.delivered_here(audit["key"]) or not desk.choice.vouched_since(request, audit):
+        if not dedup.delivered_here(audit["key"]) or not desk.choice.vouched_since(request, audit):
             return False
         if not desk.keep_as_drop(request, audit):
             return False  # no room to keep its promise: fetched
-        desk.dedup.count("urlnorm/audits_vouched_since")
+        dedup.count("urlnorm/audits_vouched_since")
         return True
