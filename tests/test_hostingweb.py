@@ -29,37 +29,8 @@ from demoweb.hostingweb import (
 )
 from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
 
-SEEDS = range(40)
-
-
-def _fingerprint(web: HostingWeb) -> list[object]:
-    return [web.describe(), web.start_urls, [(page.url, page.links) for page in web.pages]]
-
-
-def test_same_seed_same_web() -> None:
-    for seed in (0, 5, 17):
-        assert _fingerprint(generate_hosting_web(seed)) == _fingerprint(generate_hosting_web(seed))
-    assert _fingerprint(generate_hosting_web(1)) != _fingerprint(generate_hosting_web(2))
-
-
-@pytest.mark.parametrize("options", [{}, {"meta_refresh": True, "query_pages": True}])
-def test_every_document_collected_by_stock(options: dict[str, bool]) -> None:
-    for seed in SEEDS:
-        web = generate_hosting_web(seed, **options)
-        assert 3 <= len(web.hosts) <= 5
-        assert 20 <= len(web.documents) <= 90, (seed, len(web.documents))
-        assert not web.check(), (seed, web.check(), web.describe())
-        assert web.simulate_stock()[1] == web.documents, seed
-
-
-def test_every_kind_is_drawn_with_its_exceptions() -> None:
-    kinds: set[str] = set()
-    for seed in SEEDS:
-        for site in generate_hosting_web(seed).hosts:
-            assert isinstance(site, HSite)
-            assert site.late and site.traps, site.kind
-            kinds.add(site.kind)
-    assert kinds == set(KINDS)
+# Determinism, stock's collection of every document and every kind's exceptions are checked
+# for this generator beside the fifth's (``test_quirksweb.py``, ``KIND_GENERATORS``).
 
 
 def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
+from demoweb.hostingweb import KINDS as HOSTING_KINDS
+from demoweb.hostingweb import HSite, generate_hosting_web
 from demoweb.quirksweb import (
     KINDS,
     AspNetSite,
@@ -30,34 +32,48 @@ from demoweb.quirksweb import (
 SEEDS = range(40)
 
 
+#: The generators of webs of kinds (see ``demoweb.quirksweb.web_of_kinds``): this one, and the
+#: sixth (``demoweb.hostingweb``), whose own tests are in ``test_hostingweb.py``.
+KIND_GENERATORS = {
+    "quirks": (generate_quirks_web, KINDS, QSite),
+    "hosting": (generate_hosting_web, HOSTING_KINDS, HSite),
+}
+
+
 def _fingerprint(web: QuirksWeb) -> list[object]:
     return [web.describe(), web.start_urls, [(page.url, page.links) for page in web.pages]]
 
 
-def test_same_seed_same_web() -> None:
+@pytest.mark.parametrize("name", KIND_GENERATORS)
+def test_same_seed_same_web(name: str) -> None:
+    generate = KIND_GENERATORS[name][0]
     for seed in (0, 5, 17):
-        assert _fingerprint(generate_quirks_web(seed)) == _fingerprint(generate_quirks_web(seed))
-    assert _fingerprint(generate_quirks_web(1)) != _fingerprint(generate_quirks_web(2))
+        assert _fingerprint(generate(seed)) == _fingerprint(generate(seed))
+    assert _fingerprint(generate(1)) != _fingerprint(generate(2))
 
 
+@pytest.mark.parametrize("name", KIND_GENERATORS)
 @pytest.mark.parametrize("options", [{}, {"meta_refresh": True, "query_pages": True}])
-def test_every_document_collected_by_stock(options: dict[str, bool]) -> None:
+def test_every_document_collected_by_stock(name: str, options: dict[str, bool]) -> None:
+    generate = KIND_GENERATORS[name][0]
     for seed in SEEDS:
-        web = generate_quirks_web(seed, **options)
+        web = generate(seed, **options)
         assert 3 <= len(web.hosts) <= 5
         assert 20 <= len(web.documents) <= 90, (seed, len(web.documents))
         assert not web.check(), (seed, web.check(), web.describe())
         assert web.simulate_stock()[1] == web.documents, seed
 
 
-def test_every_kind_is_drawn_with_its_exceptions() -> None:
+@pytest.mark.parametrize("name", KIND_GENERATORS)
+def test_every_kind_is_drawn_with_its_exceptions(name: str) -> None:
+    generate, all_kinds, site_type = KIND_GENERATORS[name]
     kinds: set[str] = set()
     for seed in SEEDS:
-        for site in generate_quirks_web(seed).hosts:
-            assert isinstance(site, QSite)
+        for site in generate(seed).hosts:
+            assert isinstance(site, site_type)
             assert site.late and site.traps, site.kind
             kinds.add(site.kind)
-    assert kinds == set(KINDS)
+    assert kinds == set(all_kinds)
 
 
 def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
