@@ -370,6 +370,16 @@ SETTINGS: tuple[SettingSpec, ...] = (
         check_bool,
     ),
     SettingSpec(
+        "URLNORM_VERIFY_CAMPAIGNS",
+        True,
+        _B,
+        BOOL_VALUES,
+        "keep campaign parameters (utm_campaign, utm_content, utm_term...) the tracking step removes in a "
+        "link's key until their value answered the plain page on two paths of its host (one request each, "
+        "as stock pays; False: trust the step, fewer requests, a campaign's landing page may be lost)",
+        check_bool,
+    ),
+    SettingSpec(
         "URLNORM_CONDITIONAL_AUDITS",
         True,
         _B,

@@ -50,6 +50,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         "param_spellings": len(dedup.audits.spellings),
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
         **(dedup.twins.sizes() if dedup.twins is not None else {}),
+        **(dedup.keys.campaigns.sizes() if dedup.keys.campaigns is not None else {}),
     }
     if dedup.narrow is not None:
         figures["narrow_keys"] = len(dedup.narrow)

@@ -43,6 +43,7 @@ from .urlparts import split_url
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from .campaigns import CampaignChecks
     from .policy import Policy
 
 logger = logging.getLogger(__name__)
@@ -133,6 +134,8 @@ class RequestKeys:
         self._young_size = min(cache_size >> 1, 32)  # each generation's size now (see above)
         self._drop_fragment = not policy.keep_fragment and not policy.host_policies
         self.invalid_hosts: set[str] = set()
+        #: Campaign parameters kept in keys until shown to be tags (see :mod:`scrapy_urlnorm.campaigns`).
+        self.campaigns: CampaignChecks | None = None
 
     def normalize(self, url: str) -> tuple[str | None, int]:
         """(URL normalized by the static policy, or ``None`` if we cannot, rank)."""
@@ -162,6 +165,8 @@ class RequestKeys:
             result: tuple[str | None, int] = normalize_with_rank(url, self.policy)
         except Exception as exc:
             result = self._unnormalizable(url, exc)
+        if self.campaigns is not None and result[0] is not None:
+            result = (self.campaigns.keep(head, result[0]), result[1])
         self._misses += 1
         if not self._misses & 511:
             self._young_size = min(self._cache_size >> 1, 32 + (self._misses >> 9))
@@ -183,10 +188,12 @@ class RequestKeys:
             if isinstance(policy, ScopedPolicy):
                 narrower = policy.rescope(found[0])
                 if narrower is not None:
-                    return normalize_with_rank(url, narrower)
-            return found
+                    found = normalize_with_rank(url, narrower)
         except Exception as exc:
             return self._unnormalizable(url, exc)
+        if self.campaigns is not None and found[0] is not None:
+            return self.campaigns.keep(url, found[0]), found[1]
+        return found
 
     def _unnormalizable(self, url: str, exc: Exception) -> tuple[None, int]:
         if isinstance(exc, UnsupportedScheme):

@@ -54,6 +54,8 @@ class ResponseFeed:
             fingerprint = dedup.fingerprint(request)
             keys = fingerprint.keys
             audits.auditor.remember(keys, digest)
+            if dedup.keys.campaigns is not None and request.method == "GET":
+                self._campaign_answer(request, keys, digest)
             if tags is not None and tag:
                 tags.remember(keys, tag)
             if dedup.twins is not None and request.method == "GET":
@@ -75,6 +77,22 @@ class ResponseFeed:
                 location=negotiated[1] if negotiated else None,
                 relative_links=relative_links,
             )
+
+    def _campaign_answer(self, request: Request, keys: tuple[int, ...], digest: int) -> None:
+        """What a page says of campaign parameters: the page of a URL whose keys keep them
+        against its plain URL's, and a plain page against the spellings waiting for it
+        (see :mod:`scrapy_urlnorm.campaigns`)."""
+        dedup = self.dedup
+        campaigns = dedup.keys.campaigns
+        assert campaigns is not None
+        campaigns.plain_delivered(keys, digest)
+        plain = campaigns.plain(request.url)
+        if plain is None:
+            return
+        plain_keys = dedup.fingerprint(request.replace(url=plain)).keys
+        auditor = dedup.audits.auditor
+        known = next((seen for key in plain_keys if (seen := auditor.digest(key)) is not None), None)
+        campaigns.delivered(request.url, digest, plain_keys, known)
 
     def _spelled(self, url: str, digest: int) -> None:
         """Tell the parameter spellings of ``url``'s resources what it answered; where a
@@ -111,6 +129,20 @@ class ResponseFeed:
         return has_relative_links(response.body)
 
     def observe_redirect(self, source: str, target: str) -> None:
+        campaigns = self.dedup.keys.campaigns
+        if campaigns is not None:
+            plain = campaigns.plain(source)
+            if plain is not None:
+                # A redirect to the URL without its campaign: the value is a tag there.
+                from scrapy import Request
+
+                try:
+                    plain_keys = self.dedup.fingerprint(Request(plain)).keys
+                    target_keys = self.dedup.fingerprint(Request(target)).keys
+                except ValueError:  # (a Location Scrapy cannot request: it says nothing here)
+                    target_keys = ()
+                if set(plain_keys) & set(target_keys):
+                    campaigns.answered(source, plain_keys[0], same=True)
         if self.dedup.learner is not None:
             self.dedup.rule_keeper.observe_redirect(source, target)
 

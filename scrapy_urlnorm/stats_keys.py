@@ -104,6 +104,21 @@ STATS: tuple[StatKey, ...] = (
         "URL carried, answered without a cookie (a crawl resumed with an empty jar): its URL without the "
         "session, then once more with the cookie that answer set, for the plain links",
     ),
+    StatKey(
+        "urlnorm/campaign_links_kept_apart", "filter", "live",
+        "distinct URLs whose campaign parameters (`utm_campaign`, `utm_content`, `utm_term`, ...) their keys "
+        "kept although the tracking step removes them: their value had not yet answered the plain page on two "
+        "paths of its host (`URLNORM_VERIFY_CAMPAIGNS`; each fetched as stock fetches it)",
+    ),
+    StatKey(
+        "urlnorm/campaign_values_trusted", "filter", "live",
+        "campaign parameter values that answered the plain page on two paths of their host: removed there from then on",
+    ),
+    StatKey(
+        "urlnorm/campaign_params_read", "filter", "live",
+        "campaign parameters a host served another page for (a landing page reading `utm_campaign`): all their "
+        "values are kept in keys on that host",
+    ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     StatKey(
         "urlnorm/rewrite_fallbacks", "filter", "live",
@@ -457,6 +472,18 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/audit_downloads", "memory", "close",
         "URLs an audit downloaded in full, kept so a taught form is not sent to them again (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/campaign_urls", "memory", "close",
+        "URLs with campaign parameters whose keys' decision is remembered (cap 100,000, LRU)",
+    ),
+    StatKey(
+        "urlnorm/memory/campaign_values", "memory", "close",
+        "campaign parameter values with answers remembered, trusted or not yet (cap 100,000 undecided)",
+    ),
+    StatKey(
+        "urlnorm/memory/campaign_waiting", "memory", "close",
+        "plain pages awaited by a campaign spelling delivered first (cap 10,000, LRU)",
     ),
     StatKey(
         "urlnorm/memory/twin_pages", "memory", "close",

@@ -11,6 +11,7 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.job import job_dir
 
 from .audits import check_rate
+from .campaigns import CampaignChecks
 from .canary import TagCanary
 from .config import validate_settings
 from .depths import ClaimDepths
@@ -126,6 +127,8 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
     if jobdir and store is None:
         dedup.pending_file = PendingFile(Path(jobdir, PENDING_FILE), dedup.count)
     dedup.forbidden.active = settings.getbool("ROBOTSTXT_OBEY") and dedup.learner is not None
+    if settings.getbool("URLNORM_VERIFY_CAMPAIGNS", True):
+        dedup.keys.campaigns = CampaignChecks(dedup.policy, dedup.count)
     if dedup.learned is not None:
         dedup.learned.verify_taught = settings.getbool("URLNORM_VERIFY_REDIRECT_RULES", True)
     if dedup.learner is not None:

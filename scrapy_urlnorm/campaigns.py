@@ -1,0 +1,203 @@
+"""Campaign parameters: kept in a link's key until its host shows they are only tags.
+
+The default policy removes tracking parameters. Click ids (``gclid``, ``fbclid``...) and
+``utm_source``/``utm_medium`` say where a visitor came from, and no site serves another page
+for them. Campaign parameters (``utm_campaign``, ``utm_content``, ``utm_term``...) say what
+the visitor was promised, and a landing page may read them: an edge worker in front of a
+static site serves ``/lp/spring?utm_campaign=spring-sale`` as the campaign's own page (and its
+coupon link), ``/lp/spring?utm_campaign=brand`` as the plain page. Stock Scrapy fetches that
+link; dropped against ``/lp/spring``, the campaign's page and what it links were lost
+(``bench_differential.py --web hosting``, the ``edge`` kind).
+
+So where the policy removes a campaign parameter, a link's keys (static, learned and a
+section's alike) keep it, with its value, until that value has answered the plain page on
+:data:`PATHS_TO_TRUST` paths of its host (byte for byte, or by a redirect to the plain URL):
+from then on the value is a tag there and the step removes it as before. A value that answered
+another page than the plain one makes the parameter part of the page on its host: all its
+values are kept from then on. A link kept apart costs one request, as stock pays for it.
+
+The decision is made once per URL and remembered (:data:`URLS_REMEMBERED`), so the keys of a
+request never change while it is pending: its claim is found when it settles.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .normalize import host_key
+from .recent import put_recent
+from .urlparts import split_url
+
+if TYPE_CHECKING:
+    from .policy import Policy
+
+logger = logging.getLogger(__name__)
+
+#: Tracking parameters that may name content: a campaign, its variant, its keyword.
+CAMPAIGN_PARAMS: frozenset[str] = frozenset(
+    {
+        "utm_campaign", "utm_content", "utm_term", "utm_id",
+        "mtm_campaign", "mtm_content", "mtm_kwd", "mtm_keyword", "mtm_cid",
+        "matomo_campaign", "matomo_content", "matomo_kwd", "matomo_keyword",
+        "pk_campaign", "pk_cpn", "pk_content", "pk_kwd", "pk_keyword",
+    }
+)  # fmt: skip
+#: Distinct paths (plain keys) on which a value answered the plain page before it is trusted.
+PATHS_TO_TRUST = 2
+#: Decisions remembered, by URL (beyond: the oldest are made again, perhaps otherwise).
+URLS_REMEMBERED = 100_000
+#: Values with answers remembered, and pages waiting for their plain page's digest.
+VALUES_REMEMBERED = 100_000
+WAITING_REMEMBERED = 10_000
+
+_HINT = re.compile(r"[?&;](?:" + "|".join(sorted(CAMPAIGN_PARAMS)) + ")", re.IGNORECASE)
+
+
+def _host(url: str) -> str:
+    try:
+        return host_key(split_url(url).host)
+    except ValueError:
+        return ""
+
+
+def _query_pairs(url: str) -> list[str]:
+    query = url.partition("#")[0].partition("?")[2]
+    return [pair for pair in query.split("&") if pair]
+
+
+def _name(pair: str) -> str:
+    return pair.partition("=")[0].lower()
+
+
+class CampaignChecks:
+    """Which campaign parameters a link's keys keep, and what their answers showed."""
+
+    def __init__(self, policy: Policy, count: Callable[[str], None] | None = None) -> None:
+        trusted_by_user = policy.keep_params | policy.remove_params | policy.ignore_params
+        self.names = CAMPAIGN_PARAMS - {name.lower() for name in trusted_by_user}
+        self.sort = policy.sort_query
+        self.count = count
+        self._decided: OrderedDict[str, str] = OrderedDict()  # URL -> the pairs its keys keep ("&"-joined)
+        self._answers: OrderedDict[tuple[str, str, str], set[int]] = OrderedDict()  # (host, name, value) -> plain keys
+        self._trusted: set[tuple[str, str, str]] = set()
+        self._content: set[tuple[str, str]] = set()  # (host, name): a value answered another page
+        self._waiting: OrderedDict[int, list[tuple[str, int]]] = OrderedDict()  # plain key -> (URL, digest)
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def kept(self, url: str) -> str:
+        """The campaign pairs (``"&"``-joined, sorted) ``url``'s keys keep, or ``""``."""
+        if not self.names or _HINT.search(url) is None:
+            return ""
+        url = url.partition("#")[0]
+        decided = self._decided.get(url)
+        if decided is not None:
+            return decided
+        host = _host(url)
+        kept = sorted(
+            pair
+            for pair in _query_pairs(url)
+            if (name := _name(pair)) in self.names
+            and ((host, name) in self._content or (host, name, pair.partition("=")[2]) not in self._trusted)
+        )
+        decided = "&".join(kept)
+        put_recent(self._decided, url, decided, URLS_REMEMBERED)
+        if decided and self.count is not None:
+            self.count("urlnorm/campaign_links_kept_apart")
+        return decided
+
+    def keep(self, url: str, normalized: str) -> str:
+        """``normalized`` (``url`` under a policy) with the campaign pairs ``url``'s keys keep
+        that the policy removed put back, in query order."""
+        kept = self.kept(url)
+        if not kept:
+            return normalized
+        head, hash_mark, fragment = normalized.partition("#")
+        base, _, query = head.partition("?")
+        pairs = [pair for pair in query.split("&") if pair]
+        present = {_name(pair) for pair in pairs}
+        added = [pair for pair in kept.split("&") if _name(pair) not in present]
+        if not added:
+            return normalized
+        pairs += added
+        if self.sort:
+            pairs.sort(key=lambda pair: pair.partition("=")[0])
+        return f"{base}?{'&'.join(pairs)}{hash_mark}{fragment}"
+
+    def plain(self, url: str) -> str | None:
+        """``url`` without the campaign pairs its keys keep (``None``: it keeps none)."""
+        kept = self.kept(url)
+        if not kept:
+            return None
+        dropped = set(kept.split("&"))
+        head, hash_mark, fragment = url.partition("#")
+        base, _, query = head.partition("?")
+        rest = "&".join(pair for pair in query.split("&") if pair and pair not in dropped)
+        return f"{base}{'?' if rest else ''}{rest}{hash_mark}{fragment}"
+
+    # -- evidence -----------------------------------------------------------------------------
+
+    def delivered(self, url: str, digest: int, plain_keys: tuple[int, ...], plain_digest: int | None) -> None:
+        """``url``, whose keys keep campaign pairs, delivered a page with ``digest``; its
+        plain URL's keys are ``plain_keys``, whose page had ``plain_digest`` (``None``: not
+        known yet, so ``url`` waits for it: :meth:`plain_delivered`)."""
+        if plain_digest is not None:
+            self.answered(url, plain_keys[0], same=digest == plain_digest)
+            return
+        for key in plain_keys:
+            waiting = self._waiting.get(key)
+            if waiting is None:
+                put_recent(self._waiting, key, [(url, digest)], WAITING_REMEMBERED)
+            elif len(waiting) < PATHS_TO_TRUST * 4:
+                waiting.append((url, digest))
+
+    def plain_delivered(self, keys: tuple[int, ...], digest: int) -> None:
+        """A page with ``keys`` delivered ``digest``: settle the campaign spellings waiting for it."""
+        if not self._waiting:
+            return
+        for key in keys:
+            for url, seen in self._waiting.pop(key, ()):
+                self.answered(url, keys[0], same=seen == digest)
+
+    def answered(self, url: str, plain_key: int, *, same: bool) -> None:
+        """``url``'s page is (``same``) or is not the page of its plain URL (``plain_key``)."""
+        kept = self.kept(url)
+        if not kept:
+            return
+        host = _host(url)
+        pairs = kept.split("&")
+        if not same:
+            for name in {_name(pair) for pair in pairs}:
+                if (host, name) not in self._content:
+                    self._content.add((host, name))
+                    logger.info("%s serves another page than without %s: its values are kept apart", url, name)
+                    if self.count is not None:
+                        self.count("urlnorm/campaign_params_read")
+            return
+        for pair in pairs:
+            value = (host, _name(pair), pair.partition("=")[2])
+            if value in self._trusted:
+                continue
+            paths = self._answers.get(value)
+            if paths is None:
+                if len(self._answers) >= VALUES_REMEMBERED:
+                    continue
+                paths = self._answers[value] = set()
+            paths.add(plain_key)
+            if len(paths) >= PATHS_TO_TRUST:
+                del self._answers[value]
+                self._trusted.add(value)
+                logger.debug("Campaign value %s=%s on %s answered the plain page twice: a tag", *value[1:], host)
+                if self.count is not None:
+                    self.count("urlnorm/campaign_values_trusted")
+
+    def sizes(self) -> dict[str, int]:
+        return {
+            "campaign_urls": len(self._decided),
+            "campaign_values": len(self._answers) + len(self._trusted),
+            "campaign_waiting": len(self._waiting),
+        }
