@@ -57,9 +57,10 @@ WAITING_REMEMBERED = 10_000
 _HINT = re.compile(r"[?&;](?:" + "|".join(sorted(CAMPAIGN_PARAMS)) + ")", re.IGNORECASE)
 
 
-def _host(url: str) -> str:
+def _site(url: str) -> str:
+    """``url``'s host, ``www.`` twins as one: a campaign's tags are the site's, whichever twin shows them."""
     try:
-        return host_key(split_url(url).host)
+        return host_key(split_url(url).host).removeprefix("www.")
     except ValueError:
         return ""
 
@@ -97,7 +98,7 @@ class CampaignChecks:
         decided = self._decided.get(url)
         if decided is not None:
             return decided
-        host = _host(url)
+        host = _site(url)
         kept = sorted(
             pair
             for pair in _query_pairs(url)
@@ -168,7 +169,7 @@ class CampaignChecks:
         kept = self.kept(url)
         if not kept:
             return
-        host = _host(url)
+        host = _site(url)
         pairs = kept.split("&")
         if not same:
             for name in {_name(pair) for pair in pairs}:
