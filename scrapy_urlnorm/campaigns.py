@@ -100,16 +100,28 @@ class CampaignChecks:
             return decided
         host = _site(url)
         kept = sorted(
-            pair
-            for pair in _query_pairs(url)
-            if (name := _name(pair)) in self.names
-            and ((host, name) in self._content or (host, name, pair.partition("=")[2]) not in self._trusted)
+            pair for pair in _query_pairs(url) if _name(pair) in self.names and not self._is_tag(host, pair)
         )
         decided = "&".join(kept)
         put_recent(self._decided, url, decided, URLS_REMEMBERED)
         if decided and self.count is not None:
             self.count("urlnorm/campaign_links_kept_apart")
         return decided
+
+    def _is_tag(self, host: str, pair: str) -> bool:
+        name = _name(pair)
+        return (host, name) not in self._content and (host, name, pair.partition("=")[2]) in self._trusted
+
+    def tagged_since(self, url: str) -> str | None:
+        """``url``'s plain URL, where its keys keep campaign pairs all of which have been
+        shown to be tags on its site since that was decided; else ``None``."""
+        kept = self.kept(url)
+        if not kept:
+            return None
+        host = _site(url)
+        if not all(self._is_tag(host, pair) for pair in kept.split("&")):
+            return None
+        return self.plain(url)
 
     def keep(self, url: str, normalized: str) -> str:
         """``normalized`` (``url`` under a policy) with the campaign pairs ``url``'s keys keep

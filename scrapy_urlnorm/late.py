@@ -60,6 +60,45 @@ class LateChecks:
             dedup.claim(request, fingerprint)
         return dropped
 
+    def campaign_tagged(self, request: Request) -> str | None:
+        """Drop ``request``, about to be sent, when the campaign pairs its keys kept (see
+        :mod:`scrapy_urlnorm.campaigns`) have since been shown to be tags on its site and its
+        plain URL's page was delivered here: that is its page. Queued before its campaign's
+        second answer came, it would download the page again (LIFO queues keep many such).
+        Its claim is settled as delivered by that page, so what was dropped against it rests on it."""
+        dedup = self.dedup
+        campaigns = dedup.keys.campaigns
+        meta = request.meta
+        if (
+            campaigns is None
+            or dedup.distributed
+            or dedup.depths is not None
+            or M.AUDIT in meta
+            or "redirect_urls" in meta
+            or meta.get("verbatim_url")
+        ):
+            return None
+        plain = campaigns.tagged_since(request.url)
+        if plain is None or refetching(request):
+            return None
+        plain_keys = dedup.fingerprint(request.replace(url=plain)).keys
+        key = next((k for k in plain_keys if dedup.seen.get(k) is not None and dedup.delivered_here(k)), None)
+        if key is None:
+            return None
+        fingerprint = dedup.fingerprint(request)
+        own = dedup.ledger.claim_of(fingerprint.value)
+        if own is not None:
+            if not own.held_by(request.url):
+                return None
+            held = (*fingerprint.keys, *own.keys)
+            if dedup.forbidden.active:
+                dedup.forbidden.settled(held, delivered=True)
+            for held_key in held:
+                dedup.audits.alias(key, held_key)
+            dedup.ledger.delivered(own)
+        dedup.count("urlnorm/campaign_links_late_filtered")
+        return dedup.dropped(request, fingerprint, "tracking_params", learned=False, key=key)
+
     def audited_meanwhile(self, request: Request) -> bool:
         """Whether ``request``, an ordinary request about to be sent, is dropped because
         an audit downloaded the page at its very URL (its static key: same callback) in

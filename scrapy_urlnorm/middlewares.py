@@ -192,6 +192,8 @@ class NormalizeMiddleware:
             reason = self.dedup.late.recheck(request)
             if reason is not None:
                 raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
+            if self.dedup.late.campaign_tagged(request) is not None:
+                raise LateDuplicate(f"campaign shown to be a tag since it was queued: {request.url}")
             if M.AUDIT not in meta and self.dedup.late.audited_meanwhile(request):
                 raise LateDuplicate(f"downloaded by an audit while it was queued: {request.url}")
             if M.AUDIT in meta:  # its drop is to be verified, and can be cheaply

@@ -115,6 +115,11 @@ STATS: tuple[StatKey, ...] = (
         "campaign parameter values that answered the plain page on two paths of their host: removed there from then on",
     ),
     StatKey(
+        "urlnorm/campaign_links_late_filtered", "filter", "live",
+        "queued links whose campaign parameters were kept in their keys, dropped when sent because their value "
+        "had since answered the plain page on two paths of their site and the plain page was delivered",
+    ),
+    StatKey(
         "urlnorm/campaign_params_read", "filter", "live",
         "campaign parameters a host served another page for (a landing page reading `utm_campaign`): all their "
         "values are kept in keys on that host",
