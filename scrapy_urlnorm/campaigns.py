@@ -99,9 +99,7 @@ class CampaignChecks:
         if decided is not None:
             return decided
         host = _site(url)
-        kept = sorted(
-            pair for pair in _query_pairs(url) if _name(pair) in self.names and not self._is_tag(host, pair)
-        )
+        kept = sorted(pair for pair in _query_pairs(url) if _name(pair) in self.names and not self._is_tag(host, pair))
         decided = "&".join(kept)
         put_recent(self._decided, url, decided, URLS_REMEMBERED)
         if decided and self.count is not None:

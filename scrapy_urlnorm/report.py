@@ -245,6 +245,7 @@ _CAUSES = {
     "shortcut": "(a link sent in its taught form)",
     "rewritten": "(sent normalized)",
     "released": "(a drop released past the filter)",
+    "campaign": "(a link whose campaign value was not yet shown to be a tag)",
 }
 
 

@@ -44,7 +44,10 @@ class ResponseFeed:
         dedup = self.dedup
         audits = dedup.audits
         host = host_of(url).lower()
-        dedup.meter.page(digest, host, M.sent_as(request.meta))
+        cause = M.sent_as(request.meta)
+        if cause is None and dedup.keys.campaigns is not None and dedup.keys.campaigns.kept(request.url):
+            cause = "campaign"  # (fetched because its campaign value was not yet shown to be a tag)
+        dedup.meter.page(digest, host, cause)
         tags = audits.cheap.tags
         if tags is not None and tag and not tags.observe(host, tag, digest, url, length):
             dedup.count("urlnorm/etags_distrusted")

@@ -353,7 +353,8 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/duplicate_downloads/<cause>", "redundancy", "close",
         "the same by why the duplicate was sent: `ordinary` (as any request: a pair learning needed, a "
         "spelling no rule merges) or the crawl log's `sent_as` (`audit`, `as_written`, `twin_probe`, "
-        "`shortcut`, `rewritten`, `released`): what de-duplication chose to spend",
+        "`shortcut`, `rewritten`, `released`), or `campaign` (a link whose campaign parameters its keys "
+        "kept: see `urlnorm/campaign_links_kept_apart`): what de-duplication chose to spend",
     ),
     StatKey(
         "urlnorm/redundancy_rate", "redundancy", "close",
