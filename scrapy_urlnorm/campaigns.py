@@ -152,12 +152,16 @@ class CampaignChecks:
 
     # -- evidence -----------------------------------------------------------------------------
 
-    def delivered(self, url: str, digest: int, plain_keys: tuple[int, ...], plain_digest: int | None) -> None:
+    def delivered(
+        self, url: str, digest: int, plain_keys: tuple[int, ...], plain_digest: int | None, *, had: bool = False
+    ) -> None:
         """``url``, whose keys keep campaign pairs, delivered a page with ``digest``; its
-        plain URL's keys are ``plain_keys``, whose page had ``plain_digest`` (``None``: not
-        known yet, so ``url`` waits for it: :meth:`plain_delivered`)."""
-        if plain_digest is not None:
-            self.answered(url, plain_keys[0], same=digest == plain_digest)
+        plain URL's keys are ``plain_keys``, whose page had ``plain_digest``. Not known yet:
+        a page the crawl had already (``had``: another URL's, byte for byte) says the value
+        selected nothing new there; else ``url`` waits for its plain page
+        (:meth:`plain_delivered`), which may never be linked as such."""
+        if plain_digest is not None or had:
+            self.answered(url, plain_keys[0], same=digest == plain_digest if plain_digest is not None else True)
             return
         for key in plain_keys:
             waiting = self._waiting.get(key)

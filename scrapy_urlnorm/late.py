@@ -63,9 +63,10 @@ class LateChecks:
     def campaign_tagged(self, request: Request) -> str | None:
         """Drop ``request``, about to be sent, when the campaign pairs its keys kept (see
         :mod:`scrapy_urlnorm.campaigns`) have since been shown to be tags on its site and its
-        plain URL's page was delivered here: that is its page. Queued before its campaign's
-        second answer came, it would download the page again (LIFO queues keep many such).
-        Its claim is settled as delivered by that page, so what was dropped against it rests on it."""
+        plain URL was admitted: that is its page. Queued before its campaign's second answer
+        came, it would download the page again (LIFO queues keep many such). Against a
+        delivered page its claim is settled as delivered by that page; against a pending one
+        its claim joins that one, whose fate it shares (a failure releases it, as written)."""
         dedup = self.dedup
         campaigns = dedup.keys.campaigns
         meta = request.meta
@@ -81,23 +82,41 @@ class LateChecks:
         plain = campaigns.tagged_since(request.url)
         if plain is None or refetching(request):
             return None
-        plain_keys = dedup.fingerprint(request.replace(url=plain)).keys
-        key = next((k for k in plain_keys if dedup.seen.get(k) is not None and dedup.delivered_here(k)), None)
-        if key is None:
-            return None
         fingerprint = dedup.fingerprint(request)
-        own = dedup.ledger.claim_of(fingerprint.value)
-        if own is not None:
-            if not own.held_by(request.url):
-                return None
-            held = (*fingerprint.keys, *own.keys)
-            if dedup.forbidden.active:
-                dedup.forbidden.settled(held, delivered=True)
-            for held_key in held:
-                dedup.audits.alias(key, held_key)
-            dedup.ledger.delivered(own)
-        dedup.count("urlnorm/campaign_links_late_filtered")
-        return dedup.dropped(request, fingerprint, "tracking_params", learned=False, key=key)
+        ledger = dedup.ledger
+        own = ledger.claim_of(fingerprint.value)
+        if own is not None and not own.held_by(request.url):
+            return None
+        plain_request = request.replace(url=plain)
+        plain_fingerprint = dedup.fingerprint(plain_request)
+        if own is not None and all(dedup.seen.get(key) is None for key in plain_fingerprint.keys):
+            # Its plain URL is not linked yet: sent, it stands for that URL too, as it would
+            # had its campaign been a tag when it was linked (the plain link is dropped against it).
+            ledger.merge(dedup.claim(plain_request, plain_fingerprint), own)
+            dedup.count("urlnorm/campaign_links_stand_for_plain")
+            return None
+        for key in plain_fingerprint.keys:
+            if dedup.seen.get(key) is None:
+                continue
+            pending = ledger.claim_of(key)
+            if pending is None and dedup.delivered_here(key):
+                if own is not None:
+                    held = (*fingerprint.keys, *own.keys)
+                    if dedup.forbidden.active:
+                        dedup.forbidden.settled(held, delivered=True)
+                    for held_key in held:
+                        dedup.audits.alias(key, held_key)
+                    ledger.delivered(own)
+            elif pending is None or pending is own:
+                continue
+            elif ledger.drop(request, "tracking_params", host_of(fingerprint.url or ""), learned=False, claim=pending):
+                if own is not None:
+                    ledger.merge(own, pending)
+            else:
+                return None  # (the ledger is full: fetched)
+            dedup.count("urlnorm/campaign_links_late_filtered")
+            return dedup.dropped(request, fingerprint, "tracking_params", learned=False, key=key)
+        return None
 
     def audited_meanwhile(self, request: Request) -> bool:
         """Whether ``request``, an ordinary request about to be sent, is dropped because

@@ -47,7 +47,7 @@ class ResponseFeed:
         cause = M.sent_as(request.meta)
         if cause is None and dedup.keys.campaigns is not None and dedup.keys.campaigns.kept(request.url):
             cause = "campaign"  # (fetched because its campaign value was not yet shown to be a tag)
-        dedup.meter.page(digest, host, cause)
+        had = dedup.meter.page(digest, host, cause)
         tags = audits.cheap.tags
         if tags is not None and tag and not tags.observe(host, tag, digest, url, length):
             dedup.count("urlnorm/etags_distrusted")
@@ -58,7 +58,7 @@ class ResponseFeed:
             keys = fingerprint.keys
             audits.auditor.remember(keys, digest)
             if dedup.keys.campaigns is not None and request.method == "GET":
-                self._campaign_answer(request, keys, digest)
+                self._campaign_answer(request, keys, digest, had=had)
             if tags is not None and tag:
                 tags.remember(keys, tag)
             if dedup.twins is not None and request.method == "GET":
@@ -81,10 +81,10 @@ class ResponseFeed:
                 relative_links=relative_links,
             )
 
-    def _campaign_answer(self, request: Request, keys: tuple[int, ...], digest: int) -> None:
+    def _campaign_answer(self, request: Request, keys: tuple[int, ...], digest: int, *, had: bool) -> None:
         """What a page says of campaign parameters: the page of a URL whose keys keep them
-        against its plain URL's, and a plain page against the spellings waiting for it
-        (see :mod:`scrapy_urlnorm.campaigns`)."""
+        against its plain URL's (``had``: a page the crawl downloaded before), and a plain
+        page against the spellings waiting for it (see :mod:`scrapy_urlnorm.campaigns`)."""
         dedup = self.dedup
         campaigns = dedup.keys.campaigns
         assert campaigns is not None
@@ -95,7 +95,9 @@ class ResponseFeed:
         plain_keys = dedup.fingerprint(request.replace(url=plain)).keys
         auditor = dedup.audits.auditor
         known = next((seen for key in plain_keys if (seen := auditor.digest(key)) is not None), None)
-        campaigns.delivered(request.url, digest, plain_keys, known)
+        campaigns.delivered(request.url, digest, plain_keys, known, had=had)
+        if known is None and campaigns.tagged_since(request.url) is not None:
+            auditor.remember(plain_keys, digest)  # (its campaign is a tag: this is the plain page)
 
     def _spelled(self, url: str, digest: int) -> None:
         """Tell the parameter spellings of ``url``'s resources what it answered; where a

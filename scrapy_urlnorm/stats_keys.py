@@ -117,7 +117,14 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/campaign_links_late_filtered", "filter", "live",
         "queued links whose campaign parameters were kept in their keys, dropped when sent because their value "
-        "had since answered the plain page on two paths of their site and the plain page was delivered",
+        "had since answered the plain page on two paths of their site and the plain URL was admitted "
+        "(against its delivered page, or its pending claim, whose fate they share)",
+    ),
+    StatKey(
+        "urlnorm/campaign_links_stand_for_plain", "filter", "live",
+        "queued links whose campaign parameters were kept in their keys, sent when their value had since "
+        "answered the plain page on two paths of their site but their plain URL was not linked yet: they claim "
+        "it too, so the plain link is dropped against them",
     ),
     StatKey(
         "urlnorm/campaign_params_read", "filter", "live",
