@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from urllib.parse import parse_qs
+
+import pytest_twisted
+from demoweb.server import FunctionSite, Reply
 from scrapy import Request
+from test_no_loss import ADDON, ORDERED, assert_no_loss, run, stock_and_addon
 
 from scrapy_urlnorm.campaigns import CampaignChecks
 from scrapy_urlnorm.keys import RequestKeys
@@ -74,6 +80,24 @@ def test_a_campaign_page_delivered_first_waits_for_its_plain_page() -> None:
     assert checks.sizes()["campaign_waiting"] == 1  # (key 10: the same page, remembered under its other key)
 
 
+def test_a_page_the_crawl_had_answers_for_a_plain_page_not_known() -> None:
+    checks = _checks()
+    queued = f"{H}/q?utm_campaign=x"
+    assert checks.kept(queued) == "utm_campaign=x"  # (decided when it was linked)
+    assert checks.tagged_since(queued) is None
+    checks.delivered(f"{H}/a?utm_campaign=x", 7, (10,), None, had=True)
+    assert checks.kept(f"{H}/c?utm_campaign=x") == "utm_campaign=x"
+    checks.delivered(f"{H}/d?utm_campaign=x", 9, (30,), None, had=True)
+    assert checks.kept(f"{H}/e?utm_campaign=x") == ""
+    assert checks.kept(queued) == "utm_campaign=x"  # (its keys stay)
+    assert checks.tagged_since(queued) == f"{H}/q"
+    # Where the plain page is known, it decides: another page than it is read.
+    checks.delivered("http://other.test/b?utm_campaign=x", 8, (20,), 9, had=True)
+    assert checks.kept("http://other.test/c?utm_campaign=x") == "utm_campaign=x"
+    checks.delivered("http://other.test/e?utm_campaign=x", 8, (40,), None, had=True)
+    assert checks.kept("http://other.test/f?utm_campaign=x") == "utm_campaign=x"
+
+
 def test_keys_keep_the_campaign_apart_until_trusted() -> None:
     keys = RequestKeys(Policy())
     keys.campaigns = CampaignChecks(keys.policy)
@@ -87,3 +111,38 @@ def test_keys_keep_the_campaign_apart_until_trusted() -> None:
     keys.campaigns.answered(f"{H}/a?utm_campaign=spring", 1, same=True)
     keys.campaigns.answered(f"{H}/b?utm_campaign=spring", 2, same=True)
     assert keys.static(Request(f"{H}/y?utm_campaign=spring")).value == keys.static(Request(f"{H}/y")).value
+
+
+# -- crawls -------------------------------------------------------------------------------------
+
+PRODUCTS = [f"/p{number}" for number in range(6)]
+
+
+def landing_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """A shop whose pages ignore every campaign but the landing page's own: ``/lp`` with
+    ``utm_campaign=spring-sale`` is the campaign's page, linking a coupon page only it links."""
+    campaign = parse_qs(query).get("utm_campaign", [""])[0]
+    if path == "/":
+        links = [f"{page}?utm_source=mail&utm_campaign=brand" for page in PRODUCTS]
+        return Reply.page("shop:home", [*links, *PRODUCTS, "/lp?utm_campaign=brand", "/lp"])
+    if path == "/lp" and campaign == "spring-sale":
+        return Reply.page("shop:lp-spring-sale", ["/lp/coupon", "/"])
+    if path == "/lp":
+        return Reply.page("shop:lp", ["/lp?utm_campaign=spring-sale", "/"])
+    if path == "/lp/coupon" or path in PRODUCTS:
+        return Reply.page(f"shop:{path}", ["/"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_landing_page_that_reads_its_campaign_is_collected() -> None:
+    sites = {"shop.test": FunctionSite(landing_site)}
+    stock, addon = await stock_and_addon(sites, ["http://shop.test/"], ORDERED)
+    assert {"shop:lp-spring-sale", "shop:/lp/coupon"} <= stock.docs
+    assert_no_loss(stock, addon)
+    assert addon.stats["urlnorm/campaign_values_trusted"] == 1  # (brand: a tag after two products)
+    assert addon.stats["urlnorm/campaign_params_read"] == 1
+    assert addon.requests < stock.requests
+    # Trusted as before, the step loses the campaign's page and the coupon behind it.
+    trusting = await run(sites, ["http://shop.test/"], {**ORDERED, **ADDON, "URLNORM_VERIFY_CAMPAIGNS": False})
+    assert stock.docs - trusting.docs == {"shop:lp-spring-sale", "shop:/lp/coupon"}
