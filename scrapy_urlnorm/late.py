@@ -92,7 +92,13 @@ class LateChecks:
         if own is not None and all(dedup.seen.get(key) is None for key in plain_fingerprint.keys):
             # Its plain URL is not linked yet: sent, it stands for that URL too, as it would
             # had its campaign been a tag when it was linked (the plain link is dropped against it).
-            ledger.merge(dedup.claim(plain_request, plain_fingerprint), own)
+            seen = dedup.seen
+            seen.add(plain_fingerprint.value, plain_fingerprint.rank)
+            if plain_fingerprint.learned is not None:
+                seen.add(plain_fingerprint.learned, plain_fingerprint.learned_rank)
+            ledger.merge(ledger.claim(plain_fingerprint.keys, request.url), own)
+            if dedup.on_claimed is not None:
+                dedup.on_claimed(request, own.keys)  # (the crash-safe journal: all its keys now)
             dedup.count("urlnorm/campaign_links_stand_for_plain")
             return None
         for key in plain_fingerprint.keys:
@@ -107,8 +113,8 @@ class LateChecks:
                     for held_key in held:
                         dedup.audits.alias(key, held_key)
                     ledger.delivered(own)
-            elif pending is None or pending is own:
-                continue
+            elif pending is None or pending is own or dedup.on_claimed is not None:
+                continue  # (the crash-safe journal knows claims by their request: not joined there)
             elif ledger.drop(request, "tracking_params", host_of(fingerprint.url or ""), learned=False, claim=pending):
                 if own is not None:
                     ledger.merge(own, pending)
