@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scrapy import Request
 from scrapy.http import TextResponse
 
 from . import meta as M
@@ -12,7 +13,6 @@ from .keys import host_of
 from .relative_links import has_relative_links
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.http import Response
 
     from .dedup import Deduplicator
@@ -134,22 +134,26 @@ class ResponseFeed:
         return has_relative_links(response.body)
 
     def observe_redirect(self, source: str, target: str) -> None:
-        campaigns = self.dedup.keys.campaigns
-        if campaigns is not None:
-            plain = campaigns.plain(source)
-            if plain is not None:
-                # A redirect to the URL without its campaign: the value is a tag there.
-                from scrapy import Request
-
-                try:
-                    plain_keys = self.dedup.fingerprint(Request(plain)).keys
-                    target_keys = self.dedup.fingerprint(Request(target)).keys
-                except ValueError:  # (a Location Scrapy cannot request: it says nothing here)
-                    target_keys = ()
-                if set(plain_keys) & set(target_keys):
-                    campaigns.answered(source, plain_keys[0], same=True)
+        if self.dedup.keys.campaigns is not None:
+            self._campaign_redirect(source, target)
         if self.dedup.learner is not None:
             self.dedup.rule_keeper.observe_redirect(source, target)
+
+    def _campaign_redirect(self, source: str, target: str) -> None:
+        """A redirect from a URL whose keys keep campaign pairs to the URL without them:
+        the value is a tag there (see :mod:`scrapy_urlnorm.campaigns`)."""
+        campaigns = self.dedup.keys.campaigns
+        assert campaigns is not None
+        plain = campaigns.plain(source)
+        if plain is None:
+            return
+        try:
+            plain_keys = self.dedup.fingerprint(Request(plain)).keys
+            target_keys = self.dedup.fingerprint(Request(target)).keys
+        except ValueError:  # (a Location Scrapy cannot request: it says nothing here)
+            return
+        if set(plain_keys) & set(target_keys):
+            campaigns.answered(source, plain_keys[0], same=True)
 
     def canonical_url(self, url: str) -> str | None:
         """The form of ``url`` its host's redirects taught (see ``LearnedPolicies.canonical_url``)."""

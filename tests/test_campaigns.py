@@ -146,3 +146,20 @@ async def test_a_landing_page_that_reads_its_campaign_is_collected() -> None:
     # Trusted as before, the step loses the campaign's page and the coupon behind it.
     trusting = await run(sites, ["http://shop.test/"], {**ORDERED, **ADDON, "URLNORM_VERIFY_CAMPAIGNS": False})
     assert stock.docs - trusting.docs == {"shop:lp-spring-sale", "shop:/lp/coupon"}
+
+
+def stripping_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """An edge cache that answers a campaign spelling with a redirect to the URL without it."""
+    if query:
+        return Reply.redirect(f"http://edge.test{path}")
+    if path == "/":
+        return Reply.page("edge:home", [*(f"{page}?utm_campaign=brand" for page in PRODUCTS), *PRODUCTS])
+    return Reply.page(f"edge:{path}", ["/"]) if path in PRODUCTS else Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_to_the_plain_url_shows_a_tag() -> None:
+    stock, addon = await stock_and_addon({"edge.test": FunctionSite(stripping_site)}, ["http://edge.test/"], ORDERED)
+    assert_no_loss(stock, addon)
+    assert addon.stats["urlnorm/campaign_values_trusted"] == 1
+    assert addon.requests < stock.requests
