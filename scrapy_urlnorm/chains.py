@@ -134,6 +134,12 @@ class RedirectChains:
         elif key in self.dedup.failed:
             self.fail(source, "redirect", request)
         else:
+            if source.drops:
+                # Delivered by the page this chain ends on: its drops are verified as a
+                # delivery's are (hosting seed 359: ``/docs``, dropped under a rule every drop
+                # of which is verified against ``//docs/``, which redirected to the delivered
+                # ``/docs/``, was parked unverified and lost).
+                self.dedup.audits.audit_drops(source, self.dedup.keys.static(request).value, key, request.url)
             self.dedup.settling.forget_failures(self.ledger.delivered(source))
 
     def fail(self, source: Claim, why: str, request: Request) -> None:

@@ -660,3 +660,27 @@ def test_a_redirect_to_the_representatives_page_agrees_though_a_rule_was_revoked
             learner.contradict(rule.host, rule.kind, "http://www.h.test/y", "http://www.h.test/y/")
     assert not any(rule.kind == "trailing_slash" for rule in learner.active_rules())
     assert dedup.audits.redirected(audit, "http://www.h.test/x/") == REDIRECT_AGREES
+
+
+def test_drops_against_a_chain_that_ends_on_a_delivered_page_are_verified() -> None:
+    """Hosting seed 359 (a Next.js host, ``fifo-c16-prio``, one run in a dozen): ``/docs``,
+    a page of its own, was dropped under ``trailing_slash`` (taught by redirects, so every
+    drop is verified) against the pending ``//docs/``, which redirected to ``/docs/``,
+    delivered already. The chain settled its claim as delivered without the audits a
+    delivery schedules, and ``/docs`` was parked unverified: lost, with the page only it
+    links. A chain that ends on a delivered page audits its drops as a delivery does."""
+    sent: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), learn=True, reschedule=sent.append)
+    observe = dedup.responses.observe_redirect
+    observe("http://h.test/c", "http://h.test/c/")
+    observe("http://h.test/d", "http://h.test/d/")  # trailing_slash (add), taught by redirects
+    page = Request("http://h.test/docs/")
+    assert dedup.check(page) is None
+    dedup.settling.settle(page, delivered=True)
+    dedup.audits.auditor.remember(dedup.fingerprint(page).keys, 7)
+    assert dedup.check(Request("http://h.test/go")) is None  # pending
+    assert dedup.check(Request("http://h.test/go/")) == "learned:trailing_slash"  # against /go's claim
+    hop = Request("http://h.test/docs/", meta={"redirect_urls": ["http://h.test/go"]})
+    assert dedup.check(hop) is not None  # the chain ends on the delivered page
+    assert [request.url for request in sent] == ["http://h.test/go/"]
+    assert M.AUDIT in sent[0].meta
