@@ -11,13 +11,16 @@ link; dropped against ``/lp/spring``, the campaign's page and what it links were
 
 So where the policy removes a campaign parameter, a link's keys (static, learned and a
 section's alike) keep it, with its value, until that value has answered the plain page on
-:data:`PATHS_TO_TRUST` paths of its host (byte for byte, or by a redirect to the plain URL):
+:data:`PATHS_TO_TRUST` paths of its site, ``www`` twins as one (byte for byte, a page the
+crawl had already where the plain page is not known yet, or a redirect to the plain URL):
 from then on the value is a tag there and the step removes it as before. A value that answered
-another page than the plain one makes the parameter part of the page on its host: all its
+another page than the plain one makes the parameter part of the page on its site: all its
 values are kept from then on. A link kept apart costs one request, as stock pays for it.
 
 The decision is made once per URL and remembered (:data:`URLS_REMEMBERED`), so the keys of a
-request never change while it is pending: its claim is found when it settles.
+request never change while it is pending: its claim is found when it settles. A link queued
+before its value was trusted is settled when it is about to be sent
+(``LateChecks.campaign_tagged``).
 """
 
 from __future__ import annotations
