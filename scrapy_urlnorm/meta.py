@@ -73,7 +73,8 @@ def scrub(meta: dict[str, Any]) -> bool:
     return lineage
 
 
-#: On a variant sent with its delivered twin's entity tag (see ``twins``): {"key", "tag"}.
+#: On a variant sent with its delivered twin's entity tag (see ``twins``): {"key", "tag"}, and
+#: "plain" for a campaign spelling sent with its plain page's tag.
 TWIN = "_urlnorm_twin"
 
 

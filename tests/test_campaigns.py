@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from urllib.parse import parse_qs
 
@@ -163,3 +164,28 @@ async def test_a_redirect_to_the_plain_url_shows_a_tag() -> None:
     assert_no_loss(stock, addon)
     assert addon.stats["urlnorm/campaign_values_trusted"] == 1
     assert addon.requests < stock.requests
+
+
+def tagged_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """:func:`landing_site` with an entity tag per page, answering ``304`` to a matching one,
+    whose home page links the plain pages before their campaign spellings."""
+    if path == "/":
+        links = [*PRODUCTS, "/lp", *(f"{page}?utm_campaign=brand" for page in PRODUCTS), "/lp?utm_campaign=brand"]
+        reply = Reply.page("shop:home", links)
+    else:
+        reply = landing_site(path, query, headers)
+    if reply.status != 200:
+        return reply
+    tag = f'"{hashlib.sha1(reply.body).hexdigest()[:16]}"'
+    if headers.get("If-None-Match") == tag:
+        return Reply(304, b"", {"ETag": tag})
+    return Reply(reply.status, reply.body, {**reply.headers, "ETag": tag})
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_campaign_spelling_is_asked_with_its_plain_pages_entity_tag() -> None:
+    sites = {"shop.test": FunctionSite(tagged_site)}
+    stock, addon = await stock_and_addon(sites, ["http://shop.test/"], ORDERED)
+    assert_no_loss(stock, addon)
+    assert addon.stats["urlnorm/campaign_probes_not_modified"] >= 1  # (brand's checks, not downloaded)
+    assert addon.stats["urlnorm/campaign_params_read"] == 1  # (the landing page's own tag: its page)
