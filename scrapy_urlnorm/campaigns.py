@@ -68,6 +68,13 @@ def _site(url: str) -> str:
         return ""
 
 
+def _checked(policy: Policy) -> frozenset[str]:
+    """The campaign parameters ``policy``'s tracking step removes and the user named nowhere
+    (a name kept, or listed for removal, is the user's decision)."""
+    named = policy.keep_params | policy.remove_params | policy.ignore_params
+    return CAMPAIGN_PARAMS - {name.lower() for name in named}
+
+
 def _query_pairs(url: str) -> list[str]:
     query = url.partition("#")[0].partition("?")[2]
     return [pair for pair in query.split("&") if pair]
@@ -81,8 +88,11 @@ class CampaignChecks:
     """Which campaign parameters a link's keys keep, and what their answers showed."""
 
     def __init__(self, policy: Policy, count: Callable[[str], None] | None = None) -> None:
-        trusted_by_user = policy.keep_params | policy.remove_params | policy.ignore_params
-        self.names = CAMPAIGN_PARAMS - {name.lower() for name in trusted_by_user}
+        self.policy = policy
+        self.names = _checked(policy) if policy.tracking_params or policy.remove_params else frozenset()
+        if policy.host_policies:
+            # (Checked per host then: one may switch the step off or keep a parameter.)
+            self.names = CAMPAIGN_PARAMS
         self.sort = policy.sort_query
         self.count = count
         self._decided: OrderedDict[str, str] = OrderedDict()  # URL -> the pairs its keys keep ("&"-joined)
@@ -101,8 +111,15 @@ class CampaignChecks:
         decided = self._decided.get(url)
         if decided is not None:
             return decided
+        names = self.names
+        if self.policy.host_policies:
+            try:
+                policy = self.policy.for_host(host_key(split_url(url).host))
+            except ValueError:
+                policy = self.policy
+            names = _checked(policy) if policy.tracking_params or policy.remove_params else frozenset()
         host = _site(url)
-        kept = sorted(pair for pair in _query_pairs(url) if _name(pair) in self.names and not self._is_tag(host, pair))
+        kept = sorted(pair for pair in _query_pairs(url) if _name(pair) in names and not self._is_tag(host, pair))
         decided = "&".join(kept)
         put_recent(self._decided, url, decided, URLS_REMEMBERED)
         if decided and self.count is not None:

@@ -36,6 +36,14 @@ def test_parameters_the_user_named_are_not_checked() -> None:
     assert _checks(remove_params=frozenset({"utm_campaign"})).kept(f"{H}/x?utm_campaign=a") == ""
 
 
+def test_nothing_is_checked_where_the_tracking_step_keeps_campaigns() -> None:
+    assert _checks(tracking_params=False).kept(f"{H}/x?utm_campaign=a") == ""
+    per_host = Policy(host_policies={"shop.test": {"tracking_params": False}})  # type: ignore[arg-type]
+    checks = CampaignChecks(per_host)
+    assert checks.kept(f"{H}/x?utm_campaign=a") == ""
+    assert checks.kept("http://other.test/x?utm_campaign=a") == "utm_campaign=a"
+
+
 def test_kept_pairs_are_put_back_where_the_policy_removed_them() -> None:
     checks = _checks()
     url = f"{H}/x?z=1&utm_source=a&utm_campaign=b"
