@@ -20,7 +20,7 @@ values are kept from then on. A link kept apart costs one request, as stock pays
 The decision is made once per URL and remembered (:data:`URLS_REMEMBERED`), so the keys of a
 request never change while it is pending: its claim is found when it settles. A link queued
 before its value was trusted is settled when it is about to be sent
-(``LateChecks.campaign_tagged``).
+(:mod:`scrapy_urlnorm.campaign_late`).
 """
 
 from __future__ import annotations
