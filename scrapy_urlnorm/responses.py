@@ -44,8 +44,10 @@ class ResponseFeed:
         dedup = self.dedup
         audits = dedup.audits
         host = host_of(url).lower()
+        campaigns = dedup.keys.campaigns
+        plain = campaigns.plain(request.url) if campaigns is not None else None  # (its keys keep a campaign)
         cause = M.sent_as(request.meta)
-        if cause is None and dedup.keys.campaigns is not None and dedup.keys.campaigns.kept(request.url):
+        if cause is None and plain is not None:
             cause = "campaign"  # (fetched because its campaign value was not yet shown to be a tag)
         had = dedup.meter.page(digest, host, cause)
         tags = audits.cheap.tags
@@ -57,8 +59,10 @@ class ResponseFeed:
             fingerprint = dedup.fingerprint(request)
             keys = fingerprint.keys
             audits.auditor.remember(keys, digest)
-            if dedup.keys.campaigns is not None and request.method == "GET":
-                self._campaign_answer(request, keys, digest, had=had)
+            if campaigns is not None and request.method == "GET":
+                campaigns.plain_delivered(keys, digest)
+                if plain is not None:
+                    self._campaign_answer(request, plain, digest, had=had)
             if tags is not None and tag:
                 tags.remember(keys, tag)
             if dedup.twins is not None and request.method == "GET":
@@ -81,17 +85,12 @@ class ResponseFeed:
                 relative_links=relative_links,
             )
 
-    def _campaign_answer(self, request: Request, keys: tuple[int, ...], digest: int, *, had: bool) -> None:
-        """What a page says of campaign parameters: the page of a URL whose keys keep them
-        against its plain URL's (``had``: a page the crawl downloaded before), and a plain
-        page against the spellings waiting for it (see :mod:`scrapy_urlnorm.campaigns`)."""
+    def _campaign_answer(self, request: Request, plain: str, digest: int, *, had: bool) -> None:
+        """What the page of a URL whose keys keep campaign pairs says of them, against its
+        plain URL's (``had``: a page the crawl downloaded before; see :mod:`scrapy_urlnorm.campaigns`)."""
         dedup = self.dedup
         campaigns = dedup.keys.campaigns
         assert campaigns is not None
-        campaigns.plain_delivered(keys, digest)
-        plain = campaigns.plain(request.url)
-        if plain is None:
-            return
         plain_keys = dedup.fingerprint(request.replace(url=plain)).keys
         auditor = dedup.audits.auditor
         known = next((seen for key in plain_keys if (seen := auditor.digest(key)) is not None), None)
