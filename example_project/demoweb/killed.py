@@ -64,6 +64,8 @@ async def crawl_with_kills(
                 "items": str(items),
                 "stats": str(stats_path),
                 "page_guard": page_guard if last else 0,
+                # (a failing seed's trace: each run's drops, as the crawl in one process logs them)
+                "debug_log": str(workdir / f"killed.run{run}.debug.log") if extra.get("URLNORM_DEBUG") else "",
             }
             stats_path.unlink(missing_ok=True)
             kill_at = len(server.hits) + rng.randint(1, max(1, expected // order.kills))
