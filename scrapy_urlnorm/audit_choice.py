@@ -40,8 +40,11 @@ logger = logging.getLogger(__name__)
 
 #: Drops of a learned rule audited unconditionally (when audits are on at all).
 VERIFY_FIRST = 2
-#: Sections of one path rule's site with an audit budget of their own.
+#: Top directories of one host rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
+#: Folders of one path rule's site with an audit budget of their own (a section's
+#: own, and those below it: see :meth:`AuditChoice._held_in_folder`).
+FOLDER_BUDGETS = 256
 #: Why a drop is audited (:meth:`AuditChoice.should_audit`): every drop of its rule is
 #: verified; its rule has not been vouched for where it is; the budget sampled it.
 EVERY, UNTIL_VOUCHED, SAMPLED = "every", "until_vouched", "sampled"
@@ -218,12 +221,23 @@ class AuditChoice:
             # (a tag host's placeholder at /tag/Elm/ and /tag/elm/, where /tag/Web/ and
             # /tag/web/ are two tags: coincidence seed 1439 with two clean stops).
             if rule.held.get(section, 0) - rule.taught.get(section, 0) >= VERIFY_FIRST:
-                return True
+                return self._held_in_folder(rule, url)
             renamed = rule.renamed.get(section, 0) - rule.taught_renamed.get(section, 0)
             return renamed >= VERIFY_FIRST and self._renamed(url, key)
         if family in HOST_FAMILIES:
             return rule.held.get(directory_of(url) or "", 0) >= 1
         return True
+
+    def _held_in_folder(self, rule: Rule, url: str) -> bool:
+        """Whether path rule ``rule``, vouched for in ``url``'s section, held in its folder
+        too where that lies deeper (:data:`VERIFY_FIRST` pairs there since it was learned):
+        another backend mounted at ``/docs/legacy/`` serves paths as it does, whatever its
+        pairs in ``/docs/`` showed (random webs with a nested mixed section: an IIS site's
+        case rule, vouched for in ``/docs/``, dropped ``/Docs/legacy/results.htm`` against
+        ``/Docs/legacy/RESULTS.htm``, two pages)."""
+        learned = self.dedup.learned
+        folder = (learned.folder_of(url) if learned is not None else None) or ""
+        return "/" not in folder or rule.folders.get(folder, 0) >= VERIFY_FIRST
 
     def _renamed(self, url: str, key: int | None) -> bool:
         """Whether ``url`` differs in its section's name only from a URL of its host that
@@ -257,9 +271,12 @@ class AuditChoice:
         scope = f"{host} {reason}"
         if learned is None or not by_section:
             return scope
-        section = learned.section_of(url) if kind in SCOPED_FAMILIES else directory_of(url)
+        # (a path rule's budget is per folder: a section's own, or one below it, which its
+        # pairs do not vouch for: see _held_in_folder)
+        section = learned.folder_of(url) if kind in SCOPED_FAMILIES else directory_of(url)
         sections = self._sections.setdefault(scope, set())
-        if section not in sections and len(sections) >= SECTION_BUDGETS:
+        cap = FOLDER_BUDGETS if kind in SCOPED_FAMILIES else SECTION_BUDGETS
+        if section not in sections and len(sections) >= cap:
             return f"{scope} /*"  # (past the cap the other sections share one budget)
         sections.add(section)
         return f"{scope} /{section}"

@@ -28,7 +28,7 @@ import xxhash
 from .learning import VERIFIED_FAMILIES, Learner, Rule, RuleKind, policy_overrides
 from .normalize import host_key, normalize_url
 from .policy import Policy
-from .sections import ScopedPolicy, section_of
+from .sections import ScopedPolicy, folder_of, section_of
 from .steps import LEARNED_FAMILY_RANKS, trailing_slash
 from .urlparts import HOST, PORT, SCHEME, SplitURL, replace_field, split_url, unsplit_url
 
@@ -167,9 +167,10 @@ class LearnedPolicies:
         #: (site, family) of redirect-taught rules whose site answers their verifications
         #: with pages, not redirects: sampled as content-taught rules are (:meth:`sample`).
         self.sampled: set[tuple[str, str]] = set()
-        #: The last URL :meth:`section_of` answered for, and its section (an audit's choice
-        #: asks twice per drop); forgotten when rules change.
-        self._last_section: tuple[str, str | None] | None = None
+        #: The last URL :meth:`section_of` or :meth:`folder_of` answered for, and its key
+        #: under every rule (an audit's choice asks several times per drop); forgotten
+        #: when rules change.
+        self._last_key: tuple[str, str | None] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.by_host)
@@ -240,7 +241,7 @@ class LearnedPolicies:
         return hosts
 
     def _rebuild_hosts(self, hosts: tuple[str, ...]) -> None:
-        self._last_section = None
+        self._last_key = None
         for host in hosts:
             rules = self.rules_of(host)
             shortcuts = tuple(
@@ -290,16 +291,27 @@ class LearnedPolicies:
     def section_of(self, url: str) -> str | None:
         """The section of its site ``url`` is in: that of its key under every rule
         of its host (see :mod:`scrapy_urlnorm.sections`)."""
-        last = self._last_section
+        key = self._full_key(url)
+        return None if key is None else section_of(key)
+
+    def folder_of(self, url: str) -> str | None:
+        """The folder ``url`` is in (:func:`~scrapy_urlnorm.sections.folder_of`), read
+        from its key under every rule of its host, as its section is."""
+        key = self._full_key(url)
+        return None if key is None else folder_of(key)
+
+    def _full_key(self, url: str) -> str | None:
+        """``url`` normalized under every rule of its host (``None``: it does not parse)."""
+        last = self._last_key
         if last is not None and last[0] == url:
             return last[1]
         try:
             learned = self.by_host.get(host_key(split_url(url).host))
-            section = section_of(normalize_url(url, learned[0] if learned else self.policy))
+            key: str | None = normalize_url(url, learned[0] if learned else self.policy)
         except ValueError:
-            section = None
-        self._last_section = (url, section)
-        return section
+            key = None
+        self._last_key = (url, key)
+        return key
 
     def shortcut_rules(self, host: str) -> tuple[Rule, ...]:
         bare = host.removeprefix("www.")
@@ -385,7 +397,7 @@ class LearnedPolicies:
             return False
 
     def clear(self) -> None:
-        self._last_section = None
+        self._last_key = None
         self.by_host.clear()
         self.narrow_by_host.clear()
         self.lenient_by_host.clear()

@@ -47,7 +47,17 @@ from enum import Enum
 from typing import Any
 
 from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
-from .sections import HOST_FAMILIES, MAX_HELD, SCOPED_FAMILIES, directory_of, narrows, renamed_only, sections_of
+from .sections import (
+    HOST_FAMILIES,
+    MAX_FOLDERS,
+    MAX_HELD,
+    SCOPED_FAMILIES,
+    directory_of,
+    folder_of,
+    narrows,
+    renamed_only,
+    sections_of,
+)
 from .site_traits import SiteTraits
 from .urlparts import split_url
 
@@ -128,6 +138,9 @@ class Rule:
     taught: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``renamed`` when the rule was learned: likewise, only pairs beyond them vouch.
     taught_renamed: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: ``SCOPED_FAMILIES`` only: folders deeper than their section (``docs/legacy``) where
+    #: its pairs held since it was learned, how many (see :func:`~scrapy_urlnorm.sections.folder_of`).
+    folders: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -177,6 +190,7 @@ class Rule:
             **({"renamed": dict(sorted(self.renamed.items()))} if self.renamed else {}),
             **({"taught": dict(sorted(self.taught.items()))} if self.taught else {}),
             **({"taught_renamed": dict(sorted(self.taught_renamed.items()))} if self.taught_renamed else {}),
+            **({"folders": dict(sorted(self.folders.items()))} if self.folders else {}),
         }
 
     @classmethod
@@ -195,6 +209,7 @@ class Rule:
             renamed=dict(data.get("renamed", {})),
             taught=dict(data.get("taught", {})),
             taught_renamed=dict(data.get("taught_renamed", {})),
+            folders=dict(data.get("folders", {})),
         )
 
 
@@ -296,6 +311,8 @@ class Learner:
         #: The section of the site a pair of URLs is in, read from their learned keys
         #: (:meth:`~scrapy_urlnorm.hostrules.LearnedPolicies.section_of`); ``None``: not one.
         self.section_of: Callable[[str, str], str | None] = sections_of
+        #: Likewise, the folder (:func:`~scrapy_urlnorm.sections.folder_of`).
+        self.folder_of: Callable[[str, str], str | None] = lambda a, b: sections_of(a, b, folder_of)
 
     # -- observations -------------------------------------------------------------
 
@@ -432,6 +449,10 @@ class Learner:
             held = None
         if positive and held is not None and (held in rule.held or len(rule.held) < MAX_HELD):
             rule.held[held] = rule.held.get(held, 0) + 1
+        if positive and held is not None and section is not None and rule.active:
+            folder = self.folder_of(a, b)
+            if folder and "/" in folder and (folder in rule.folders or len(rule.folders) < MAX_FOLDERS):
+                rule.folders[folder] = rule.folders.get(folder, 0) + 1
         if positive and direction and rule.direction and direction != rule.direction:
             if via == "canonical" and rule.sources.get("redirect"):
                 # The server's redirects say which form it serves; a page naming the

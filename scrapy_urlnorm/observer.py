@@ -50,6 +50,7 @@ class RuleKeeper:
         #: Each rule as last rebuilt for: whether active, how many sections it was narrowed out of.
         self._rebuilt_for: dict[tuple[str, str], tuple[bool, int]] = {}
         self.learner.section_of = lambda a, b: sections_of(a, b, self.learned.section_of)
+        self.learner.folder_of = lambda a, b: sections_of(a, b, self.learned.folder_of)
 
     # -- observations -------------------------------------------------------------------
 

@@ -27,7 +27,9 @@ the section another backend serves shows what it is at its first drops, not
 after the host-wide sample moved on (random webs with ``--mixed``: an IIS
 host's case rule, learned from its own pages, lost one of ``/v1/EXPORT.htm``
 and ``/v1/export.htm`` in 12 of 60 webs when the rule's first drops were
-counted host-wide). It narrows at most
+counted host-wide). Below its section, a folder (``docs/legacy``, :func:`folder_of`)
+is vouched for by pairs of its own: another backend may be mounted there, and the
+rule's first drops in it are audited (``AuditChoice._held_in_folder``). It narrows at most
 :data:`MAX_EXCLUDED` times, and only where it held in another section: a
 contradiction past that, or on a rule seen holding in that section alone,
 revokes it as before.
@@ -58,6 +60,8 @@ HOST_FAMILIES = frozenset({"www_alias", "https_alias"})
 MAX_EXCLUDED = 8
 #: Sections remembered per rule where it held (its positive pairs').
 MAX_HELD = 32
+#: Folders below their section remembered per path rule where it held since it was learned.
+MAX_FOLDERS = 512
 
 
 def section_of(url: str) -> str | None:
@@ -72,6 +76,22 @@ def section_of(url: str) -> str | None:
         return None
     segments = [segment for segment in path.split("/") if segment]
     return segments[0].lower() if len(segments) > 1 else ""
+
+
+def folder_of(url: str) -> str | None:
+    """The folder ``url`` is in, at any depth: every segment of its path but the last,
+    lower-cased (``docs/legacy`` for ``/docs/legacy/Report.htm`` and for
+    ``/docs/legacy/report/``; empty segments skipped); ``""`` for what is in none;
+    ``None`` when ``url`` does not parse. Where it is deeper than its section, a path
+    rule's drops there are vouched for by pairs there (``AuditChoice``): another
+    backend may be mounted below the top (``/docs/legacy/`` behind a front that folds
+    the case of ``/docs/``), and what the rule showed in ``/docs/`` says nothing of it."""
+    try:
+        path = split_url(url).path
+    except ValueError:
+        return None
+    segments = [segment for segment in path.split("/") if segment]
+    return "/".join(segments[:-1]).lower()
 
 
 def directory_of(url: str) -> str | None:

@@ -161,6 +161,9 @@ CONDITIONS = [
         dynamic=True,
         callbacks=True,
     ),
+    # An IIS site's case rule, vouched for in /guides/, and another backend mounted at
+    # /guides/api/ where /Guides/api/SUMMARY/ and /Guides/api/summary/ are two pages.
+    replace(CrawlOrder.from_seed(172939), mixed=True),
     # A host answering /x and /x/ with one body whose links are relative to its directory.
     replace(CrawlOrder.from_seed(84200), lenient=True),
     # A shortcut whose rule was revoked while it waited in the queue (lost once, at concurrency 16).

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scrapy import Request, Spider
 from test_learning import learning_policies
 
-from scrapy_urlnorm.audit_choice import SECTION_BUDGETS
+from scrapy_urlnorm.audit_choice import FOLDER_BUDGETS
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.hostrules import LearnedPolicies, _consistent, learned_policy, namespace_of
 from scrapy_urlnorm.keys import RequestKeys
@@ -135,9 +135,10 @@ def test_the_report_says_where_a_narrowed_rule_applies() -> None:
     assert "[not under /legacy/]" in line and "active where it held" in line
 
 
-def test_a_path_rule_is_audited_per_section_up_to_a_cap() -> None:
-    """A case rule learned on /docs/ and /news/ has its first drops in every other section
-    verified (where a mixed site's other backend shows at once), up to a cap of sections."""
+def test_a_path_rule_is_audited_per_folder_up_to_a_cap() -> None:
+    """A case rule learned on /docs/ and /news/ has its first drops in every other section,
+    and in every folder below a section, verified (where a mixed site's other backend
+    shows at once), up to a cap of folders."""
     dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
     assert dedup.learner is not None
     teach_case(dedup.learner, "docs", "news")
@@ -145,8 +146,11 @@ def test_a_path_rule_is_audited_per_section_up_to_a_cap() -> None:
     scope = choice.scope
     assert scope("iis.test", reason, "http://iis.test/a/x") != scope("iis.test", reason, "http://iis.test/b/x")
     assert scope("iis.test", reason, "http://iis.test/A/Y") == scope("iis.test", reason, "http://iis.test/a/z")
-    budgets = {scope("iis.test", reason, f"http://iis.test/{n}/x") for n in ["a", "b", *range(SECTION_BUDGETS + 8)]}
-    assert len(budgets) == SECTION_BUDGETS + 1  # the sections past the cap share one
+    assert scope("iis.test", reason, "http://iis.test/a/x") != scope("iis.test", reason, "http://iis.test/a/b/x")
+    assert scope("iis.test", reason, "http://iis.test/A/B/Y") == scope("iis.test", reason, "http://iis.test/a/b/z")
+    folders = ["a", "b", "a/b", *range(FOLDER_BUDGETS + 8)]
+    budgets = {scope("iis.test", reason, f"http://iis.test/{n}/x") for n in folders}
+    assert len(budgets) == FOLDER_BUDGETS + 1  # the folders past the cap share one
     # Where its pairs matched often enough (two more than taught it), content vouches for
     # it; elsewhere it does not.
     for digest in (50, 51, 52):
@@ -155,6 +159,32 @@ def test_a_path_rule_is_audited_per_section_up_to_a_cap() -> None:
     assert choice.vouched("iis.test", reason, "http://iis.test/Docs/Z.htm")
     assert not choice.vouched("iis.test", reason, "http://iis.test/News/Z.htm")
     assert not choice.vouched("iis.test", reason, "http://iis.test/shop/Z.htm")
+
+
+def test_a_path_rule_vouched_for_in_a_section_is_not_below_it_until_it_held_there() -> None:
+    """Another backend may be mounted below a section (``/docs/legacy/`` behind an IIS front
+    that folds the case of ``/docs/``): the case rule's pairs in /docs/ vouch for its drops
+    in /docs/ only; in /docs/legacy/ its first drops are verified until two pairs held
+    there since it was learned (random webs with a nested mixed section lost
+    ``/Docs/legacy/results.htm``, dropped against ``/Docs/legacy/RESULTS.htm``)."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    assert dedup.learner is not None
+    teach_case(dedup.learner, "docs", "news")
+    for digest in (50, 51, 52):
+        dedup.learner.observe_page(f"http://iis.test/docs/Q{digest}", digest, length=BODY)
+        dedup.learner.observe_page(f"http://iis.test/docs/q{digest}", digest, length=BODY)
+    choice, reason = dedup.audits.choice, f"learned:{CASE}"
+    assert choice.vouched("iis.test", reason, "http://iis.test/Docs/Z.htm")
+    assert not choice.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
+    dedup.learner.observe_page("http://iis.test/docs/legacy/R60", 60, length=BODY)
+    dedup.learner.observe_page("http://iis.test/docs/legacy/r60", 60, length=BODY)
+    assert not choice.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
+    dedup.learner.observe_page("http://iis.test/DOCS/legacy/R61", 61, length=BODY)
+    dedup.learner.observe_page("http://iis.test/docs/legacy/r61", 61, length=BODY)
+    assert choice.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
+    assert not choice.vouched("iis.test", reason, "http://iis.test/docs/other/Z.htm")
+    rule = next(rule for rule in dedup.learner.active_rules("iis.test") if rule.kind == CASE)
+    assert Rule.from_dict(rule.as_dict()).folders == {"docs/legacy": 2}
 
 
 # -- keys never cross a section's edge ----------------------------------------------------

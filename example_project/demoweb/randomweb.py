@@ -67,7 +67,7 @@ import random
 import re
 import time
 import zlib
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -628,7 +628,9 @@ def generate(
             if sessions.random() < 0.5:
                 site.url_session = sessions.choice(_URL_SESSION_NAMES)
     if mixed_sections:
-        _add_mixed_sections(random.Random(f"{seed}:mixed-sections"), web, spanned)
+        _add_mixed_sections(
+            random.Random(f"{seed}:mixed-sections"), web, spanned, random.Random(f"{seed}:nested-sections")
+        )
     return web
 
 
@@ -772,11 +774,14 @@ _MIXED_SECTIONS = ("legacy", "api", "static", "app", "portal", "classic", "v1", 
 _MIXED_WORDS = ("report", "summary", "export", "overview", "data", "results")
 
 
-def _add_mixed_sections(rng: random.Random, web: RandomWeb, spanned: list[Page]) -> None:
+def _add_mixed_sections(rng: random.Random, web: RandomWeb, spanned: list[Page], nesting: random.Random) -> None:
     """On about half the sites whose family makes a path rule hold site-wide (IIS:
     case-insensitive paths; Apache and MultiViews: ``/d`` -> ``/d/``; nginx: ``/d/`` ->
-    ``/d``), one top-level section where it does not, as when a part of the site is
-    served by another backend behind the same host (:meth:`RandomSite.excepted`). On a
+    ``/d``), one section where it does not, as when a part of the site is
+    served by another backend behind the same host (:meth:`RandomSite.excepted`): a
+    top-level one, or (drawn from ``nesting``, half the time where the site has a
+    top-level directory of pages) one mounted below the site's busiest top-level
+    directory (``/Docs/legacy/``), where the rule holds all around it. On a
     case-insensitive site, the section serves paths case-sensitively: two documents
     whose paths differ by case only (``/legacy/Report.htm`` and ``/legacy/report.htm``,
     or ``/legacy/REPORT/`` and ``/legacy/report/``), and other spellings of its pages'
@@ -802,7 +807,15 @@ def _add_mixed_sections(rng: random.Random, web: RandomWeb, spanned: list[Page])
         if not free:
             continue
         name = rng.choice(free)
-        site.mixed_section, site.mixed_rule = f"/{name}/", rule
+        tops = Counter(
+            page.path.split("/")[1] for page in site.pages if page.host == site.host and page.path.count("/") >= 2
+        )
+        tops.pop("", None)
+        if tops and nesting.random() < 0.5:
+            nested = f"{tops.most_common(1)[0][0]}/{name}"
+            if not any(path.startswith(f"/{nested.lower()}") for path in taken):
+                name = nested
+        site.mixed_section, site.mixed_rule = (f"/{name}/".lower() if site.case_insensitive else f"/{name}/"), rule
         outside = [page for page in site.pages if page.host == site.host and id(page) in plain]
 
         def doc(path: str, *, site: RandomSite = site) -> Page:
