@@ -191,7 +191,7 @@ class AuditChoice:
             return False
         if rule.family.value in SCOPED_FAMILIES:
             return True
-        return len(rule.digests) >= learner.min_evidence + VERIFY_FIRST
+        return len(rule.digests) >= max(learner.min_evidence, rule.vouch_base) + VERIFY_FIRST
 
     def others_held(self, host: str, url: str, key: int | None, but: str) -> bool:
         """Whether every sampled path or host rule of ``host``'s site in force at ``url``,

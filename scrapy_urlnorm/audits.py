@@ -22,7 +22,8 @@ cannot run away:
   rule under ``/app/``, and ``/app/export``, another page than ``/app/Export``,
   went unaudited (coincidence seed 740). After that, and for the static steps
   the user chose, at the rate ``URLNORM_AUDIT_RATE``;
-- at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope, then none;
+- at most :data:`AUDITS_PER_SCOPE` distinct URLs per scope (a URL dropped
+  against another representative after a rule change counts anew), then none;
 - never a redirect target, a shortcut, or a link of an audit that confirmed
   its drop (its links are its representative's), except where every drop is
   verified: such a link is verified once, never again (an audit's link that
@@ -50,9 +51,10 @@ verification costs what stock Scrapy pays for the link (one request; for a
 redirect-taught rule the redirect is held, so no page is downloaded when the
 rule holds), and it is the only way to find the one URL a consistent host
 serves as a page of its own (nginx removing trailing slashes everywhere but
-``/archive/``). A URL is verified once, however it is spelled (the request's
-static key), and audits of agreeing redirects fetch no page, so they cannot
-feed on themselves.
+``/archive/``). A URL is verified once per representative, however it is
+spelled (the request's static key; representatives change only when rules do,
+and a revoked rule stays revoked), and audits of agreeing redirects fetch no
+page, so they cannot feed on themselves.
 
 A URL is fetched for audits once, whichever rules ask: what it answered (its
 page's digest, or where it redirected) is remembered, and a URL fetched
@@ -101,6 +103,8 @@ AUDITS_PER_SCOPE = 5
 #: Distinct URLs remembered per scope verified on every drop (a redirect-taught rule, VERIFIED_FAMILIES;
 #: past this, a URL linked again is verified again rather than dropped unverified).
 VERIFIED_PER_SCOPE = 20_000
+#: Mixes a representative's key into a URL's (``Auditor.should_audit``): odd, so no two keys mix alike.
+_MIX, _MASK = 0x9E3779B97F4A7C15, (1 << 128) - 1
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
@@ -127,8 +131,8 @@ class Auditor:
     def __init__(self, rate: float = 0.0) -> None:
         self.rate = check_rate(rate)
         self._credit = 0.0
-        self._audited: dict[str, set[int]] = {}  # scope -> static keys of the URLs audited
-        self._verified: dict[str, set[int]] = {}  # scope verified on every drop -> static keys of the URLs verified
+        self._audited: dict[str, set[int]] = {}  # scope -> the URLs audited (static keys, each mixed with its drop's)
+        self._verified: dict[str, set[int]] = {}  # scope verified on every drop -> the URLs verified (likewise)
         self._digests: OrderedDict[int, int] = OrderedDict()  # key -> digest of its delivered page
         # static key of a URL fetched as an audit -> its page's digest, or where it redirected
         self._answers: OrderedDict[int, int | str] = OrderedDict()
@@ -203,8 +207,12 @@ class Auditor:
         inherited: bool = False,
     ) -> bool:
         """Audit this drop of a request whose own static key is ``own``, against
-        ``key``? Once per ``own``: spellings the static policy merges (a fragment,
-        ``:80``) are one URL, audited once. ``every``: a drop verified whatever
+        ``key``? Once per ``own`` and ``key``: spellings the static policy merges (a
+        fragment, ``:80``) are one URL, audited once against one representative. Against
+        another (its rules changed, and released, it met a page under another key), it is
+        another question: coincidence seed 2472 (``--kills 2``) lost ``h/app/users/``,
+        settled against its ``www`` twin's page, then, ``www_alias`` revoked, dropped
+        unaudited against ``h/app/Users/``, another page. ``every``: a drop verified whatever
         the budget (see the module's docstring), whether or not audits are on and
         the page's digest is known. ``vouched``: the learned rule's content already
         vouched for it where the drop is; until it has, a learned rule's drops are all
@@ -212,12 +220,13 @@ class Auditor:
         is not known (such an audit is inconclusive). ``inherited``: a link of an audit
         that confirmed its drop, verified (where ``every``) only while its URL can be
         remembered as verified, so audits of audits' links cannot go round."""
+        asked = own ^ ((key * _MIX) & _MASK)  # (one int per URL and representative)
         if every:
             verified = self._verified.setdefault(scope, set())
-            if own in verified:
+            if asked in verified:
                 return False
             if len(verified) < VERIFIED_PER_SCOPE:
-                verified.add(own)
+                verified.add(asked)
             elif inherited:
                 return False
             return True
@@ -232,7 +241,7 @@ class Auditor:
             if len(self._audited) >= MAX_SCOPES:
                 return False
             audited = self._audited[scope] = set()
-        if len(audited) >= AUDITS_PER_SCOPE or own in audited:
+        if len(audited) >= AUDITS_PER_SCOPE or asked in audited:
             return False
         if not first:
             if not known:
@@ -241,7 +250,7 @@ class Auditor:
             if self._credit < 1.0:
                 return False
             self._credit -= 1.0
-        audited.add(own)
+        audited.add(asked)
         return True
 
     def settle(self, key: int, digest: int) -> bool | None:

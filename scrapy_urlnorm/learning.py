@@ -141,6 +141,9 @@ class Rule:
     #: ``SCOPED_FAMILIES`` only: folders deeper than their section (``docs/legacy``) where
     #: its pairs held since it was learned, how many (see :func:`~scrapy_urlnorm.sections.folder_of`).
     folders: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: Distinct pages (``digests``) that vouch for nothing more by themselves: those
+    #: gathered from both twins while they were one site, once ``www_alias`` is revoked.
+    vouch_base: int = field(default=0, repr=False, compare=False)
     #: ``kind`` parsed once: its family and the page or parameter name it names.
     family: RuleKind = field(init=False, repr=False, compare=False)
     argument: str = field(init=False, repr=False, compare=False)
@@ -191,6 +194,7 @@ class Rule:
             **({"taught": dict(sorted(self.taught.items()))} if self.taught else {}),
             **({"taught_renamed": dict(sorted(self.taught_renamed.items()))} if self.taught_renamed else {}),
             **({"folders": dict(sorted(self.folders.items()))} if self.folders else {}),
+            **({"vouch_base": self.vouch_base} if self.vouch_base else {}),
         }
 
     @classmethod
@@ -210,6 +214,7 @@ class Rule:
             taught=dict(data.get("taught", {})),
             taught_renamed=dict(data.get("taught_renamed", {})),
             folders=dict(data.get("folders", {})),
+            vouch_base=int(data.get("vouch_base", 0)),
         )
 
 
@@ -505,12 +510,30 @@ class Learner:
         rule.revoked = True
         if not rule.active and self.share is not None:
             self.share(rule, None)
+        if rule.active and rule.family is RuleKind.WWW_ALIAS:
+            self._unshare(rule.host)
         if rule.active:
             self.book.set_active(rule, False)
             logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
             self.changed(rule)
         else:
             logger.debug("Rule %s on %s will not be learned (%s)", rule.kind, rule.host, why)
+
+    def _unshare(self, site: str) -> None:
+        """The twins of ``site`` (its bare name) are no longer one site: the evidence its
+        rules gathered from both while they were vouches for neither by place any more
+        (``AuditChoice.vouched``); what held in the ``www`` twin's ``/app/`` said nothing of
+        the bare twin's, where the first drops are verified again. Coincidence seed 2472
+        (``--kills 2``): ``h/app/users/``, released when ``www_alias`` was revoked, was
+        dropped unverified against ``h/app/Users/``, another page, by the bare twin's case
+        rule, vouched for under ``/app/`` by pairs of the ``www`` twin's."""
+        for rule in [rule for rule in self.rules.values() if rule.host == site]:  # (rare: no index needed)
+            rule.taught = dict(rule.held) if rule.family.value in SCOPED_FAMILIES else {}
+            if rule.family.value in HOST_FAMILIES:
+                rule.held.clear()
+            rule.taught_renamed = dict(rule.renamed)
+            rule.folders.clear()
+            rule.vouch_base = len(rule.digests)
 
     def _narrow(self, rule: Rule, section: str, why: str) -> None:
         """``rule`` no longer applies in ``section`` (see :mod:`scrapy_urlnorm.sections`)."""

@@ -259,6 +259,20 @@ async def test_losses_found_stay_fixed(seed: int, tmp_path: Path) -> None:
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_url_released_by_a_revoked_twin_rule_is_audited_against_its_new_page(tmp_path: Path) -> None:
+    """Seed 2472, lifo-c1-jobdir killed twice (one run in two): ``h/app/users/`` was settled
+    against its ``www`` twin's page by a directory probe; ``www_alias`` revoked (the twin's
+    ``/blog/`` is another virtual host), it was released and dropped unaudited, as a URL
+    audited once, against ``h/app/Users/``, another page of the case-sensitive ``/app/``:
+    the bare ``/blog/`` behind it was lost."""
+    order = replace(CrawlOrder.from_seed(2472), kills=2)
+    comparison = await compare_coincidence(2472, tmp_path, order=order)
+    assert not comparison.sanity_problems(), comparison.report()
+    assert not comparison.problems(), comparison.report()
+    assert "did not stop cleanly" in (tmp_path / "killed.run1.log").read_text()  # it was killed
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_rotating_redirects_target_within_a_depth_limit_is_luck_not_a_loss(tmp_path: Path) -> None:
     """``/featured`` redirects to another page on every request, across both crawls: with
     ``DEPTH_LIMIT = 1`` stock's led to ``/guides/faq`` (reached no other way within the

@@ -1292,6 +1292,22 @@ def test_an_audits_link_dropped_where_every_drop_is_verified_is_verified_once() 
     assert dedup.check(again) is not None  # not twice
 
 
+def test_a_url_audited_against_one_page_is_audited_again_against_another() -> None:
+    """A URL's first drops are audited once: against one representative. Released when a
+    rule is revoked, it may meet another page under the rules left; that is another
+    question, audited too, sampled or verified alike (coincidence seed 2472: ``h/app/users/``,
+    settled against its ``www`` twin, then dropped unaudited against ``h/app/Users/``)."""
+    from scrapy_urlnorm.audits import Auditor
+
+    auditor = Auditor(rate=0.02)
+    for every in (False, True):
+        scope = f"iis.test learned:case {every}"
+        assert auditor.should_audit(scope, 11, 1, learned=True, every=every)
+        assert not auditor.should_audit(scope, 11, 1, learned=True, every=every)  # (once)
+        assert auditor.should_audit(scope, 11, 2, learned=True, every=every)
+        assert not auditor.should_audit(scope, 11, 2, learned=True, every=every)
+
+
 def test_a_drop_against_a_pending_page_is_looked_at_again_when_it_delivers() -> None:
     """On a site with ``www_alias`` (from content) and ``trailing_slash`` (from redirects),
     ``www.h.test/x/`` dropped against the pending ``h.test/x/`` may rest on the slash rule

@@ -513,6 +513,35 @@ def test_a_drop_is_vouched_for_only_where_every_rule_of_its_key_held() -> None:
     assert not choice.vouched("www.iis.test", reason, "http://www.iis.test/app/report")
 
 
+def test_twins_no_longer_one_site_vouch_for_neither_with_what_both_showed() -> None:
+    """While ``www_alias`` holds, both twins' pairs teach the site's rules (kept on the bare
+    twin). Revoked, what the ``www`` twin showed under /app/ says nothing of the bare twin's
+    /app/: the case rule's first drops there are verified again, as are its host-wide ones
+    (coincidence seed 2472 with ``--kills 2`` lost ``h/app/users/``, dropped unverified
+    against ``h/app/Users/`` once ``www_alias`` was revoked)."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for n in range(6):
+        for host in ("iis.test", "www.iis.test"):
+            learner.observe_page(f"http://{host}/{('docs', 'app')[n % 2]}/p{n}.htm", 100 + n, length=BODY)
+    for n in range(4):
+        learner.observe_page(f"http://www.iis.test/app/Q{n}.htm", 500 + n, length=BODY)
+        learner.observe_page(f"http://www.iis.test/app/q{n}.htm", 500 + n, length=BODY)
+    assert learner.is_active("iis.test", "www_alias") and learner.is_active("iis.test", CASE)
+    choice, reason = dedup.audits.choice, f"learned:{CASE}"
+    assert choice.vouched("iis.test", reason, "http://iis.test/app/report")
+    alias = next(rule for rule in learner.active_rules("iis.test") if rule.kind == "www_alias")
+    learner.revoke(alias, "another virtual host under /blog/")
+    assert not choice.vouched("iis.test", reason, "http://iis.test/app/report")
+    rule = next(rule for rule in learner.active_rules("iis.test") if rule.kind == CASE)
+    assert Rule.from_dict(rule.as_dict()).vouch_base == rule.vouch_base > 0
+    for n in range(4):  # the bare twin's own pairs vouch for it again
+        learner.observe_page(f"http://iis.test/app/R{n}.htm", 700 + n, length=BODY)
+        learner.observe_page(f"http://iis.test/app/r{n}.htm", 700 + n, length=BODY)
+    assert choice.vouched("iis.test", reason, "http://iis.test/app/report")
+
+
 class TwoCallbacks(Spider):
     name = "two-callbacks"
 
