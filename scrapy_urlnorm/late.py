@@ -176,7 +176,7 @@ class LateChecks:
             if cheap and dedup.audits.cheap.may_settle(request, key, reason):
                 # Its representative's page tells how to check it without a download (an
                 # entity tag, a negotiated file): it goes on as an audit of this drop.
-                mark_audit(request.meta, key, reason, host)
+                mark_audit(request.meta, key, reason, host, epoch=dedup.audits.epoch(host))
                 request.dont_filter = True  # (an audit fetched in full after all is not a duplicate)
                 dedup.count("urlnorm/audits_scheduled")
                 self._give_up_claim(request, fingerprint, own)

@@ -318,6 +318,9 @@ class Learner:
         self.section_of: Callable[[str, str], str | None] = sections_of
         #: Likewise, the folder (:func:`~scrapy_urlnorm.sections.folder_of`).
         self.folder_of: Callable[[str, str], str | None] = lambda a, b: sections_of(a, b, folder_of)
+        #: Site (bare name, both twins) -> how many times an active rule of it was revoked
+        #: or narrowed: a decision taken under its rules before that may rest on one gone.
+        self.retractions: dict[str, int] = {}
 
     # -- observations -------------------------------------------------------------
 
@@ -513,11 +516,21 @@ class Learner:
         if rule.active and rule.family is RuleKind.WWW_ALIAS:
             self._unshare(rule.host)
         if rule.active:
+            self._retracted(rule.host)
             self.book.set_active(rule, False)
             logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
             self.changed(rule)
         else:
             logger.debug("Rule %s on %s will not be learned (%s)", rule.kind, rule.host, why)
+
+    def _retracted(self, host: str) -> None:
+        site = host.removeprefix("www.")
+        if site in self.retractions or len(self.retractions) < self.max_rules:
+            self.retractions[site] = self.retractions.get(site, 0) + 1
+
+    def retractions_of(self, host: str) -> int:
+        """How many times an active rule of ``host``'s site (either twin) was revoked or narrowed."""
+        return self.retractions.get(host.removeprefix("www."), 0)
 
     def _unshare(self, site: str) -> None:
         """The twins of ``site`` (its bare name) are no longer one site: the evidence its
@@ -542,6 +555,7 @@ class Learner:
             "Rule %s on %s no longer applies under /%s/ (contradicted by %s)", rule.kind, rule.host, section, why
         )
         if rule.active:
+            self._retracted(rule.host)
             self.changed(rule)
         elif self.share is not None:
             self.share(rule, None)

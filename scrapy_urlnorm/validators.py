@@ -221,6 +221,8 @@ class CheapAudits:
         headers = request.headers
         if "tag" in audit:
             return  # sent conditionally once already: fetched in full now
+        if self.desk.stale(request, audit):
+            return  # merged under rules since changed: its page is to be read (see AuditDesk.settle)
         if has_conditions(request):
             return  # the request's own conditions: its answer is the spider's business
         if self._links_differ(request, audit["reason"]) or audit["reason"] in QUERY_REASONS:
