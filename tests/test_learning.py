@@ -1310,6 +1310,14 @@ def test_a_url_audited_against_one_page_is_audited_again_against_another() -> No
         assert not auditor.should_audit(scope, 11, 2, learned=True, every=every)
 
 
+def teach_twins(learner: Learner, *sections: str, site: str = "iis.test") -> None:
+    """Six pages answered alike by ``site`` and its ``www.`` twin, in ``sections`` in turn:
+    ``www_alias``, held in each."""
+    for n in range(6):
+        for host in (site, f"www.{site}"):
+            learner.observe_page(f"http://{host}/{sections[n % len(sections)]}/p{n}.htm", 100 + n, length=BODY)
+
+
 def test_an_audit_scheduled_before_a_rule_was_revoked_is_read_not_settled() -> None:
     """An audit queued while ``www_alias`` and the case rule merged ``h/app/users/`` with
     ``www.h/app/users/`` is answered after ``www_alias`` was revoked: the twin's page, its
@@ -1325,9 +1333,7 @@ def test_an_audit_scheduled_before_a_rule_was_revoked_is_read_not_settled() -> N
     dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
     learner = dedup.learner
     assert learner is not None
-    for n in range(6):
-        for host in ("iis.test", "www.iis.test"):
-            learner.observe_page(f"http://{host}/docs/p{n}.htm", 100 + n, length=BODY)
+    teach_twins(learner, "docs")
     alias = next(rule for rule in learner.active_rules("iis.test") if rule.kind == "www_alias")
     request = Request("http://iis.test/app/users/")
     key = dedup.fingerprint(request).keys[-1]

@@ -16,7 +16,7 @@ from demoweb.server import FunctionSite, Reply, VirtualWeb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy import Request, Spider
-from test_learning import learning_policies
+from test_learning import learning_policies, teach_twins
 
 from scrapy_urlnorm.audit_choice import FOLDER_BUDGETS
 from scrapy_urlnorm.dedup import Deduplicator
@@ -522,9 +522,7 @@ def test_twins_no_longer_one_site_vouch_for_neither_with_what_both_showed() -> N
     dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
     learner = dedup.learner
     assert learner is not None
-    for n in range(6):
-        for host in ("iis.test", "www.iis.test"):
-            learner.observe_page(f"http://{host}/{('docs', 'app')[n % 2]}/p{n}.htm", 100 + n, length=BODY)
+    teach_twins(learner, "docs", "app")
     for n in range(4):
         learner.observe_page(f"http://www.iis.test/app/Q{n}.htm", 500 + n, length=BODY)
         learner.observe_page(f"http://www.iis.test/app/q{n}.htm", 500 + n, length=BODY)
