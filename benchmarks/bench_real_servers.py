@@ -227,7 +227,9 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     elif kind == "http":
         scheme = "http"
     elif kind == "utm":
-        query = f"{query}&utm_source=bench" if query else "utm_source=bench"
+        if _BENCH_TAG in query.split("&"):
+            return None  # (tagged already: its own self-link, drawn as the untagged URL was)
+        query = f"{query}&{_BENCH_TAG}" if query else _BENCH_TAG
     elif kind == "drop-index":
         path = path[: -len("index.html")]
     elif kind == "add-index":
