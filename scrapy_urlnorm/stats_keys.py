@@ -289,7 +289,13 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/audit_mismatches", "audits", "live",
         "audits that found a different page (the learned rule is revoked)",
     ),
-    StatKey("urlnorm/audits_inconclusive", "audits", "live", "audits whose reference page was unknown"),
+    StatKey(
+        "urlnorm/audits_inconclusive",
+        "audits",
+        "live",
+        "audits whose reference page was unknown, or whose site had a rule revoked or narrowed "
+        "since they were scheduled",
+    ),
     StatKey(
         "urlnorm/settled_spellings", "audits", "live",
         "drops under a rule verified on every drop not verified, because the URL spells a session-like "
