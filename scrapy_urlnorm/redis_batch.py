@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,17 @@ def unfilter_reclaimed(dedup: Deduplicator, store: RedisStore, request: Request)
 
 
 class RedisBatchMiddleware:
-    """Claims a page's requests in one round trip; acknowledges queue leases."""
+    """Claims a page's requests in one round trip; acknowledges queue leases.
+
+    Installed as a spider and a downloader middleware, it is one object per crawler
+    (:meth:`from_crawler`): two would each count an item out of its page's lease. An
+    item then settled the lease twice, and a page with one item and a link dropped
+    against a pending page (which holds the lease) was acknowledged with the drop
+    still waiting: killed then, nobody fetched that page again, and the drop was lost
+    with the worker (``--redis 2 --kills 1``, coincidence seed 2921, 1 run in 10).
+    """
+
+    _by_crawler: ClassVar[WeakKeyDictionary[Crawler, RedisBatchMiddleware]] = WeakKeyDictionary()
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -114,8 +124,12 @@ class RedisBatchMiddleware:
             crawler.signals.connect(self._item_settled, signal=signal)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
+    def from_crawler(cls, crawler: Crawler) -> RedisBatchMiddleware:
+        """The crawler's one batch middleware, whichever manager asks first."""
+        existing = cls._by_crawler.get(crawler)
+        if existing is None:
+            existing = cls._by_crawler[crawler] = cls(crawler)
+        return existing
 
     # -- one round trip per page --------------------------------------------------------
 
