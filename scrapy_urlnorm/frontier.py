@@ -677,7 +677,9 @@ class FrontierMiddleware:
             return cls(None)
         from .dedup import Deduplicator
 
-        Deduplicator.for_crawler(crawler).request_ended.append(frontier.completion.request_failed)
+        ended = Deduplicator.for_crawler(crawler).request_ended
+        if frontier.completion.request_failed not in ended:  # (built once per role: told once)
+            ended.append(frontier.completion.request_failed)
         return cls(frontier, TornCacheEntries.for_crawler(crawler))
 
     # spider middleware
