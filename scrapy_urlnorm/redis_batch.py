@@ -108,7 +108,7 @@ class RedisBatchMiddleware:
     item then settled the lease twice, and a page with one item and a link dropped
     against a pending page (which holds the lease) was acknowledged with the drop
     still waiting: killed then, nobody fetched that page again, and the drop was lost
-    with the worker (``--redis 2 --kills 1``, coincidence seed 2921, 1 run in 10).
+    with the worker (``--redis 2 --kills 1``, coincidence seed 2921, 1 run in 10 to 40).
     """
 
     _by_crawler: ClassVar[WeakKeyDictionary[Crawler, RedisBatchMiddleware]] = WeakKeyDictionary()
