@@ -494,7 +494,7 @@ def test_an_item_settles_its_pages_lease_once_with_the_batch_middleware_installe
     twice. A page yielding one item and one link dropped against a pending page (the
     drop holds the lease) was then acknowledged with the drop waiting; killed, the worker
     lost it, and nobody fetched the page again (``--redis 2 --kills 1``, coincidence seed
-    2921: four documents, one run in ten)."""
+    2921: four documents, one run in 10 to 40)."""
     from scrapy import signals
     from scrapy.core.downloader.middleware import DownloaderMiddlewareManager
     from scrapy.core.spidermw import SpiderMiddlewareManager
