@@ -566,4 +566,4 @@ class AuditDesk:
         if self.dedup.depths is not None:
             # The page's links come at the audit's depth: a shallower drop of it goes now
             # (after the rule learned its exception, so the filter lets it through).
-            self.dedup.depths.release_shallower(self.dedup.ledger, audit["host"], request.url, depth_of(request))
+            self.dedup.depths.release_shallower(self.dedup.ledger, audit["host"], request, depth_of(request))

@@ -141,7 +141,9 @@ class Deduplicator:
         #: Told of a page the add-on downloaded for its own question (a directory probe):
         #: it never reaches the engine's ``response_received``, and the crawl log records it.
         self.own_pages: list[Callable[[Response, Request], None]] = []
-        self.ledger = DropLedger(self.reschedule_released if reschedule is not None else None, self.count)
+        self.ledger = DropLedger(
+            self.reschedule_released if reschedule is not None else None, self.count, identity=self._parking_identity
+        )
         self.audits = AuditDesk(self, Auditor(audit_rate))
         self.late = LateChecks(self)
         self.shortcut_checks = ShortcutChecks(self, self.late)
@@ -212,6 +214,12 @@ class Deduplicator:
 
     def normalize(self, url: str) -> tuple[str | None, int]:
         return self.keys.normalize(url)
+
+    def _parking_identity(self, request: Request) -> int:
+        """Which parked drops are one URL: their key under the static policy (fragment,
+        tracking parameters and the like removed; salted by callback), so an audit of
+        ``/report.html#top`` finds the drop of ``/report.html`` (seed 76107)."""
+        return self.keys.static(request).value
 
     def fingerprint(self, request: Request) -> Fingerprint:
         static = self.keys.static(request)

@@ -27,7 +27,9 @@ The same holds wherever a request could be settled without its own page: a
 request let through for being shallower is marked (``meta.SHALLOWER``) and
 never dropped at download time nor sent as a twin probe; a page re-keyed under
 new rules passes its depth to its new key; an audit that finds its URL a page
-of its own releases a shallower drop of that URL, past the filter.
+of its own releases a shallower drop of that URL, past the filter, whichever
+spelling of it the audit and the drop had (``#top``, a tracking parameter: seed
+76107 again, its audit of ``/report.html#top`` did not find ``/report.html``).
 
 With ``JOBDIR`` the depths are saved at a clean stop (``urlnorm.depths``) and
 loaded at the resume. A resume that finds none (the last run was killed) does
@@ -174,12 +176,13 @@ class ClaimDepths:
     # -- JOBDIR -------------------------------------------------------------------------
 
     @staticmethod
-    def release_shallower(ledger: DropLedger, host: str, url: str, depth: int) -> bool:
-        """``url`` was fetched at ``depth`` as a page of its own (an audit that found one):
-        release its parked drop if that was shallower, past the filter: the URL is known
-        for a page of its own, which a rule verified on every drop may still merge until
-        its exception is learned."""
-        drop = ledger.parked_drop(host, url)
+    def release_shallower(ledger: DropLedger, host: str, request: Request, depth: int) -> bool:
+        """``request``'s URL was fetched at ``depth`` as a page of its own (an audit that
+        found one): release its parked drop if that was shallower, past the filter: the
+        URL is known for a page of its own, which a rule verified on every drop may still
+        merge until its exception is learned. The parked drop may be another spelling of
+        the URL (``/p`` for an audit of ``/p#top``; see :mod:`scrapy_urlnorm.parking`)."""
+        drop = ledger.parked_drop(host, request)
         if drop is None or drop.settled or depth_of(drop.request) >= depth:
             return False
         return ledger.release_as_written([drop], "shallower") > 0

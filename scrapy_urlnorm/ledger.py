@@ -45,6 +45,7 @@ from typing import Any
 from scrapy import Request
 
 from . import meta as M
+from .callbacks import callback_name
 from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
@@ -63,6 +64,11 @@ _REQUEST_ATTRIBUTES = frozenset(
         "priority", "dont_filter", "_encoding", "flags", "_flags", "cookies", "_cookies",
     }
 )  # fmt: skip
+
+
+def same_url_and_callback(request: Request) -> int:
+    """A parked drop's identity without a policy: its URL as written, and its callback."""
+    return hash((request.url, callback_name(request)))
 
 
 def _field(request: Request, name: str) -> Any:
@@ -311,8 +317,11 @@ class DropLedger(ClaimTable):
         max_drops: int | None = None,
         max_parked_per_host: int | None = None,
         max_parked: int | None = None,
+        identity: Callable[[Request], int] | None = None,
     ) -> None:
         self._reschedule = reschedule
+        #: Which parked drops are one URL (see :mod:`scrapy_urlnorm.parking`).
+        self._identity = identity or same_url_and_callback
         self._count = count
         super().__init__()
         self.max_drops = MAX_DROPS if max_drops is None else max_drops
@@ -431,14 +440,15 @@ class DropLedger(ClaimTable):
     def _park(self, drop: Drop, *, counted: bool = True) -> bool:
         """Keep a learned drop whose page was delivered, light; False if it does not
         fit (``counted``: it was held already, and is released now: fetched after all)."""
-        parked = self._parked.get(drop.host, drop.url)
+        url = self._identity(drop.request)
+        parked = self._parked.get(drop.host, url)
         if parked is not None and not parked.settled and drop.depth < parked.depth:
             # One link per URL is parked, the shallowest: released, its page's links come
             # at its depth (``DEPTH_LIMIT``: an audit that finds the URL a page of its own
             # releases it only if shallower than itself; the first, deeper link kept, the
             # page's links were cut, differential seed 76107). The deeper one is its repeat.
             self.discharge(parked)
-        parking = self._parked.put(drop)
+        parking = self._parked.put(drop, url)
         if parking is Parking.REPEAT:
             if counted:
                 drop.settled = True
@@ -482,19 +492,20 @@ class DropLedger(ClaimTable):
             self.held -= 1
         self._unhold(drop)
 
-    def forget_request(self, host: str, url: str) -> None:
-        """``url`` is being fetched as written after all: do not release it again."""
+    def forget_request(self, host: str, request: Request) -> None:
+        """``request`` is being fetched as written after all: do not release it again."""
+        url = self._identity(request)
         drop = self._parked.get(host, url)
         if drop is not None:
             self.discharge(drop)
         for claim in self.pending():
             for drop in claim.drops or ():
-                if drop.url == url:
+                if drop.url == request.url:
                     self.discharge(drop)
 
-    def parked_drop(self, host: str, url: str) -> Drop | None:
-        """The drop of ``url`` parked against a delivered page, if any."""
-        return self._parked.get(host, url)
+    def parked_drop(self, host: str, request: Request) -> Drop | None:
+        """The drop parked against a delivered page that is one URL with ``request``'s, if any."""
+        return self._parked.get(host, self._identity(request))
 
     def release_as_written(self, drops: Iterable[Drop], why: str) -> int:
         """Release ``drops`` past the filter, to be fetched as written: each is

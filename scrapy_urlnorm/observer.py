@@ -137,15 +137,15 @@ class RuleKeeper:
         there = keys.static(request.replace(url=narrow_url)).value
         return there != keys.static(request).value and self.dedup.audits.auditor.answer(there) == digest
 
-    def shortcut_fell_back(self, original: str) -> None:
-        """A URL sent in its taught form answered an error; the link as written
-        is fetched now, so it leaves the ledger where it was parked."""
-        url = self.dedup.normalize(original)[0]
+    def shortcut_fell_back(self, link: Request) -> None:
+        """A URL sent in its taught form answered an error; ``link``, as written, is
+        fetched now, so it leaves the ledger where it was parked."""
+        url = self.dedup.normalize(link.url)[0]
         if url is None:
             return
         host = host_of(url)
-        self.dedup.ledger.forget_request(host, original)
-        self.dedup.ledger.forget_request(host.removeprefix("www."), original)
+        self.dedup.ledger.forget_request(host, link)
+        self.dedup.ledger.forget_request(host.removeprefix("www."), link)
 
     def shortcut_contradicted(self, original: str, sent: str, final: str) -> None:
         """A link delivered as written (at ``final``, after its redirects) where its

@@ -4,7 +4,10 @@ A learned drop against a page already delivered needs no claim to wait on, but
 it rests on a rule the site may contradict later; :class:`ParkedDrops` keeps it,
 per host and URL, so that :meth:`~scrapy_urlnorm.ledger.DropLedger.revoke_host`
 can release it. One per URL: releasing one link of a URL releases its page, and
-its repeats are duplicates of it. Parked drops are most of what a long crawl keeps
+its repeats are duplicates of it. "One URL" is told by an identity the ledger
+gives (the request's key under the static policy: ``/p#top`` and
+``/p?utm_source=x`` are ``/p``, and each callback has its own), so an audit
+that fetched one spelling finds the drop parked under another. Parked drops are most of what a long crawl keeps
 in the ledger, so each is kept light (:meth:`~scrapy_urlnorm.ledger.Drop.lighten`)
 and they are bounded per host and in all; the ledger fetches a drop that does not
 fit instead of keeping it without its insurance.
@@ -30,7 +33,7 @@ class Parking(Enum):
 
 
 class ParkedDrops:
-    """Learned drops against delivered pages, by host and URL hash, bounded."""
+    """Learned drops against delivered pages, by host and URL identity, bounded."""
 
     def __init__(self, max_per_host: int, max_total: int) -> None:
         self.max_per_host = max_per_host
@@ -38,11 +41,11 @@ class ParkedDrops:
         self._by_host: dict[str, dict[int, Drop]] = {}
         self._entries = 0  # entries of _by_host, settled ones included
 
-    def put(self, drop: Drop) -> Parking:
+    def put(self, drop: Drop, url: int) -> Parking:
+        """Park ``drop``, whose URL's identity is ``url``."""
         parked = self._by_host.get(drop.host)
         if parked is None:
             parked = self._by_host[drop.host] = {}
-        url = hash(drop.url)
         if url in parked and not parked[url].settled:
             return Parking.REPEAT
         if self._full(parked):
@@ -84,8 +87,9 @@ class ParkedDrops:
                 if not drop.settled:
                     yield drop
 
-    def get(self, host: str, url: str) -> Drop | None:
-        return self._by_host.get(host, {}).get(hash(url))
+    def get(self, host: str, url: int) -> Drop | None:
+        """The drop parked under the URL identity ``url`` on ``host``, if any."""
+        return self._by_host.get(host, {}).get(url)
 
     def __len__(self) -> int:
         """Unsettled parked drops."""

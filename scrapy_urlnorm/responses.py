@@ -164,10 +164,10 @@ class ResponseFeed:
         learned = self.dedup.learned
         return learned.other_twin(url) if learned else None
 
-    def shortcut_fell_back(self, original: str) -> None:
-        """``original``'s taught form failed: it is fetched as written, no longer parked."""
+    def shortcut_fell_back(self, link: Request) -> None:
+        """``link``'s taught form failed: it is fetched as written, no longer parked."""
         if self.dedup.learner is not None:
-            self.dedup.rule_keeper.shortcut_fell_back(original)
+            self.dedup.rule_keeper.shortcut_fell_back(link)
 
     def shortcut_contradicted(self, original: str, sent: str, final: str) -> None:
         """``original`` delivered (at ``final``) where its taught form ``sent`` failed: a rewriting rule is wrong."""

@@ -180,10 +180,11 @@ class TaughtForms:
         if original is None:
             return self._rewrite_fell_back(request)
         self.dedup.count("urlnorm/shortcut_fallbacks")
-        self.dedup.responses.shortcut_fell_back(original)
         meta = {key: value for key, value in request.meta.items() if key != M.SHORTCUT_OF}
         meta |= {M.NO_SHORTCUT: True, M.SHORTCUT_FELL_BACK: [original, request.url]}
-        return request.replace(url=original, dont_filter=True, meta=meta)
+        link = request.replace(url=original, dont_filter=True, meta=meta)
+        self.dedup.responses.shortcut_fell_back(link)
+        return link
 
     def _rewrite_fell_back(self, request: Request) -> Request | None:
         """The link as written, once, for a rewritten request that answered an error
@@ -220,9 +221,10 @@ class TaughtForms:
         self.dedup.count("urlnorm/taught_forms_withdrawn")
         meta = {key: value for key, value in request.meta.items() if key not in (M.SHORTCUT_OF, M.REWRITTEN_FROM)}
         if M.SHORTCUT_OF in request.meta:
-            self.dedup.responses.shortcut_fell_back(original)
             meta[M.NO_SHORTCUT] = True
         link = request.replace(url=original, dont_filter=True, meta=meta)
+        if M.SHORTCUT_OF in request.meta:
+            self.dedup.responses.shortcut_fell_back(link)
         self._take_back(request, link)
         return link
 

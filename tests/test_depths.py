@@ -9,8 +9,10 @@ from scrapy import Request
 from scrapy.settings import Settings
 
 from scrapy_urlnorm import meta as M
+from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.depths import DEPTHS_FILE, ClaimDepths
 from scrapy_urlnorm.ledger import DropLedger
+from scrapy_urlnorm.policy import Policy
 
 
 def at(depth: int) -> Request:
@@ -95,11 +97,11 @@ def test_a_page_found_deeper_than_its_parked_drop_releases_the_drop_as_written()
     ledger = DropLedger(lambda request, why: released.append(request), lambda key, n: None)
     dropped = Request("http://example.test/p", meta={"depth": 1})
     assert ledger.drop(dropped, "learned:trailing_slash", "example.test", learned=True, claim=None)
-    assert not ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 1)  # as deep: it waits
-    assert not ClaimDepths.release_shallower(ledger, "example.test", "http://example.test/q", 3)
-    assert ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 3)
+    assert not ClaimDepths.release_shallower(ledger, "example.test", dropped, 1)  # as deep: it waits
+    assert not ClaimDepths.release_shallower(ledger, "example.test", Request("http://example.test/q"), 3)
+    assert ClaimDepths.release_shallower(ledger, "example.test", dropped, 3)
     assert [(request.url, request.dont_filter) for request in released] == [(dropped.url, True)]
-    assert not ClaimDepths.release_shallower(ledger, "example.test", dropped.url, 3)  # once
+    assert not ClaimDepths.release_shallower(ledger, "example.test", dropped, 3)  # once
 
 
 def test_the_shallowest_repeat_of_a_parked_url_is_the_one_kept() -> None:
@@ -114,6 +116,45 @@ def test_the_shallowest_repeat_of_a_parked_url_is_the_one_kept() -> None:
     for depth in (3, 2, 4):
         assert ledger.drop(Request(url, meta={"depth": depth}), "learned:x", "example.test", learned=True, claim=None)
     assert ledger.held == 1  # one per URL, as before
-    assert ClaimDepths.release_shallower(ledger, "example.test", url, 3)
+    assert ClaimDepths.release_shallower(ledger, "example.test", Request(url), 3)
     assert [request.meta["depth"] for request in released] == [2]
     assert ledger.held == 0
+
+
+@pytest.mark.parametrize("audited", ["/report.html#top", "/report.html?utm_source=newsletter"])
+def test_an_audit_of_another_spelling_releases_the_shallower_parked_drop(audited: str) -> None:
+    """Differential seed 76107 (every condition on, 1 run in 30 at concurrency 16):
+    ``/report.html`` was dropped at depth 2 under ``extension_alias`` and parked; an
+    audit at depth 3 of ``/report.html#top`` (then of ``?utm_source=newsletter``) found
+    it a page of its own, but looked the parked drop up by its URL as written, found
+    none, and the links ``/report.html`` has at depth 3 were cut. A parked drop is found
+    by its key under the static policy, callback included."""
+    released: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), reschedule=released.append)
+    dropped = Request("http://example.test/report.html", meta={"depth": 2})
+    assert dedup.ledger.drop(dropped, "learned:x", "example.test", learned=True, claim=None)
+    audit = Request(f"http://example.test{audited}", meta={"depth": 3})
+    assert ClaimDepths.release_shallower(dedup.ledger, "example.test", audit, 3)
+    assert [(request.url, request.meta["depth"]) for request in released] == [(dropped.url, 2)]
+
+
+def test_a_parked_drop_of_another_callback_is_not_one_url_with_it() -> None:
+    """Each callback reads a page for itself (``scrapy_urlnorm.callbacks``): a drop parked
+    for ``parse_item`` is not a repeat of one parked for ``parse``, nor found by an audit
+    made for ``parse``."""
+
+    class Spider:
+        def parse(self, response: object) -> None: ...
+
+        def parse_item(self, response: object) -> None: ...
+
+    spider = Spider()
+    dedup = Deduplicator(Policy.preset("default"), reschedule=lambda request: None)
+    url = "http://example.test/p"
+    for callback in (spider.parse, spider.parse_item):
+        request = Request(url, callback=callback, meta={"depth": 2})
+        assert dedup.ledger.drop(request, "learned:x", "example.test", learned=True, claim=None)
+    assert dedup.ledger.parked() == 2
+    audit = Request(url, callback=spider.parse, meta={"depth": 3})
+    assert ClaimDepths.release_shallower(dedup.ledger, "example.test", audit, 3)
+    assert dedup.ledger.parked() == 1

@@ -86,7 +86,7 @@ def test_parked_drops_are_bounded_and_a_drop_that_does_not_fit_is_fetched() -> N
     assert not park("http://c.test/1/")  # all parked drops are at their cap
     assert counts["urlnorm/parked_overflow"] == 2
     assert ledger.parked() == 3
-    ledger.forget_request("a.test", "http://a.test/1/")  # fetched as written after all: settled
+    ledger.forget_request("a.test", Request("http://a.test/1/"))  # fetched as written after all: settled
     assert park("http://a.test/3/")  # the settled entry was swept to make room
     assert ledger.parked() == 3
 
