@@ -282,3 +282,21 @@ async def test_a_rotating_redirects_target_within_a_depth_limit_is_luck_not_a_lo
     featured = {page.doc_id for site in comparison.web.sites.values() for page in getattr(site, "featured", ())}
     assert comparison.rotation_luck <= featured
     assert not comparison.problems(), comparison.report()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_within_a_depth_limit_only_below_a_rotating_redirect_is_luck_not_a_loss(tmp_path: Path) -> None:
+    """Seed 3093, ``DEPTH_LIMIT = 3``: stock's ``/featured`` led to ``/pricing/notes`` at
+    depth 1, and from there to ``legacy1.test/`` at depth 3; the add-on's led elsewhere,
+    and ``/pricing/notes``, linked at depth 2 from ``/blog``, is a level too deep for it.
+    ``legacy1.test/`` is within the limit only through ``/featured`` (reported lost)."""
+    order = replace(CrawlOrder.from_seed(3093), depth_limit=3)
+    comparison = await compare_coincidence(3093, tmp_path, order=order)
+    web = comparison.web
+    assert isinstance(web, CoincidenceWeb)
+    only_featured = web.reached_within(3, through_featured=True) - web.reached_within(3, through_featured=False)
+    assert "legacy1.test/" in only_featured
+    assert comparison.rotation_luck <= only_featured | {
+        page.doc_id for site in web.sites.values() for page in getattr(site, "featured", ())
+    }
+    assert not comparison.problems(), comparison.report()

@@ -83,11 +83,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from w3lib.url import canonicalize_url
 
-from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
+from .randomweb import REDIRECT_STATUSES, CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
 from .server import NETLOC_HEADER, Reply
 from .wildweb import (
     Pen,
@@ -796,6 +796,39 @@ class CoincidenceWeb(WildWeb):
             queue.extend(self.links_of(url, reply.body))
         return reached
 
+    def reached_within(self, depth_limit: int, *, through_featured: bool) -> set[str]:
+        """Documents within ``depth_limit`` links of the start URLs (``DEPTH_LIMIT``), each
+        URL taken at the least depth it is linked at; a redirect keeps its request's depth,
+        as Scrapy's does. A rotating ``/featured`` is not fetched (that would turn it):
+        with ``through_featured`` it leads to each of its pages, else to none."""
+        best: dict[str, int] = {}
+        reached: set[str] = set()
+        queue: deque[tuple[str, int]] = deque((url, 0) for url in self.start_urls)
+        while queue:  # (a 0-1 breadth-first search: a redirect costs no depth)
+            url, depth = queue.popleft()
+            key = canonicalize_url(url)
+            if best.get(key, depth_limit + 1) <= depth:
+                continue
+            best[key] = depth
+            parts = urlsplit(url)
+            if parts.path.endswith("/featured"):
+                site = self.sites.get((parts.hostname or "").rstrip(".").lower())
+                if through_featured and site is not None:
+                    queue.extendleft((page.url, depth) for page in getattr(site, "featured", ()))
+                continue
+            reply = self.fetch(url)
+            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
+                queue.appendleft((urljoin(url, reply.headers["Location"]), depth))
+                continue
+            if reply.status != 200:
+                continue
+            doc = doc_id_of(reply)
+            if doc:
+                reached.add(doc)
+            if depth < depth_limit:
+                queue.extend((link, depth + 1) for link in self.links_of(url, reply.body))
+        return reached
+
     def spelling_problems(self) -> list[str]:
         """Links stock would take as one URL (one fingerprint) that lead to different documents."""
         outcome: dict[str, tuple[str, str | None]] = {}
@@ -944,13 +977,29 @@ class CoincidenceComparison(FamilyComparison):
         often it asks itself, not on what it dropped (seed 1099, ``--depth-limit 4``
         drawn as 1: stock's ``/featured`` led to ``/guides/faq``, the add-on's, asked
         next, to ``/blog/notes``). Without a limit each is reached by its own links.
-        Not counted as lost, reported apart."""
+        The same holds below such a page: a document within the limit only through
+        ``/featured`` (seed 3093, ``--depth-limit 3``: stock's ``/featured`` led to
+        ``/pricing/notes`` at depth 1, and from there to ``legacy1.test/`` at depth 3;
+        the add-on's to ``/blog/guide``, and ``/pricing/notes``, linked at depth 2 from
+        ``/blog``, is one level too deep for it). Not counted as lost, reported apart."""
         if not self.order.depth_limit:
             return set()
         featured = {
             page.doc_id for site in self.web.sites.values() for page in getattr(site, "featured", ()) if page.doc_id
         }
-        return (super().lost & featured) if featured else set()
+        if not featured:
+            return set()
+        missing = super().lost
+        luck = missing & featured
+        if missing - luck:
+            web = self.web
+            assert isinstance(web, CoincidenceWeb)
+            limit = self.order.depth_limit
+            only_featured = web.reached_within(limit, through_featured=True) - web.reached_within(
+                limit, through_featured=False
+            )
+            luck |= missing & only_featured
+        return luck
 
 
 async def compare_coincidence(
