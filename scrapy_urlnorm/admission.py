@@ -176,7 +176,7 @@ class Admission:
             self.count("urlnorm/redirects_passed")
             return _ADMIT
         depths = self.dedup.depths
-        if depths is not None and depths.shallower(request, key):
+        if depths is not None and (depths.shallower(request, key) or depths.below_own_page(request, fingerprint.value)):
             if not request.meta.get(M.SHALLOWER):
                 request.meta[M.SHALLOWER] = True
                 self.count("urlnorm/depth_refetched")  # its page's links may reach below DEPTH_LIMIT

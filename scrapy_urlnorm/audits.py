@@ -444,7 +444,8 @@ class AuditDesk:
     def settle(self, request: Request, digest: int) -> None:
         """An audit's page arrived: compare it with its representative's."""
         audit = request.meta[M.AUDIT]
-        self.auditor.answered(self.dedup.keys.static(request).value, digest, downloaded=True)
+        own = self.dedup.keys.static(request).value
+        self.auditor.answered(own, digest, downloaded=True)
         if self.stale(request, audit):
             # Its representative's page says nothing of it under today's rules: the same
             # body at a twin that is no longer one site sends its links elsewhere
@@ -454,6 +455,7 @@ class AuditDesk:
             # its own, then, whose links are new.
             request.meta[M.AUDIT] = {**audit, "inconclusive": True}
             self.dedup.count("urlnorm/audits_inconclusive")
+            self._own_page(request, own)
             return
         same = self.auditor.settle(audit["key"], digest)
         if same is None:
@@ -464,6 +466,7 @@ class AuditDesk:
             # the first www_alias drop after a resume, against a page of the killed run, lost
             # the one URL where the twins differ: --kills 2 --flaky --robots --params, seed 148366).
             self.dedup.count("urlnorm/audits_inconclusive")
+            self._own_page(request, own)
             return
         self.dedup.count("urlnorm/audits")
         if same:
@@ -565,5 +568,12 @@ class AuditDesk:
             self.dedup.rule_keeper.audit_failed(request, audit["reason"], audit["host"], digest, audit["key"])
         if self.dedup.depths is not None:
             # The page's links come at the audit's depth: a shallower drop of it goes now
-            # (after the rule learned its exception, so the filter lets it through).
+            # (after the rule learned its exception, so the filter lets it through), and
+            # so does a shallower link to it later.
             self.dedup.depths.release_shallower(self.dedup.ledger, audit["host"], request, depth_of(request))
+            self._own_page(request, self.dedup.keys.static(request).value)
+
+    def _own_page(self, request: Request, own: int) -> None:
+        """``request``'s page is one of its own, as far as its audit can tell (see ``ClaimDepths.own_page``)."""
+        if self.dedup.depths is not None:
+            self.dedup.depths.own_page(own, request)

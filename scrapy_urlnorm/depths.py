@@ -71,6 +71,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEPTHS_FILE = "urlnorm.depths"
+#: Audited URLs whose depth is kept (a page of its own each; audits are bounded already).
+MAX_OWN_PAGES = 100_000
 
 
 def depth_of(request: Request) -> int:
@@ -89,6 +91,9 @@ class ClaimDepths:
         self._depths: dict[int, int] = {}
         #: Keys a page was delivered for: their depth is the shallowest delivery's.
         self._delivered: set[int] = set()
+        #: URLs (static keys) an audit found pages of their own, and the depth that page
+        #: came at (see :meth:`own_page`).
+        self._own_pages: dict[int, int] = {}
 
     @classmethod
     def for_crawl(
@@ -124,6 +129,31 @@ class ClaimDepths:
         for key in keys:
             if depth < depths.get(key, before):
                 depths[key] = depth
+
+    def own_page(self, own: int, request: Request) -> None:
+        """``request``, whose URL's static key is ``own``, delivered a page of its own (an
+        audit that found it so or could not tell, or a page that differs from one a rule
+        merges it with): its links come at its depth. A rule verified on every drop may
+        still merge the URL with another page, whose key was claimed shallower; a later
+        link to the URL shallower than this page is then fetched, not dropped against that
+        key (:meth:`below_own_page`): stock follows the page's links from the shallower
+        link (hosting seed 952, killed, ``DEPTH_LIMIT`` 4: ``/api-docs?v=2``, audited at
+        depth 4 and merged by ``ignore_param:v`` with ``/api-docs`` at depth 1, was
+        dropped when linked at depth 2, and a page it links was cut; ``/blog/?page=2``
+        likewise, fetched at depth 4 and found to differ from ``/blog/``)."""
+        pages = self._own_pages
+        depth = depth_of(request)
+        if depth < pages.get(own, depth + 1) and (own in pages or len(pages) < MAX_OWN_PAGES):
+            pages[own] = depth
+
+    def below_own_page(self, request: Request, own: int) -> bool:
+        """Whether ``request``'s URL (static key ``own``) is a page of its own fetched deeper
+        than ``request``: it is to be fetched, and its depth is now the page's."""
+        depth = self._own_pages.get(own)
+        if depth is None or depth_of(request) >= depth:
+            return False
+        self._own_pages[own] = depth_of(request)
+        return True
 
     def claim_depth(self, key: int) -> int | None:
         """The shallowest depth ``key`` was claimed at, if known (stored with it in Redis)."""
@@ -210,8 +240,9 @@ class ClaimDepths:
         os.replace(temporary, self.path)
 
     def __len__(self) -> int:
-        return len(self._depths)
+        return len(self._depths) + len(self._own_pages)
 
     def clear(self) -> None:
         self._depths.clear()
         self._delivered.clear()
+        self._own_pages.clear()

@@ -348,18 +348,22 @@ class Learner:
 
     def observe_page(
         self, url: str, digest: int, *, length: int = MIN_BODY, server: str = "", relative_links: bool = False
-    ) -> None:
+    ) -> bool:
         """A 200 response for ``url`` (normalized by the static policy) with body ``digest``;
-        ``relative_links``: the page has links relative to its directory (``a.html``, ``../b``)."""
+        ``relative_links``: the page has links relative to its directory (``a.html``, ``../b``).
+        True if it differs from the page of a URL some rule would merge it with."""
         try:
             u = split_url(url)
         except ValueError:
-            return
+            return False
         self.traits.saw_server(u.host, server)
         if relative_links:
             self._relative_links(u.host)
+        differs = False
         for host, kind, other, same in self.pages.page(u, url, digest, length):
             self._evidence(host, kind, other, url, positive=same, via="content", digest=digest if same else None)
+            differs = differs or not same
+        return differs
 
     def _relative_links(self, host: str) -> None:
         """``host`` serves a page whose links are relative to its directory. ``/x`` and

@@ -83,7 +83,13 @@ class RuleKeeper:
                 self.dedup.on_page(request, salt)
             if self.dedup.narrow is not None:
                 self.dedup.narrow.delivered(request, observed)
-        self.learner.observe_page(observed, digest, length=length, server=server, relative_links=relative_links)
+        differs = self.learner.observe_page(
+            observed, digest, length=length, server=server, relative_links=relative_links
+        )
+        if differs and self.dedup.depths is not None and request.method == "GET":
+            # A page of its own beside a URL a rule merges it with: a later link to it,
+            # shallower, is fetched though that rule drops it (see ``ClaimDepths.own_page``).
+            self.dedup.depths.own_page(self.dedup.keys.static(request).value, request)
         if self.dedup.directory_probes is not None:
             self.dedup.directory_probes.delivered(request, observed)
         for caught, hosts in self.learner.pages.take_caught():

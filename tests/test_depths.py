@@ -158,3 +158,18 @@ def test_a_parked_drop_of_another_callback_is_not_one_url_with_it() -> None:
     audit = Request(url, callback=spider.parse, meta={"depth": 3})
     assert ClaimDepths.release_shallower(dedup.ledger, "example.test", audit, 3)
     assert dedup.ledger.parked() == 1
+
+
+def test_a_link_shallower_than_a_page_of_its_own_is_fetched_once_per_depth() -> None:
+    """A URL found a page of its own (an audit, or its page beside one a rule merges it
+    with) at depth 4: a link to it at depth 2 is fetched though the rule drops it against
+    a key claimed at depth 1; one at depth 3 is not, nor another at depth 2."""
+    depths = ClaimDepths()
+    own = 42
+    assert not depths.below_own_page(at(2), own)  # not known for a page of its own
+    depths.own_page(own, at(4))
+    depths.own_page(own, at(5))  # deeper: the page's depth stays
+    assert not depths.below_own_page(at(4), own)
+    assert depths.below_own_page(at(2), own)
+    assert not depths.below_own_page(at(3), own) and not depths.below_own_page(at(2), own)
+    assert depths.below_own_page(at(1), own)

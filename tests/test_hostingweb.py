@@ -5,6 +5,7 @@ coincidences and exceptions answered as described, and a differential crawl or t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -27,7 +28,7 @@ from demoweb.hostingweb import (
     compare_hosting,
     generate_hosting_web,
 )
-from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
+from demoweb.randomweb import REDIRECT_STATUSES, CrawlOrder, doc_id_of
 
 # Determinism, stock's collection of every document and every kind's exceptions are checked
 # for this generator beside the fifth's (``test_quirksweb.py``, ``KIND_GENERATORS``).
@@ -294,3 +295,16 @@ async def test_the_campaign_page_an_edge_host_serves_is_collected(tmp_path: Path
     comparison = await compare_hosting(0, tmp_path)
     assert any(isinstance(site, EdgeSite) for site in comparison.web.hosts)
     assert not comparison.problems(), comparison.report()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_of_its_own_linked_shallower_than_it_came_is_fetched_again(tmp_path: Path) -> None:
+    """Seed 952, killed once and resumed, ``DEPTH_LIMIT = 4``: ``ignore_param`` merges
+    ``/api-docs?v=2`` with ``/api-docs`` (depth 1) and ``/blog/?page=2`` with ``/blog/``,
+    though each is a page of its own (an audit, and the page's own fetch, said so), both
+    fetched at depth 4. Linked at depth 2 later, each was dropped against the shallower
+    key, and the pages they link at depth 3 and 4 were cut; stock reaches them."""
+    order = replace(CrawlOrder.from_seed(952), kills=1, offsite=True, dynamic=True, depth_limit=4)
+    comparison = await compare_hosting(952, tmp_path, order=order)
+    assert not comparison.problems(), comparison.report()
+    assert "did not stop cleanly" in (tmp_path / "killed.run1.log").read_text()
