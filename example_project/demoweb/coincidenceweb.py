@@ -83,11 +83,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urlsplit
 
 from w3lib.url import canonicalize_url
 
-from .randomweb import REDIRECT_STATUSES, CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
+from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
 from .server import NETLOC_HEADER, Reply
 from .wildweb import (
     Pen,
@@ -816,17 +816,14 @@ class CoincidenceWeb(WildWeb):
                 if through_featured and site is not None:
                     queue.extendleft((page.url, depth) for page in getattr(site, "featured", ()))
                 continue
-            reply = self.fetch(url)
-            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
-                queue.appendleft((urljoin(url, reply.headers["Location"]), depth))
+            target, doc, links = self.visit(url)
+            if target is not None:
+                queue.appendleft((target, depth))
                 continue
-            if reply.status != 200:
-                continue
-            doc = doc_id_of(reply)
             if doc:
                 reached.add(doc)
             if depth < depth_limit:
-                queue.extend((link, depth + 1) for link in self.links_of(url, reply.body))
+                queue.extend((link, depth + 1) for link in links)
         return reached
 
     def spelling_problems(self) -> list[str]:

@@ -487,18 +487,25 @@ class RandomWeb:
             if allowed is not None and not allowed(url):
                 continue
             requests += 1
-            reply = self.fetch(url)
-            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
-                schedule(urljoin(url, reply.headers["Location"]))
+            target, doc, links = self.visit(url)
+            if target is not None:
+                schedule(target)
                 continue
-            if reply.status != 200:
-                continue
-            doc = doc_id_of(reply)
             if doc:
                 docs.add(doc)
-            for link in self.links_of(url, reply.body):
+            for link in links:
                 schedule(link)
         return requests, docs
+
+    def visit(self, url: str) -> tuple[str | None, str | None, list[str]]:
+        """What a crawler meets at ``url``: where its redirect leads, else its page's
+        document id and the links stock follows (nothing for an error)."""
+        reply = self.fetch(url)
+        if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
+            return urljoin(url, reply.headers["Location"]), None, []
+        if reply.status != 200:
+            return None, None, []
+        return None, doc_id_of(reply), self.links_of(url, reply.body)
 
     def links_of(self, url: str, body: bytes) -> list[str]:
         """The URLs stock Scrapy follows from a page at ``url``: each ``<a href>``, joined to it."""
