@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Failed URLs of a key after which its other spellings are fetched, not dropped against a pending one.
+FAILURES_BEFORE_FETCHING = 3
+
 _ADMIT = None  # what _against returns when it does not drop
 
 #: What ``check`` answers for a variant held back (not a duplicate: it is scheduled again later).
@@ -222,6 +225,14 @@ class Admission:
             return self.dropped(request, fingerprint, reason, learned=learned)
         if claim is None and key in self.dedup.failed:
             return _ADMIT  # its representative did not deliver: this one may
+        if claim is not None and self.dedup.settling.sent.failures(key) >= FAILURES_BEFORE_FETCHING:
+            # Spellings of the key kept failing (a session in every link to a missing page):
+            # each is fetched as stock fetches it. Dropped against the next pending spelling,
+            # every drop was released at each failure and dropped again, a filter pass per
+            # drop per failure (random seed 173830, ``--flaky --sessions --mixed``: hundreds
+            # of ``/setup/?u=<session>`` answering 404, the crawl slowed to a timeout).
+            self.count("urlnorm/failing_key_fetched")
+            return _ADMIT
         if learned and claim is None and self.dedup.holds.foreign(key):
             self.count("urlnorm/redis/learned_fetched")  # (see ``LeaseHolds.foreign``)
             return _ADMIT

@@ -54,6 +54,11 @@ class SentAlready:
         known = self._by_key.get(key)
         return known is not None and self.fingerprint(request) in known
 
+    def failures(self, key: int) -> int:
+        """How many URLs the failed representatives of ``key`` sent (since it last delivered)."""
+        known = self._by_key.get(key)
+        return len(known) if known is not None else 0
+
     def forget(self, keys: tuple[int, ...]) -> None:
         for key in keys:
             self._by_key.pop(key, None)

@@ -78,6 +78,12 @@ STATS: tuple[StatKey, ...] = (
         "start requests dropped because already seen (a resumed `JOBDIR` crawl)",
     ),
     StatKey(
+        "urlnorm/failing_key_fetched", "filter", "live",
+        "requests fetched rather than dropped against a pending spelling of a key whose last "
+        "representatives all failed (three or more): each is fetched as stock fetches it, instead of "
+        "being released and dropped again at each failure",
+    ),
+    StatKey(
         "urlnorm/depth_refetched", "filter", "live",
         "with `DEPTH_LIMIT`: requests fetched although their key was claimed, because they are shallower "
         "than every request that claimed it (their page's links may reach documents the deeper one's cannot)",

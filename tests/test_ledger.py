@@ -684,3 +684,29 @@ def test_drops_against_a_chain_that_ends_on_a_delivered_page_are_verified() -> N
     assert dedup.check(hop) is not None  # the chain ends on the delivered page
     assert [request.url for request in sent] == ["http://h.test/go/"]
     assert M.AUDIT in sent[0].meta
+
+
+def test_spellings_of_a_key_that_keeps_failing_are_fetched_not_dropped_again_at_each_failure() -> None:
+    """Random seed 173830 (``--flaky --sessions --mixed``): hundreds of links to one missing
+    page, each with its own session (``/setup/?u=...``, one key under ``ignore_param:u``).
+    Each failure released every drop against it, the next spelling took the key and the
+    rest were dropped against it again: a filter pass per drop per failure, and the crawl
+    slowed to its timeout. After three failed spellings the others are fetched as stock
+    fetches them; the filter passes grow with the links, not with their square."""
+    queue: list[Request] = []
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, reschedule=queue.append)
+    links = [Request(f"http://h/missing?utm_source={n}") for n in range(200)]
+    passes = 0
+    fetched: list[Request] = []
+    queue.extend(links)
+    while queue:  # a crawl: every request meets the filter; what it admits is fetched, and fails
+        request = queue.pop(0)
+        passes += 1
+        if dedup.check(request) is None:
+            fetched.append(request)
+        if not queue or len(fetched) % 7 == 0:
+            while fetched:
+                dedup.settling.settle(fetched.pop(0), delivered=False, why="status")
+    # Three rounds of releases before the rest are fetched: linear (it was len(links) ** 2 / 2).
+    assert passes <= 4 * len(links)
+    assert dedup.ledger.unsettled() == 0
