@@ -475,7 +475,7 @@ class AuditDesk:
             logger.info(
                 "Audit found %s is a different page than the one %s merged it into", request.url, audit["reason"]
             )
-            self._mismatch(request, audit, digest)
+            self._mismatch(request, audit, own, digest)
 
     def redirected(self, request: Request, target: str) -> str:
         """An audit answered a redirect: :data:`REDIRECT_AGREES` when it points to the
@@ -483,7 +483,8 @@ class AuditDesk:
         the rule is contradicted (:data:`REDIRECT_DIFFERS`) unless the redirect leaves
         the question open (:data:`REDIRECT_UNDECIDED`, see below)."""
         audit = request.meta[M.AUDIT]
-        self.auditor.answered(self.dedup.keys.static(request).value, target)
+        own = self.dedup.keys.static(request).value
+        self.auditor.answered(own, target)
         verdict = self.verdicts.verdict(request, audit["key"], target)
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
@@ -503,7 +504,7 @@ class AuditDesk:
             return verdict
         logger.info("Audit found %s redirects to %s, not where %s merged it", request.url, target, audit["reason"])
         self.auditor.mismatches += 1
-        self._mismatch(request, audit)
+        self._mismatch(request, audit, own)
         return REDIRECT_DIFFERS
 
     def answered_before(self, request: Request, own: int, key: int, reason: str) -> bool:
@@ -560,8 +561,9 @@ class AuditDesk:
         self.dedup.count("urlnorm/audits")
         self.dedup.count("urlnorm/audits_answered")
 
-    def _mismatch(self, request: Request, audit: dict[str, Any], digest: int | None = None) -> None:
-        """``digest``: the page the audit found (``None``: it redirected elsewhere)."""
+    def _mismatch(self, request: Request, audit: dict[str, Any], own: int, digest: int | None = None) -> None:
+        """``own``: the audited URL's static key; ``digest``: the page the audit found
+        (``None``: it redirected elsewhere)."""
         request.meta[M.AUDIT] = {**audit, "mismatch": True}  # a page of its own: see _audit_lineage
         self.dedup.count("urlnorm/audit_mismatches")
         if audit["reason"].startswith("learned:") and self.dedup.learner is not None:
@@ -571,7 +573,7 @@ class AuditDesk:
             # (after the rule learned its exception, so the filter lets it through), and
             # so does a shallower link to it later.
             self.dedup.depths.release_shallower(self.dedup.ledger, audit["host"], request, depth_of(request))
-            self._own_page(request, self.dedup.keys.static(request).value)
+            self._own_page(request, own)
 
     def _own_page(self, request: Request, own: int) -> None:
         """``request``'s page is one of its own, as far as its audit can tell (see ``ClaimDepths.own_page``)."""

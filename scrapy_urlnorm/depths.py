@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEPTHS_FILE = "urlnorm.depths"
-#: Audited URLs whose depth is kept (a page of its own each; audits are bounded already).
+#: URLs found pages of their own whose depth is kept (see ``ClaimDepths.own_page``).
 MAX_OWN_PAGES = 100_000
 
 
@@ -91,8 +91,8 @@ class ClaimDepths:
         self._depths: dict[int, int] = {}
         #: Keys a page was delivered for: their depth is the shallowest delivery's.
         self._delivered: set[int] = set()
-        #: URLs (static keys) an audit found pages of their own, and the depth that page
-        #: came at (see :meth:`own_page`).
+        #: URLs (static keys) found pages of their own where a rule merges them with
+        #: another, and the depth that page came at (see :meth:`own_page`).
         self._own_pages: dict[int, int] = {}
 
     @classmethod
