@@ -7,10 +7,12 @@ can release it. One per URL: releasing one link of a URL releases its page, and
 its repeats are duplicates of it. "One URL" is told by an identity the ledger
 gives (the request's key under the static policy: ``/p#top`` and
 ``/p?utm_source=x`` are ``/p``, and each callback has its own), so an audit
-that fetched one spelling finds the drop parked under another. Parked drops are most of what a long crawl keeps
-in the ledger, so each is kept light (:meth:`~scrapy_urlnorm.ledger.Drop.lighten`)
-and they are bounded per host and in all; the ledger fetches a drop that does not
-fit instead of keeping it without its insurance.
+that fetched one spelling finds the drop parked under another.
+
+Parked drops are most of what a long crawl keeps in the ledger, so each is kept
+light (:meth:`~scrapy_urlnorm.ledger.Drop.lighten`) and they are bounded per host
+and in all; the ledger fetches a drop that does not fit instead of keeping it
+without its insurance.
 """
 
 from __future__ import annotations

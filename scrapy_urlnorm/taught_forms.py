@@ -219,11 +219,12 @@ class TaughtForms:
         had been dropped against its own pending claim). The link goes as written instead,
         still holding its claim; its parked copy leaves the ledger."""
         self.dedup.count("urlnorm/taught_forms_withdrawn")
+        shortcut = M.SHORTCUT_OF in request.meta
         meta = {key: value for key, value in request.meta.items() if key not in (M.SHORTCUT_OF, M.REWRITTEN_FROM)}
-        if M.SHORTCUT_OF in request.meta:
+        if shortcut:
             meta[M.NO_SHORTCUT] = True
         link = request.replace(url=original, dont_filter=True, meta=meta)
-        if M.SHORTCUT_OF in request.meta:
+        if shortcut:
             self.dedup.responses.shortcut_fell_back(link)
         self._take_back(request, link)
         return link
