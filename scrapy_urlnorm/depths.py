@@ -34,7 +34,10 @@ spelling of it the audit and the drop had (``#top``, a tracking parameter: seed
 With ``JOBDIR`` the depths are saved at a clean stop (``urlnorm.depths``) and
 loaded at the resume. A resume that finds none (the last run was killed) does
 not know how deep the keys it loaded were claimed, and takes them as claimed
-at ``DEPTH_LIMIT``: when unsure, fetch.
+at ``DEPTH_LIMIT``: when unsure, fetch. Pages of their own (:meth:`ClaimDepths.own_page`)
+are rare and the key they are merged into may be claimed shallower again in the
+resumed run, so they are appended to ``urlnorm.own_pages`` as they are found: a
+resume after a stop or a kill still fetches a link shallower than such a page.
 
 In a distributed crawl each key's shallowest claim depth is stored beside its
 rank in Redis (``redis_link.DEPTH_UNIT``): a claim carries its request's depth,
@@ -58,7 +61,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .persistence import key_of_words, key_words
+from .persistence import RecordLog, key_of_words, key_words
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -71,6 +74,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEPTHS_FILE = "urlnorm.depths"
+OWN_PAGES_FILE = "urlnorm.own_pages"
 #: URLs found pages of their own whose depth is kept (see ``ClaimDepths.own_page``).
 MAX_OWN_PAGES = 100_000
 
@@ -83,10 +87,13 @@ def depth_of(request: Request) -> int:
 class ClaimDepths:
     """The shallowest depth each key was claimed at; ``unknown`` for a key not seen claimed."""
 
-    def __init__(self, *, unknown: int = 0, path: Path | None = None, bits: int = 64) -> None:
+    def __init__(
+        self, *, unknown: int = 0, path: Path | None = None, bits: int = 64, own_path: Path | None = None
+    ) -> None:
         self.unknown = unknown
         self.path = path
-        self._record = struct.Struct("<QQH" if bits == 128 else "<QH")
+        fmt = "<QQH" if bits == 128 else "<QH"
+        self._record = struct.Struct(fmt)
         self._wide = bits == 128
         self._depths: dict[int, int] = {}
         #: Keys a page was delivered for: their depth is the shallowest delivery's.
@@ -94,6 +101,11 @@ class ClaimDepths:
         #: URLs (static keys) found pages of their own where a rule merges them with
         #: another, and the depth that page came at (see :meth:`own_page`).
         self._own_pages: dict[int, int] = {}
+        self._own_log = RecordLog(own_path, fmt)
+        for words in self._own_log.open():
+            own, depth = key_of_words(words, self._wide), words[-1]
+            if depth < self._own_pages.get(own, depth + 1) and len(self._own_pages) < MAX_OWN_PAGES:
+                self._own_pages[own] = depth
 
     @classmethod
     def for_crawl(
@@ -105,7 +117,11 @@ class ClaimDepths:
         limit = settings.getint("DEPTH_LIMIT")
         if limit <= 0:
             return None
-        depths = cls(path=Path(jobdir, DEPTHS_FILE) if jobdir else None, bits=bits)
+        depths = cls(
+            path=Path(jobdir, DEPTHS_FILE) if jobdir else None,
+            own_path=Path(jobdir, OWN_PAGES_FILE) if jobdir else None,
+            bits=bits,
+        )
         loaded = depths.load()
         if shared:
             depths.unknown = limit  # (a key another worker claimed before its depth was stored)
@@ -144,7 +160,7 @@ class ClaimDepths:
         pages = self._own_pages
         depth = depth_of(request)
         if depth < pages.get(own, depth + 1) and (own in pages or len(pages) < MAX_OWN_PAGES):
-            pages[own] = depth
+            self._set_own_page(own, depth)
 
     def below_own_page(self, request: Request, own: int) -> bool:
         """Whether ``request``'s URL (static key ``own``) is a page of its own fetched deeper
@@ -152,8 +168,12 @@ class ClaimDepths:
         depth = self._own_pages.get(own)
         if depth is None or depth_of(request) >= depth:
             return False
-        self._own_pages[own] = depth_of(request)
+        self._set_own_page(own, depth_of(request))
         return True
+
+    def _set_own_page(self, own: int, depth: int) -> None:
+        self._own_pages[own] = depth
+        self._own_log.append(*key_words(own, self._wide), min(depth, 0xFFFF))
 
     def claim_depth(self, key: int) -> int | None:
         """The shallowest depth ``key`` was claimed at, if known (stored with it in Redis)."""
@@ -230,7 +250,9 @@ class ClaimDepths:
         return True
 
     def save(self) -> None:
-        """At a clean stop: every remembered depth, written atomically."""
+        """At a clean stop: every remembered depth, written atomically (pages of their own
+        are in their own file already)."""
+        self._own_log.close()
         if self.path is None:
             return
         pack, wide = self._record.pack, self._wide

@@ -10,7 +10,7 @@ from scrapy.settings import Settings
 
 from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.dedup import Deduplicator
-from scrapy_urlnorm.depths import DEPTHS_FILE, ClaimDepths
+from scrapy_urlnorm.depths import DEPTHS_FILE, OWN_PAGES_FILE, ClaimDepths
 from scrapy_urlnorm.ledger import DropLedger
 from scrapy_urlnorm.policy import Policy
 
@@ -173,3 +173,25 @@ def test_a_link_shallower_than_a_page_of_its_own_is_fetched_once_per_depth() -> 
     assert depths.below_own_page(at(2), own)
     assert not depths.below_own_page(at(3), own) and not depths.below_own_page(at(2), own)
     assert depths.below_own_page(at(1), own)
+
+
+@pytest.mark.parametrize("stop", ["clean", "kill"])
+def test_a_page_of_its_own_is_known_after_a_resume(tmp_path: Path, stop: str) -> None:
+    """The key such a page is merged into may be claimed shallower again in the resumed
+    run, so a link shallower than the page must still be fetched: the page's depth is
+    appended to the ``JOBDIR`` as it is found, and a kill keeps it too."""
+    settings = Settings({"DEPTH_LIMIT": 5})
+    first = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=False, bits=64)
+    assert first is not None
+    first.own_page(42, at(4))
+    assert first.below_own_page(at(3), 42)  # now known at depth 3
+    if stop == "clean":
+        first.save()
+    resumed = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=True, bits=64)
+    assert resumed is not None
+    assert not resumed.below_own_page(at(3), 42)
+    assert resumed.below_own_page(at(2), 42)
+    assert (tmp_path / OWN_PAGES_FILE).exists(), "kept for every later resume"
+    resumed.save()
+    again = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=True, bits=64)
+    assert again is not None and not again.below_own_page(at(2), 42) and again.below_own_page(at(1), 42)
