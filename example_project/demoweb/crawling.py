@@ -11,7 +11,7 @@ import json
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import scrapy
 from scrapy.crawler import CrawlerRunner
@@ -46,10 +46,18 @@ class LinkSpider(scrapy.Spider):
     has: the links of a *listing* (about half the documents, drawn from the seed
     and the document id) go to ``parse_listed``, which yields the item; every
     other link goes to ``parse``, which only follows. Stock then collects a
-    document only where some spelling of it was linked from a listing."""
+    document only where some spelling of it was linked from a listing.
+
+    With ``DEMOWEB_MANUAL_REDIRECTS``, the spider follows redirects itself, as
+    spiders that record redirect chains do: its ``handle_httpstatus_list`` names
+    the redirect statuses, so ``RedirectMiddleware`` hands them to the callback,
+    which follows ``Location`` with the same callback (the new request goes
+    through the scheduler and its filter, as any link)."""
 
     name = "links"
     callbacks_seed: str | None = None
+    #: Redirect statuses the spider reads itself (``DEMOWEB_MANUAL_REDIRECTS``).
+    REDIRECTS: ClassVar[list[int]] = [301, 302, 303, 307, 308]
 
     def __init__(self, start_urls: list[str] = (), **kwargs: Any) -> None:  # type: ignore[assignment]
         super().__init__(**kwargs)
@@ -62,6 +70,8 @@ class LinkSpider(scrapy.Spider):
         if allowed:  # (a setting, so a crawl in a process of its own gets it too)
             spider.allowed_domains = allowed
         spider.callbacks_seed = crawler.settings.get("DEMOWEB_CALLBACKS_SEED")
+        if crawler.settings.getbool("DEMOWEB_MANUAL_REDIRECTS"):
+            spider.handle_httpstatus_list = cls.REDIRECTS
         return spider
 
     def parse(self, response: scrapy.http.Response) -> Iterator[Any]:
@@ -71,6 +81,12 @@ class LinkSpider(scrapy.Spider):
         return self.page(response, item=True)
 
     def page(self, response: scrapy.http.Response, *, item: bool) -> Iterator[Any]:
+        if response.status in self.REDIRECTS:
+            location = response.headers.get("Location")
+            if location:
+                callback = response.request.callback if response.request is not None else None
+                yield self.follow(response, location.decode("latin-1"), callback or self.parse)
+            return
         doc_id = response.css('meta[name="doc-id"]::attr(content)').get()
         if doc_id and item:
             yield {"url": response.url, "doc_id": doc_id}
