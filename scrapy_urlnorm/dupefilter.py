@@ -118,7 +118,17 @@ class UrlNormDupeFilter(BaseDupeFilter):
         then flushes, so a crash between the two can only fetch a request
         twice, never lose it."""
         hold = getattr(self.dedup.seen, "hold_writes", None)
-        return hold() if callable(hold) else lambda: None
+        flush_seen: Callable[[], None] = hold() if callable(hold) else (lambda: None)
+        if self.dedup.depths is None:
+            return flush_seen
+        # A key's depth record must not get ahead of the claim it describes.
+        flush_depths = self.dedup.depths.hold_writes()
+
+        def flush() -> None:
+            flush_seen()
+            flush_depths()
+
+        return flush
 
     def open(self) -> None:
         # Before the first request: the queue Scrapy saved at the last stop holds

@@ -6,7 +6,7 @@ import json
 import logging
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -62,12 +62,14 @@ def key_of_words(words: tuple[int, ...], wide: bool) -> int:
 class RecordLog:
     """An append-only ``JOBDIR`` file of fixed-size records (``struct`` format ``fmt``):
     what earlier runs wrote is read back once, then every record is written as it comes
-    (unbuffered, so a ``kill -9`` keeps all but a torn last one, which is left out)."""
+    (unbuffered, so a ``kill -9`` keeps all but a torn last one, which is left out), or
+    held back between :meth:`hold` and :meth:`flush` to be written in one go."""
 
     def __init__(self, path: str | Path | None, fmt: str) -> None:
         self.path = Path(path) if path else None
         self.record = struct.Struct(fmt)
         self._file: BinaryIO | None = None
+        self._held: bytearray | None = None
 
     def open(self) -> Iterator[tuple[Any, ...]]:
         """The records earlier runs wrote; from now on :meth:`append` writes to the file."""
@@ -77,12 +79,40 @@ class RecordLog:
         self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
         return self.record.iter_unpack(data[: len(data) - len(data) % self.record.size])
 
+    def rewrite(self, records: Iterable[tuple[int, ...]]) -> None:
+        """Replace the file with ``records`` (atomically), then go on appending to it:
+        an earlier run's superseded records are not read again at every resume."""
+        if self.path is None:
+            return
+        self.close()
+        pack = self.record.pack
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_bytes(b"".join(pack(*fields) for fields in records))
+        os.replace(temporary, self.path)
+        self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+
     def append(self, *fields: int) -> None:
-        if self._file is not None:
+        if self._file is None:
+            return
+        if self._held is not None:
+            self._held += self.record.pack(*fields)
+        else:
             self._file.write(self.record.pack(*fields))
+
+    def hold(self) -> None:
+        """Keep new records in memory until :meth:`flush`."""
+        if self._held is None:
+            self._held = bytearray()
+
+    def flush(self) -> None:
+        """Write the held records, in one write."""
+        if self._held and self._file is not None:
+            self._file.write(self._held)
+            self._held.clear()
 
     def close(self) -> None:
         if self._file is not None:
+            self.flush()
             self._file.close()
             self._file = None
 

@@ -10,7 +10,7 @@ from scrapy.settings import Settings
 
 from scrapy_urlnorm import meta as M
 from scrapy_urlnorm.dedup import Deduplicator
-from scrapy_urlnorm.depths import DEPTHS_FILE, OWN_PAGES_FILE, ClaimDepths
+from scrapy_urlnorm.depths import DEPTH_LOG_FILE, DEPTHS_FILE, OWN_PAGES_FILE, ClaimDepths
 from scrapy_urlnorm.ledger import DropLedger
 from scrapy_urlnorm.policy import Policy
 
@@ -49,11 +49,48 @@ def test_a_clean_stop_saves_the_depths_and_the_resume_takes_them_back(tmp_path: 
 
 
 def test_a_resume_after_a_kill_takes_every_earlier_key_as_claimed_at_the_limit(tmp_path: Path) -> None:
+    """Where the depth journal has nothing for a key (a JOBDIR of an older version)."""
     depths = ClaimDepths.for_crawl(Settings({"DEPTH_LIMIT": 4}), str(tmp_path), resumed=True, bits=64)
     assert depths is not None and depths.unknown == 4
     assert depths.shallower(at(3), 42) and not depths.shallower(at(4), 42)
     depths.claimed(at(2), (42,))
     assert not depths.shallower(at(2), 42) and depths.shallower(at(1), 42)
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_a_resume_after_a_kill_takes_each_key_s_last_journaled_depth(tmp_path: Path, bits: int) -> None:
+    """Every change of a key's depth is journaled as it happens, so a killed run's keys
+    keep their depths; only a key the journal has nothing for counts as claimed at the limit
+    (each kill used to cost a crawl every link shallower than the limit again)."""
+    settings = Settings({"DEPTH_LIMIT": 4})
+    key = (1 << (bits - 1)) | 777
+    first = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=False, bits=bits)
+    assert first is not None
+    first.claimed(at(3), (key, 8))
+    first.claimed(at(1), (8,))  # shallower: the last record wins
+    first.delivered(at(2), (9,))
+    # killed here: no save()
+    resumed = ClaimDepths.for_crawl(settings, str(tmp_path), resumed=True, bits=bits)
+    assert resumed is not None and resumed.unknown == 4
+    assert not resumed.shallower(at(3), key) and resumed.shallower(at(2), key)
+    assert not resumed.shallower(at(1), 8) and resumed.shallower(at(0), 8)
+    assert not resumed.shallower(at(2), 9) and resumed.shallower(at(1), 9)
+    assert resumed.shallower(at(3), 10), "never journaled: claimed at the limit, when unsure fetch"
+    records = (tmp_path / DEPTH_LOG_FILE).stat().st_size
+    assert records == 3 * (10 if bits == 64 else 18), "rewritten at the resume: one record per key"
+
+
+def test_depth_records_held_back_are_written_at_the_flush(tmp_path: Path) -> None:
+    """With the crash-safe frontier, a depth is written with the seen set's records, after
+    the request that claimed it was journaled: never ahead of a claim a kill could lose."""
+    depths = ClaimDepths.for_crawl(Settings({"DEPTH_LIMIT": 4}), str(tmp_path), resumed=False, bits=64)
+    assert depths is not None
+    flush = depths.hold_writes()
+    depths.claimed(at(2), (5,))
+    log = tmp_path / DEPTH_LOG_FILE
+    assert log.stat().st_size == 0
+    flush()
+    assert log.stat().st_size == 10
 
 
 def test_a_request_let_through_for_being_shallower_is_kept_at_download_time() -> None:
