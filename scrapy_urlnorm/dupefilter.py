@@ -49,6 +49,7 @@ class UrlNormDupeFilter(BaseDupeFilter):
     def request_seen(self, request: Request) -> bool:
         reason = self.dedup.check(request)
         if reason is None:
+            request.meta[M.ADMITTED] = request.url
             return False
         self._last = (request, reason)
         return True

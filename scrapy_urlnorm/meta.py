@@ -12,6 +12,9 @@ from typing import Any
 PREFIX = "_urlnorm"
 #: The namespace of the host's learned rules when the request was checked.
 RULES_VERSION = "_urlnorm_rules_version"
+#: On a request the filter admitted: its URL then. A retry of it (``dont_filter`` set by
+#: Scrapy's ``RetryMiddleware``) keeps the mark, and its redirect goes through the filter.
+ADMITTED = "_urlnorm_admitted"
 #: On an audit: what it is compared with ({"key", "reason", "scope"}).
 AUDIT = "_urlnorm_audit"
 #: On a descendant of an audit: never audited itself.

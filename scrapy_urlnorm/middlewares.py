@@ -377,6 +377,21 @@ def _scrub(request: Request, lineage: bool) -> None:
         meta[M.NO_AUDIT] = True
 
 
+def _not_the_users(request: Request) -> bool:
+    """Whether ``request``'s ``dont_filter`` is ours or a retry's, not the user's: a
+    shortcut or rewrite sent in place of a filtered request, a link fetched as written
+    after its shortcut failed, an audit followed as the request it was; or the copy
+    Scrapy's ``RetryMiddleware`` made of a request this filter admitted (sent past the
+    filter, its redirect to a page delivered already downloaded that page again: on a
+    flaky site that drops a link's session on its way from ``www.h`` to ``h``, each such
+    download opened a new session in every link, and random seed 173830 with ``--flaky
+    --sessions --mixed`` never ended, 40,000 requests)."""
+    meta = request.meta
+    if M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta or M.NO_SHORTCUT in meta:
+        return True
+    return "retry_times" in meta and meta.get(M.ADMITTED) == request.url
+
+
 class RedirectLearningMiddleware:
     """Shows every raw redirect (3xx with a ``Location``) to the learner.
 
@@ -398,17 +413,10 @@ class RedirectLearningMiddleware:
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         meta = request.meta
-        if (
-            request.dont_filter
-            and (M.SHORTCUT_OF in meta or M.REWRITTEN_FROM in meta or M.NO_SHORTCUT in meta)
-            and self._redirects(response)
-        ):
-            # dont_filter was ours (a shortcut or rewrite sent in place of a filtered
-            # request, a link fetched as written after its shortcut failed, an audit
-            # followed as the request it was), not the user's: the redirect Scrapy
-            # builds from this request must go through the filter as the link's own
-            # redirect would (a self-redirect is followed 20 times otherwise; so is a
-            # page refreshing to itself: seed 131029, ``/moved-1``, 21 downloads).
+        if request.dont_filter and _not_the_users(request) and self._redirects(response):
+            # The redirect Scrapy builds from this request must go through the filter as the
+            # link's own redirect would (a self-redirect is followed 20 times otherwise; so is
+            # a page refreshing to itself: seed 131029, ``/moved-1``, 21 downloads).
             request.dont_filter = False
         if 300 <= response.status < 400 and b"Location" in response.headers and M.CANARY not in meta:
             if M.TWIN in meta and self.dedup.twins is not None:

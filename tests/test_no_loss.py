@@ -999,6 +999,37 @@ async def test_a_form_withdrawn_after_a_revocation_is_no_proof_of_its_own_url() 
     assert addon.stats["urlnorm/taught_forms_withdrawn"] == 1
 
 
+def retried_redirect_site() -> FunctionSite:
+    """``/`` links ``/p`` and ``/old``; ``/old`` answers ``503`` once, then redirects to
+    ``/p``, a page fetched by then (FIFO, one request at a time)."""
+    asked = Counter[str]()
+    pages = {"/": ["/p", "/old"], "/p": []}
+
+    def handle(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        if path == "/old":
+            asked[path] += 1
+            return Reply(503, b"busy", {"Content-Type": "text/plain"}) if asked[path] == 1 else Reply.redirect("/p")
+        return Reply.page(f"retried:{path}", pages[path]) if path in pages else Reply.not_found()
+
+    return FunctionSite(handle)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_redirect_of_a_retried_request_goes_through_the_filter() -> None:
+    """Scrapy's retry sets ``dont_filter`` on its copy, and its redirect inherits it:
+    stock downloads ``/p`` again. The add-on filters that redirect as it would have
+    without the retry (random seed 173830, ``--flaky --sessions --mixed``: each such
+    download of a page that opens a session put a new session into every link, and
+    the crawl never ended)."""
+    start = ["http://retried.test/"]
+    stock = await run({"retried.test": retried_redirect_site()}, start, RETRIES)
+    addon = await run({"retried.test": retried_redirect_site()}, start, {**RETRIES, **ADDON})
+    assert_no_loss(stock, addon)
+    assert stock.fetched().count("/p") == 2, "stock: the retry's redirect passed its filter"
+    assert addon.fetched().count("/p") == 1
+    assert addon.fetched().count("/old") == 2
+
+
 # -- 9. DEPTH_LIMIT ---------------------------------------------------------------------------------
 
 
