@@ -1030,6 +1030,35 @@ async def test_the_redirect_of_a_retried_request_goes_through_the_filter() -> No
     assert addon.fetched().count("/old") == 2
 
 
+def mod_dir_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Directories redirect to their slash form (``/d`` -> ``/d/``), as Apache's ``mod_dir``
+    does; ``/`` links each directory both ways, and ``/d1/`` links ``/d2`` and ``/d3``."""
+    pages = {"/": ["/d1", "/d1/", "/d2/", "/d4"], "/d1/": ["/d2", "/d3"], "/d2/": [], "/d3/": ["/d4"], "/d4/": []}
+    if path in pages:
+        return Reply.page(f"slash:{path}", pages[path])
+    if path + "/" in pages:
+        return Reply.redirect(path + "/")
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_spider_that_follows_redirects_itself_loses_nothing() -> None:
+    """A spider that lists the redirect statuses in ``handle_httpstatus_list`` reads each
+    redirect in its callback and follows ``Location`` itself (``DEMOWEB_MANUAL_REDIRECTS``,
+    as spiders that record redirect chains do): ``RedirectMiddleware`` stands aside, the
+    add-on still learns ``trailing_slash`` from the redirects it sees, and the new
+    requests go through its filter like any link."""
+    settings = {**ORDERED, "DEMOWEB_MANUAL_REDIRECTS": True}
+    stock, addon = await stock_and_addon({"slash.test": FunctionSite(mod_dir_site)}, ["http://slash.test/"], settings)
+    assert_no_loss(stock, addon)
+    assert {"slash:/d3/", "slash:/d4/"} <= stock.docs
+    followed = await run({"slash.test": FunctionSite(mod_dir_site)}, ["http://slash.test/"], ORDERED)
+    # A redirect the spider follows is a link, one level deeper; one Scrapy follows is not.
+    assert stock.stats["request_depth_max"] > followed.stats["request_depth_max"]
+    assert addon.stats.get("downloader/response_status_count/301", 0) > 0
+    assert addon.requests <= stock.requests
+
+
 # -- 9. DEPTH_LIMIT ---------------------------------------------------------------------------------
 
 
