@@ -86,7 +86,7 @@ class RecordLog:
             return
         self.close()
         pack = self.record.pack
-        temporary = self.path.with_suffix(".tmp")
+        temporary = self.path.with_name(self.path.name + ".tmp")  # (not with_suffix: urlnorm.tmp is shared)
         temporary.write_bytes(b"".join(pack(*fields) for fields in records))
         os.replace(temporary, self.path)
         self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
