@@ -33,7 +33,9 @@ from __future__ import annotations
 import gzip
 import html
 import os
+import random
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -52,6 +54,7 @@ from demoweb.randomweb import (
     compare,
     crawl_web,
     doc_id_of,
+    fronted_sites,
     generate,
     robots_answered,
     robots_rules,
@@ -496,6 +499,47 @@ def test_robots_txt_luck_is_told_apart_only_where_the_addon_was_given_that_robot
     allows = robots_rules(web)
     assert not allows("http://h2.test/Blog/Contact-8.htm") and not allows("http://h2.test:80/Blog/Contact-8.htm")
     assert allows("http://h2.test/Press/Faq-3.htm") and allows("http://nowhere.test/Blog/")
+
+
+@pytest.mark.parametrize("seed", SEEDS[:10])
+def test_with_nothing_forbidden_every_document_is_collectable(seed: int) -> None:
+    """The search that tells robots.txt luck apart reaches at least what stock reaches."""
+    web = generate(seed, query_pages=True, meta_refresh=True)
+    assert web.collectable(lambda url: True) == web.documents
+
+
+KITCHEN_SINK = {"robots": True, "https": True, "refresh": True, "params": True, "mixed": True}
+KITCHEN_SINK |= {"dynamic": True, "lenient": True, "callbacks": True, "cookies": True, "offsite": True}
+
+
+@pytest.mark.parametrize(
+    ("seed", "depth_limit", "doc", "through"),
+    [(174558, 3, "h2.test/blog/", "h3.test"), (174575, 4, "www.h0.test/list?page=2", "www.h0.test")],
+)
+def test_a_document_only_a_failed_robots_txt_let_stock_reach_is_luck_at_any_remove(
+    seed: int, depth_limit: int, doc: str, through: str
+) -> None:
+    """Kitchen-sink seeds (every condition, a spider that follows redirects itself,
+    ``DEPTH_LIMIT``, one kill): stock collected ``h2.test/blog/`` as an item only from a
+    link on ``h3.test``, whose ``robots.txt`` (``Disallow: /``) failed it; on ``h2.test`` the
+    page is linked for the item callback only one level too deep. ``/list?page=2`` is
+    linked only from ``/list`` and item pages, both forbidden. Stock reached them because
+    its own robots.txt failed, which the search over (URL, callback, depth) tells; the
+    reachability it replaced ignored callbacks and depth and was skipped with refresh
+    pages and lenient hosts, so both were reported lost."""
+    order = replace(CrawlOrder.from_seed(seed), depth_limit=depth_limit, **KITCHEN_SINK)
+    web = generate(seed, query_pages=True, meta_refresh=True, mixed_sections=True)
+    allows = robots_rules(web)
+    sites = fronted_sites(web, replace(order, flaky=False, cookies=False))
+
+    def listing(doc: str | None) -> bool:
+        return random.Random(f"{seed}:{doc}").random() < 0.5
+
+    def search(allowed: Callable[[str], bool]) -> set[str]:
+        return web.collectable(allowed, depth_limit=depth_limit, listing=listing, manual_redirects=True, sites=sites)
+
+    assert doc not in search(allows)
+    assert doc in search(lambda url: allows(url) or urlsplit(url).hostname == through)
 
 
 @pytest.mark.parametrize(

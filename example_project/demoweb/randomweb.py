@@ -81,7 +81,20 @@ from w3lib.url import canonicalize_url, safe_url_string
 
 from .aspnet import AspNetSessions
 from .crawling import LinkSpider, RulesSpider, crawl
-from .server import Dynamic, Flaky, Hit, Lenient, Reply, Secure, Site, VirtualWeb, request_cookie
+from .server import (
+    METHOD_HEADER,
+    NETLOC_HEADER,
+    SCHEME_HEADER,
+    Dynamic,
+    Flaky,
+    Hit,
+    Lenient,
+    Reply,
+    Secure,
+    Site,
+    VirtualWeb,
+    request_cookie,
+)
 from .sitemaps import Sitemaps, sitemap_urls
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
@@ -117,6 +130,8 @@ _ANCHOR_HREF = re.compile(rb'(<a href=")([^"]*)"')
 #: Names sites keep sessions under in URLs where no list of the add-on knows them.
 _URL_SESSION_NAMES = ("s", "sess", "visit", "u", "vid", "sk")
 _HREF = re.compile(r'<a href="([^"]*)"')
+#: A ``<meta http-equiv="refresh">``'s target (every generator writes ``content="N; url=..."``).
+_REFRESH = re.compile(r'<meta http-equiv="refresh" content="[^";]*;\s*url=([^"]*)"', re.IGNORECASE)
 
 
 def render_page(
@@ -506,6 +521,66 @@ class RandomWeb:
         if reply.status != 200:
             return None, None, []
         return None, doc_id_of(reply), self.links_of(url, reply.body)
+
+    def collectable(
+        self,
+        allowed: Callable[[str], bool],
+        *,
+        depth_limit: int = 0,
+        listing: Callable[[str | None], bool] | None = None,
+        manual_redirects: bool = False,
+        sites: Mapping[str, Site] | None = None,
+        limit: int = 50_000,
+    ) -> set[str]:
+        """The documents some crawl that fetches only what ``allowed`` allows could collect
+        as items, whatever its order: more than any crawl collects, never less (a
+        document outside it is one no such crawl reaches). Each (URL, callback) is taken
+        at the least depth any path gives it: a link one level below its page, a redirect
+        and a ``<meta http-equiv="refresh">`` at its request's depth and callback (one
+        level below with ``manual_redirects``, the spider's own request), none past
+        ``depth_limit``. With ``listing`` (two callbacks: ``listing(doc)`` says whether a
+        page's links go to the one that yields items) only those yield items, and start
+        requests do not. ``sites``: answered by these (the fronts a crawl order puts before
+        the web's own sites, :func:`fronted_sites`), not by the web's own."""
+        fetch = self.fetch if sites is None else (lambda url: fetch_from(sites, url))
+        best: dict[tuple[str, bool], int] = {}
+        queue: deque[tuple[str, int, bool]] = deque()
+
+        def push(url: str, depth: int, item: bool, *, same_level: bool = False) -> None:
+            if depth_limit and depth > depth_limit:
+                return
+            key = (canonicalize_url(safe_url_string(url)), item)
+            if best.get(key, depth + 1) <= depth:
+                return
+            best[key] = depth
+            (queue.appendleft if same_level else queue.append)((url, depth, item))
+
+        for url in self.start_urls:
+            push(url, 0, listing is None)
+        docs: set[str] = set()
+        requests = 0
+        while queue and requests < limit:
+            url, depth, item = queue.popleft()
+            if best.get((canonicalize_url(safe_url_string(url)), item)) != depth or not allowed(url):
+                continue
+            requests += 1
+            reply = fetch(url)
+            if reply.status in REDIRECT_STATUSES and "Location" in reply.headers:
+                target = urljoin(url, reply.headers["Location"])
+                push(target, depth + manual_redirects, item, same_level=not manual_redirects)
+                continue
+            if reply.status != 200:
+                continue
+            doc = doc_id_of(reply)
+            if doc and item:
+                docs.add(doc)
+            body = reply.body.decode()
+            for target in _REFRESH.findall(body):  # (its URL may be quoted: URL='/x')
+                push(urljoin(url, html.unescape(target).strip("'\" ")), depth, item, same_level=True)
+            child = listing is None or listing(doc)
+            for link in self.links_of(url, reply.body):
+                push(link, depth + 1, child)
+        return docs
 
     def links_of(self, url: str, body: bytes) -> list[str]:
         """The URLs stock Scrapy follows from a page at ``url``: each ``<a href>``, joined to it."""
@@ -1587,8 +1662,10 @@ class Comparison:
         the site's ``robots.txt`` forbids every URL stock collected it at, and the add-on
         was given the ``robots.txt`` of every host stock collected it on; or no crawl that
         obeys the ``robots.txt`` the add-on was given, and no other, reaches it (linked only
-        from pages those forbid; not judged where ``--refresh`` or ``--lenient`` change
-        what links lead where). Where the add-on never asked (it merged ``h:80`` into
+        from pages those forbid; with ``--refresh`` or ``--lenient``, which make more links,
+        by a search that takes every link either could make: kitchen-sink seeds 174558 and
+        174575, where ``/list?page=2`` is linked only from ``/list``, which ``robots.txt``
+        forbids, and from item pages it forbids too). Where the add-on never asked (it merged ``h:80`` into
         ``h``) or was not answered either, it is counted lost, except on ``h:80`` where
         stock was not given that robots.txt either and the add-on, resumed, was given
         ``h``'s, the same file of the same origin: whether the add-on asked ``h:80`` for
@@ -1620,12 +1697,24 @@ class Comparison:
         luck = {doc for doc in missing if urls_of.get(doc) and all(map(forbidden_but_told, urls_of[doc]))}
         # Linked only from forbidden pages: not reached by a crawl that obeys the robots.txt
         # the add-on was given, and no other (every host and port it was not told is open).
-        if missing - luck and not (self.order.refresh or self.order.lenient):
+        # (not with sitemaps: pages only a sitemap names are beyond this search)
+        if missing - luck and not self.order.sitemaps:
 
             def obeyed_as_told(url: str) -> bool:
                 return allows(url) or urlsplit(url).netloc.lower() not in told
 
-            reachable = self.web.simulate_stock(allowed=obeyed_as_told)[1]
+            order = self.order
+            seed = str(order.seed)
+            reachable = self.web.collectable(
+                obeyed_as_told,
+                # (no ASP.NET cookie front: without a jar, its probes never reach the page;
+                # the sites answer the pages it guards plainly, which reaches more, not less)
+                sites=fronted_sites(self.web, replace(order, flaky=False, cookies=False)),
+                depth_limit=order.depth_limit,
+                # (as LinkSpider.page draws a page's callback, from its doc-id, None too)
+                listing=(lambda doc: random.Random(f"{seed}:{doc}").random() < 0.5) if order.callbacks else None,
+                manual_redirects=bool(order.shared_settings.get("DEMOWEB_MANUAL_REDIRECTS")),
+            )
             luck |= {doc for doc in missing - luck if doc not in reachable}
         return luck
 
@@ -1676,7 +1765,27 @@ C = TypeVar("C", bound=Comparison)
 
 
 def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
-    """``web`` on a fresh server, with the fronts ``order`` asks for: ``robots``, each
+    """``web`` on a fresh server, with the fronts ``order`` asks for (:func:`fronted_sites`)."""
+    server = VirtualWeb(web.sites if order is None else fronted_sites(web, order))
+    # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
+    # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
+    server._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
+    return server
+
+
+def fetch_from(sites: Mapping[str, Site], url: str) -> Reply:
+    """What ``sites`` answer a ``GET`` for ``url``, without HTTP (as :class:`VirtualWeb` routes it)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").rstrip(".").lower()
+    site = sites.get(host)
+    if site is None:
+        return Reply.not_found()
+    headers = {"Host": host, NETLOC_HEADER: parts.netloc.lower(), SCHEME_HEADER: parts.scheme, METHOD_HEADER: "GET"}
+    return site.handle(parts.path or "/", parts.query, headers)
+
+
+def fronted_sites(web: RandomWeb, order: CrawlOrder) -> Mapping[str, Site]:
+    """``web``'s sites behind the fronts ``order`` asks for: ``robots``, each
     site with the ``robots.txt`` :class:`Robots` draws from the seed; ``dynamic``, about
     half the sites render each answer anew (:class:`~demoweb.server.Dynamic`); ``lenient``,
     about half serve a page where they would redirect by one step (:class:`~demoweb.server.Lenient`);
@@ -1684,35 +1793,31 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     seed, counted per server), which may fail a ``robots.txt`` too; ``cookies``, about
     half the IIS hosts run ASP.NET sessions (:class:`~demoweb.aspnet.AspNetSessions`)."""
     sites: Mapping[str, Site] = web.sites
-    if order is not None and order.robots:
+    if order.robots:
         fronts_r = {id(site): Robots(site, f"{web.seed}:robots") for site in web.hosts}
         sites = {host: fronts_r[id(site)] for host, site in sites.items()}
-    if order is not None and order.sitemaps:
+    if order.sitemaps:
         fronts_m: dict[int, Sitemaps] = {}
         for host, site in web.sites.items():  # (one front per site: twins share it)
             if id(site) not in fronts_m:
                 fronts_m[id(site)] = Sitemaps(sites[host], web, site)
         sites = {host: fronts_m[id(site)] for host, site in web.sites.items()}
-    if order is not None and order.cookies:  # (robots.txt and sitemaps are no pages of its)
+    if order.cookies:  # (robots.txt and sitemaps are no pages of its)
         fronts_a = {id(site): AspNetSessions(site, f"{web.seed}:aspnet") for site in sites.values()}
         sites = {host: fronts_a[id(site)] for host, site in sites.items()}
-    if order is not None and order.lenient:
+    if order.lenient:
         fronts_l = {id(site): Lenient(site, f"{web.seed}:lenient") for site in sites.values()}
         sites = {host: fronts_l[id(site)] for host, site in sites.items()}
-    if order is not None and order.dynamic:
+    if order.dynamic:
         fronts_d = {id(site): Dynamic(site, f"{web.seed}:dynamic") for site in sites.values()}
         sites = {host: fronts_d[id(site)] for host, site in sites.items()}
-    if order is not None and order.https:
+    if order.https:
         fronts_s = {id(site): Secure(site, f"{web.seed}:https") for site in sites.values()}
         sites = {host: fronts_s[id(site)] for host, site in sites.items()}
-    if order is not None and order.flaky:
+    if order.flaky:
         fronts = {id(site): Flaky(site, f"{web.seed}:flaky") for site in sites.values()}
         sites = {host: fronts[id(site)] for host, site in sites.items()}
-    server = VirtualWeb(sites)
-    # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
-    # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
-    server._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
-    return server
+    return sites
 
 
 async def crawl_web(
