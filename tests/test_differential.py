@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -58,6 +59,7 @@ from demoweb.randomweb import (
     generate,
     robots_answered,
     robots_rules,
+    stock_misses_in_other_orders,
     told_from_cookie_luck,
     web_settings,
 )
@@ -665,6 +667,36 @@ async def test_cookie_luck_is_a_document_stock_misses_too_in_another_crawl_order
     comparison = await told_from_cookie_luck(comparison, web_settings(web, order), tmp_path)
     assert comparison.cookie_luck == ({doc} if luck else set())
     assert comparison.lost == (set() if luck else {doc})
+
+
+@pytest.mark.parametrize("resets", [[], [15]])
+@pytest_twisted.ensureDeferred
+async def test_with_a_depth_limit_only_the_emptied_jar_is_judged_in_the_same_order(
+    resets: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quirks seed 2047 with every condition and a spider that follows redirects itself,
+    ``DEPTH_LIMIT`` 4, stopped or killed once: the resumed add-on met ASP.NET's cookieless
+    redirects to ``/(S(session))/`` again, each a level deeper, and missed
+    ``sharepoint0.test/``; stock, its jar emptied 6, 15, 25 or 40 responses into its crawl,
+    misses it too. With a depth limit (the depth each page is met at depends on the order)
+    only that is judged, in the add-on's own order; without a reset, nothing is."""
+    seed = 2047
+    order = replace(CrawlOrder.from_seed(seed), depth_limit=4, cookies=True, callbacks=True)
+    crawled: list[tuple[CrawlOrder, Any]] = []
+
+    async def fake_crawl(web: Any, other: CrawlOrder, both: Any, *args: Any, **kwargs: Any) -> CrawlSummary:
+        crawled.append((other, both.get("DEMOWEB_COOKIE_RESETS")))
+        return CrawlSummary([], 10, "finished", 1.0, {})
+
+    monkeypatch.setattr(randomweb, "crawl_web", fake_crawl)
+    missed = await stock_misses_in_other_orders(None, order, {}, tmp_path, {"sharepoint0.test/"}, resets)  # type: ignore[arg-type]
+    if not resets:
+        assert missed == frozenset() and crawled == []
+        return
+    assert missed == {"sharepoint0.test/"}
+    other, emptied_at = crawled[0]
+    assert emptied_at == resets and other.depth_limit == 4
+    assert (other.fifo, other.concurrency, other.priorities) == (order.fifo, order.concurrency, order.priorities)
 
 
 @pytest.mark.parametrize("resets", [[], [13]])
