@@ -1662,11 +1662,11 @@ class Comparison:
         the site's ``robots.txt`` forbids every URL stock collected it at, and the add-on
         was given the ``robots.txt`` of every host stock collected it on; or no crawl that
         obeys the ``robots.txt`` the add-on was given, and no other, reaches it (linked only
-        from pages those forbid; with ``--refresh`` or ``--lenient``, which make more links,
-        by a search that takes every link either could make: kitchen-sink seeds 174558 and
-        174575, where ``/list?page=2`` is linked only from ``/list``, which ``robots.txt``
-        forbids, and from item pages it forbids too). Where the add-on never asked (it merged ``h:80`` into
-        ``h``) or was not answered either, it is counted lost, except on ``h:80`` where
+        from pages those forbid, or linked for the callback that yields items only from
+        them or too deep for ``DEPTH_LIMIT``: :meth:`RandomWeb.collectable`, through the
+        order's own fronts, refresh pages and lenient hosts included; kitchen-sink seeds
+        174558 and 174575, ``h2.test/blog/`` and ``/list?page=2``). Where the add-on never
+        asked (it merged ``h:80`` into ``h``) or was not answered either, it is counted lost, except on ``h:80`` where
         stock was not given that robots.txt either and the add-on, resumed, was given
         ``h``'s, the same file of the same origin: whether the add-on asked ``h:80`` for
         another URL and met a failure too does not matter, it read the page's links at
