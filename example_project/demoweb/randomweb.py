@@ -457,12 +457,7 @@ class RandomWeb:
     def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> Reply:
         """What the server answers for ``url`` (with request ``headers``), without HTTP (as
         VirtualWeb routes it)."""
-        parts = urlsplit(url)
-        host = (parts.hostname or "").rstrip(".").lower()
-        site = self.sites.get(host)
-        if site is None:
-            return Reply.not_found()
-        return site.handle(parts.path or "/", parts.query, {**(headers or {}), "Host": host})
+        return route(self.sites, url, headers or {})
 
     def resolve(self, url: str, hops: int = 20) -> str | None:
         """The document ``url`` ends at after redirects (``None``: 404, soft 404, loop, too many hops)."""
@@ -1773,15 +1768,22 @@ def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     return server
 
 
-def fetch_from(sites: Mapping[str, Site], url: str) -> Reply:
-    """What ``sites`` answer a ``GET`` for ``url``, without HTTP (as :class:`VirtualWeb` routes it)."""
+def route(sites: Mapping[str, Site], url: str, headers: Mapping[str, str]) -> Reply:
+    """What the site of ``url``'s host among ``sites`` answers it, with request ``headers``
+    (``Host`` set from the URL), without HTTP (as :class:`VirtualWeb` routes it)."""
     parts = urlsplit(url)
     host = (parts.hostname or "").rstrip(".").lower()
     site = sites.get(host)
     if site is None:
         return Reply.not_found()
-    headers = {"Host": host, NETLOC_HEADER: parts.netloc.lower(), SCHEME_HEADER: parts.scheme, METHOD_HEADER: "GET"}
-    return site.handle(parts.path or "/", parts.query, headers)
+    return site.handle(parts.path or "/", parts.query, {**headers, "Host": host})
+
+
+def fetch_from(sites: Mapping[str, Site], url: str) -> Reply:
+    """What ``sites`` answer a ``GET`` for ``url``, with the headers :class:`VirtualWeb` adds
+    (the netloc and scheme it was reached at: the fronts read them)."""
+    parts = urlsplit(url)
+    return route(sites, url, {NETLOC_HEADER: parts.netloc.lower(), SCHEME_HEADER: parts.scheme, METHOD_HEADER: "GET"})
 
 
 def fronted_sites(web: RandomWeb, order: CrawlOrder) -> Mapping[str, Site]:

@@ -104,6 +104,7 @@ from .randomweb import (
     TwinHosts,
     _relative,
     compare_by_family,
+    route,
     serve,
     span_sites,
 )
@@ -1052,20 +1053,13 @@ class WildWeb(RandomWeb):
 
     def fetch(self, url: str, headers: Mapping[str, str] | None = None, method: str = "GET") -> Reply:
         parts = urlsplit(url)
-        host = (parts.hostname or "").rstrip(".").lower()
-        site = self.sites.get(host)
-        if site is None:
-            return Reply.not_found()
-        netloc = host + (f":{parts.port}" if parts.port else "")
+        netloc = (parts.hostname or "").rstrip(".").lower() + (f":{parts.port}" if parts.port else "")
         previous = request_method()
         _METHOD.value = method
         try:
-            reply = site.handle(
-                parts.path or "/", parts.query, {**(headers or {}), "Host": host, NETLOC_HEADER: netloc}
-            )
+            return route(self.sites, url, {**(headers or {}), NETLOC_HEADER: netloc})
         finally:
             _METHOD.value = previous
-        return reply
 
     def links_of(self, url: str, body: bytes) -> list[str]:
         """The URLs Scrapy follows from a page at ``url``: each ``<a href>`` joined to the page's base."""
