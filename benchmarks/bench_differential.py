@@ -200,8 +200,12 @@ def web_of(seed: int) -> RandomWeb:
     )
 
 
+#: The add-on's stats of duplicate downloads by cause (``urlnorm/duplicate_downloads/<cause>``).
+_DUPLICATES_BY_CAUSE = "urlnorm/duplicate_downloads/"
+
+
 def summarize(crawl: CrawlSummary) -> dict[str, Any]:
-    return {
+    summary = {
         "requests": crawl.requests,
         "docs": len(crawl.docs),
         "pages": len(crawl.doc_ids),
@@ -210,6 +214,14 @@ def summarize(crawl: CrawlSummary) -> dict[str, Any]:
         "seconds": round(crawl.seconds, 3),
         "urls_twice": crawl.urls_twice,
     }
+    causes = {
+        key.removeprefix(_DUPLICATES_BY_CAUSE): value
+        for key, value in (crawl.stats or {}).items()
+        if key.startswith(_DUPLICATES_BY_CAUSE)
+    }
+    if causes:
+        summary["duplicates_by_cause"] = causes  # (the add-on's: what it chose to spend, see learning_savings.py)
+    return summary
 
 
 def row(comparison: Comparison) -> dict[str, Any]:
