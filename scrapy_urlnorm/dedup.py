@@ -267,9 +267,28 @@ class Deduplicator:
     def fail(self, claim: Claim, why: str, sent: Callable[[Request], bool] | None = None) -> None:
         """``claim``'s representative settled without delivering (``sent``: whether a drop
         is what it sent already, not to be fetched again; see ``Settlement.sent``)."""
+        self._abandon_unsent(claim, sent)
         keys = self.ledger.failed(claim, why, mark=self.failed.add, sent=sent)
         if self.on_failed is not None and keys:
             self.on_failed(keys)
+
+    def _abandon_unsent(self, claim: Claim, sent: Callable[[Request], bool] | None) -> None:
+        """Mark abandoned the static key of each drop of ``claim`` that the claim holds and
+        that was never sent as written: a link parked while its taught form went in its
+        place (or any request the claim stood for in another form). Released, it meets its
+        own key, failed; without the mark it was dropped as an exact duplicate of itself, a
+        URL stock fetches (coincidence seed 3589 with ``URLNORM_CONDITIONAL_AUDITS =
+        False``: ``www.h/shop/``, another virtual host, sent as its taught form ``h/shop/``,
+        which redirected to a page that had failed; the link was lost)."""
+        if not claim.drops:
+            return
+        held = set(claim.keys)
+        for drop in claim.drops:
+            if drop.settled or (sent is not None and sent(drop.request)):
+                continue
+            own = self.keys.static(drop.request).value
+            if own in held:
+                self.abandoned.add((own,))
 
     def reschedule_released(self, request: Request, why: str) -> None:
         assert self.reschedule_request is not None

@@ -110,6 +110,9 @@ class Settlement:
             if holds or any(key in dedup.failed for key in fingerprint.keys):  # (a key failing, or failed)
                 keys = fingerprint.keys if claim is None else (*fingerprint.keys, *claim.keys)
                 sent = self.sent.record(keys, request)
+                # Sent as written now: no longer a key nothing fetched (``abandoned``), so a
+                # later link to the failing URL is the duplicate stock drops, not fetched again.
+                dedup.abandoned.discard((fingerprint.value,))
                 if claim is not None and holds:
                     dedup.fail(claim, why, sent)
 

@@ -259,6 +259,22 @@ async def test_losses_found_stay_fixed(seed: int, tmp_path: Path) -> None:
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_link_parked_under_its_taught_form_is_fetched_when_that_form_fails(tmp_path: Path) -> None:
+    """Seed 3589, fifo-c1-prio with query pages, two callbacks and
+    ``URLNORM_CONDITIONAL_AUDITS = False`` (without twin probes, which had masked it):
+    ``www.rewrites3.test/shop/``, another virtual host, was parked while its taught form
+    ``rewrites3.test/shop/`` went in its place; that form's claim joined ``/SHOP/``'s
+    redirect chain, which looped and failed. Released, the link met its own key, failed,
+    and was dropped as an exact duplicate of itself, a URL nothing had fetched: lost.
+    Such a key is now abandoned (never sent as written), and the link is fetched."""
+    order = replace(CrawlOrder.from_seed(3589), params=True, callbacks=True)
+    comparison = await compare_coincidence(3589, tmp_path, {"URLNORM_CONDITIONAL_AUDITS": False}, order=order)
+    assert not comparison.sanity_problems(), comparison.report()
+    assert not comparison.problems(), comparison.report()
+    assert "www.rewrites3.test/shop/" in comparison.addon.docs
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_url_released_by_a_revoked_twin_rule_is_audited_against_its_new_page(tmp_path: Path) -> None:
     """Seed 2472, lifo-c1-jobdir killed twice (one run in two): ``h/app/users/`` was settled
     against its ``www`` twin's page by a directory probe; ``www_alias`` revoked (the twin's
