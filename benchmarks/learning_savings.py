@@ -7,8 +7,8 @@ Both hold stock's crawls too; stock's figures are the first file's. Prints, per 
 requests, pages downloaded (200 responses with a document), duplicate pages (those
 less the documents), redundancy (median, 90th percentile, worst), documents lost
 against stock, and the downloads spent on learning's own checks (the report's
-``duplicates_by_cause``: audits, directory and twin probes, entity-tag canaries,
-shortcuts and links sent as written). Then the share of what the static policy
+``duplicates_by_cause``: audits, directory and twin probes, shortcuts and links
+sent as written). Then the share of what the static policy
 downloads twice that learning saves, the issue's figure of merit.
 
     python benchmarks/bench_differential.py --seeds 100 --start S --json learning.json
@@ -27,8 +27,9 @@ from typing import Any
 
 #: The duplicate downloads learning's own checks chose (``urlnorm/duplicate_downloads/<cause>``);
 #: ``ordinary`` (a pair learning needed, a spelling no rule merges), ``campaign`` (a campaign
-#: value checked) and ``released`` (a drop fetched when its promise failed) are not.
-LEARNING_CAUSES = ("audit", "directory_probe", "twin_probe", "canary", "shortcut", "rewritten", "as_written")
+#: value checked), ``canary`` (a host's entity tags tested, with or without learning) and
+#: ``released`` (a drop fetched when its promise failed) are not.
+LEARNING_CAUSES = ("audit", "directory_probe", "twin_probe", "shortcut", "rewritten", "as_written")
 
 
 def read_rows(path: Path) -> dict[int, dict[str, Any]]:
