@@ -1,4 +1,4 @@
-"""Campaign parameters: kept in a link's key until its host shows they are only tags.
+"""Campaign parameters: kept in a link's key, each page checked with each value.
 
 The default policy removes tracking parameters. Click ids (``gclid``, ``fbclid``...) and
 ``utm_source``/``utm_medium`` say where a visitor came from, and no site serves another page
@@ -10,17 +10,19 @@ link; dropped against ``/lp/spring``, the campaign's page and what it links were
 (``bench_differential.py --web hosting``, the ``edge`` kind).
 
 So where the policy removes a campaign parameter, a link's keys (static, learned and a
-section's alike) keep it, with its value, until that value has answered the plain page on
-:data:`PATHS_TO_TRUST` paths of its site, ``www`` twins as one (byte for byte, a page the
-crawl had already where the plain page is not known yet, or a redirect to the plain URL):
-from then on the value is a tag there and the step removes it as before. A value that answered
-another page than the plain one makes the parameter part of the page on its site: all its
-values are kept from then on. A link kept apart costs one request, as stock pays for it.
+section's alike) keep it, with its value: each page is fetched once with each campaign
+value its links carry, as stock fetches it (the spellings of its other tracking
+parameters, its fragment and the rest of the policy still merge). A value is never
+trusted on one page because it answered the plain page on others: a newsletter tags its
+links to six products and the landing page with one campaign, and only the landing page
+reads it (a value trusted on its site after two such answers lost the campaign's page,
+``tests/test_campaigns.py``). Where the plain page delivered with an entity tag, the check
+is a conditional request (:mod:`scrapy_urlnorm.twins`): a ``304`` costs no download.
 
+What the checks' pages show is kept for the report: a value that answered another page
+than the plain one counts its parameter as read on that site (``urlnorm/campaign_params_read``).
 The decision is made once per URL and remembered (:data:`URLS_REMEMBERED`), so the keys of a
-request never change while it is pending: its claim is found when it settles. A link queued
-before its value was trusted is settled when it is about to be sent
-(:mod:`scrapy_urlnorm.campaign_late`).
+request never change while it is pending.
 """
 
 from __future__ import annotations
@@ -49,13 +51,13 @@ CAMPAIGN_PARAMS: frozenset[str] = frozenset(
         "pk_campaign", "pk_cpn", "pk_content", "pk_kwd", "pk_keyword",
     }
 )  # fmt: skip
-#: Distinct paths (plain keys) on which a value answered the plain page before it is trusted.
-PATHS_TO_TRUST = 2
-#: Decisions remembered, by URL (beyond: the oldest are made again, perhaps otherwise).
+#: Decisions remembered, by URL (beyond: the oldest are made again, and counted again).
 URLS_REMEMBERED = 100_000
-#: Values with answers remembered, and pages waiting for their plain page's digest.
-VALUES_REMEMBERED = 100_000
+#: Plain pages a campaign spelling delivered first waits for, and spellings per plain page.
 WAITING_REMEMBERED = 10_000
+WAITING_PER_PAGE = 8
+#: Parameters of sites seen reading them, for the report.
+READ_REMEMBERED = 10_000
 
 _HINT = re.compile(r"[?&;](?:" + "|".join(sorted(CAMPAIGN_PARAMS)) + ")", re.IGNORECASE)
 
@@ -85,7 +87,7 @@ def _name(pair: str) -> str:
 
 
 class CampaignChecks:
-    """Which campaign parameters a link's keys keep, and what their answers showed."""
+    """Which campaign parameters a link's keys keep, and which sites were seen reading them."""
 
     def __init__(self, policy: Policy, count: Callable[[str], None] | None = None) -> None:
         self.policy = policy
@@ -96,9 +98,7 @@ class CampaignChecks:
         self.sort = policy.sort_query
         self.count = count
         self._decided: OrderedDict[str, str] = OrderedDict()  # URL -> the pairs its keys keep ("&"-joined)
-        self._answers: OrderedDict[tuple[str, str, str], set[int]] = OrderedDict()  # (host, name, value) -> plain keys
-        self._trusted: set[tuple[str, str, str]] = set()
-        self._content: set[tuple[str, str]] = set()  # (host, name): a value answered another page
+        self._read: set[tuple[str, str]] = set()  # (site, name): a value answered another page
         self._waiting: OrderedDict[int, list[tuple[str, int]]] = OrderedDict()  # plain key -> (URL, digest)
 
     # -- keys ---------------------------------------------------------------------------------
@@ -118,28 +118,12 @@ class CampaignChecks:
             except ValueError:
                 policy = self.policy
             names = _checked(policy) if policy.tracking_params or policy.remove_params else frozenset()
-        host = _site(url)
-        kept = sorted(pair for pair in _query_pairs(url) if _name(pair) in names and not self._is_tag(host, pair))
+        kept = sorted(pair for pair in _query_pairs(url) if _name(pair) in names)
         decided = "&".join(kept)
         put_recent(self._decided, url, decided, URLS_REMEMBERED)
         if decided and self.count is not None:
             self.count("urlnorm/campaign_links_kept_apart")
         return decided
-
-    def _is_tag(self, host: str, pair: str) -> bool:
-        name = _name(pair)
-        return (host, name) not in self._content and (host, name, pair.partition("=")[2]) in self._trusted
-
-    def tagged_since(self, url: str) -> str | None:
-        """``url``'s plain URL, where its keys keep campaign pairs all of which have been
-        shown to be tags on its site since that was decided; else ``None``."""
-        kept = self.kept(url)
-        if not kept:
-            return None
-        host = _site(url)
-        if not all(self._is_tag(host, pair) for pair in kept.split("&")):
-            return None
-        return self.plain(url)
 
     def keep(self, url: str, normalized: str) -> str:
         """``normalized`` (``url`` under a policy) with the campaign pairs ``url``'s keys keep
@@ -181,13 +165,13 @@ class CampaignChecks:
         selected nothing new there; else ``url`` waits for its plain page
         (:meth:`plain_delivered`), which may never be linked as such."""
         if plain_digest is not None or had:
-            self.answered(url, plain_keys[0], same=digest == plain_digest if plain_digest is not None else True)
+            self.answered(url, same=digest == plain_digest if plain_digest is not None else True)
             return
         for key in plain_keys:
             waiting = self._waiting.get(key)
             if waiting is None:
                 put_recent(self._waiting, key, [(url, digest)], WAITING_REMEMBERED)
-            elif len(waiting) < PATHS_TO_TRUST * 4:
+            elif len(waiting) < WAITING_PER_PAGE:
                 waiting.append((url, digest))
 
     def plain_delivered(self, keys: tuple[int, ...], digest: int) -> None:
@@ -196,43 +180,24 @@ class CampaignChecks:
             return
         for key in keys:
             for url, seen in self._waiting.pop(key, ()):
-                self.answered(url, keys[0], same=seen == digest)
+                self.answered(url, same=seen == digest)
 
-    def answered(self, url: str, plain_key: int, *, same: bool) -> None:
-        """``url``'s page is (``same``) or is not the page of its plain URL (``plain_key``)."""
+    def answered(self, url: str, *, same: bool) -> None:
+        """``url``'s page is (``same``) or is not the page of its plain URL: a parameter
+        read is reported (its values are kept apart as every campaign value is)."""
         kept = self.kept(url)
-        if not kept:
+        if same or not kept:
             return
-        host = _site(url)
-        pairs = kept.split("&")
-        if not same:
-            for name in {_name(pair) for pair in pairs}:
-                if (host, name) not in self._content:
-                    self._content.add((host, name))
-                    logger.info("%s serves another page than without %s: its values are kept apart", url, name)
-                    if self.count is not None:
-                        self.count("urlnorm/campaign_params_read")
-            return
-        for pair in pairs:
-            value = (host, _name(pair), pair.partition("=")[2])
-            if value in self._trusted:
-                continue
-            paths = self._answers.get(value)
-            if paths is None:
-                if len(self._answers) >= VALUES_REMEMBERED:
-                    continue
-                paths = self._answers[value] = set()
-            paths.add(plain_key)
-            if len(paths) >= PATHS_TO_TRUST:
-                del self._answers[value]
-                self._trusted.add(value)
-                logger.debug("Campaign value %s=%s on %s answered the plain page twice: a tag", *value[1:], host)
+        site = _site(url)
+        for name in sorted({_name(pair) for pair in kept.split("&")}):
+            if (site, name) not in self._read and len(self._read) < READ_REMEMBERED:
+                self._read.add((site, name))
+                logger.info("%s serves another page than without %s", url, name)
                 if self.count is not None:
-                    self.count("urlnorm/campaign_values_trusted")
+                    self.count("urlnorm/campaign_params_read")
 
     def sizes(self) -> dict[str, int]:
         return {
             "campaign_urls": len(self._decided),
-            "campaign_values": len(self._answers) + len(self._trusted),
             "campaign_waiting": len(self._waiting),
         }

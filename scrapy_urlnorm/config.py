@@ -375,8 +375,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         _B,
         BOOL_VALUES,
         "keep campaign parameters (utm_campaign, utm_content, utm_term...) the tracking step removes in a "
-        "link's key until their value answered the plain page on two paths of its host (one request each, "
-        "as stock pays; False: trust the step, fewer requests, a campaign's landing page may be lost)",
+        "link's key: each page is fetched once with each campaign value its links carry, as stock fetches it "
+        "(False: trust the step, fewer requests, a campaign's landing page may be lost)",
         check_bool,
     ),
     SettingSpec(

@@ -134,7 +134,7 @@ class RequestKeys:
         self._young_size = min(cache_size >> 1, 32)  # each generation's size now (see above)
         self._drop_fragment = not policy.keep_fragment and not policy.host_policies
         self.invalid_hosts: set[str] = set()
-        #: Campaign parameters kept in keys until shown to be tags (see :mod:`scrapy_urlnorm.campaigns`).
+        #: Campaign parameters kept in keys (see :mod:`scrapy_urlnorm.campaigns`).
         self.campaigns: CampaignChecks | None = None
 
     def normalize(self, url: str) -> tuple[str | None, int]:

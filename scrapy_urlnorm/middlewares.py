@@ -15,7 +15,6 @@ from scrapy.http.request import NO_CALLBACK
 from . import meta as M
 from .audits import unmarked
 from .bodiless import BodilessAnswers, LateDuplicate, content_location
-from .campaign_late import settle_tagged
 from .dedup import Deduplicator
 from .digests import page_digest
 from .held_redirects import HeldRedirects, redirect_target
@@ -193,8 +192,6 @@ class NormalizeMiddleware:
             reason = self.dedup.late.recheck(request)
             if reason is not None:
                 raise LateDuplicate(f"duplicate under rules learned since it was queued ({reason}): {request.url}")
-            if settle_tagged(self.dedup, request) is not None:
-                raise LateDuplicate(f"campaign shown to be a tag since it was queued: {request.url}")
             if M.AUDIT not in meta and self.dedup.late.audited_meanwhile(request):
                 raise LateDuplicate(f"downloaded by an audit while it was queued: {request.url}")
             if M.AUDIT in meta:  # its drop is to be verified, and can be cheaply

@@ -245,7 +245,7 @@ _CAUSES = {
     "shortcut": "(a link sent in its taught form)",
     "rewritten": "(sent normalized)",
     "released": "(a drop released past the filter)",
-    "campaign": "(a link whose campaign value was not yet shown to be a tag)",
+    "campaign": "(a page checked with a campaign value its links carried)",
 }
 
 

@@ -48,7 +48,7 @@ class ResponseFeed:
         plain = campaigns.plain(request.url) if campaigns is not None else None  # (its keys keep a campaign)
         cause = M.sent_as(request.meta)
         if cause is None and plain is not None:
-            cause = "campaign"  # (fetched because its campaign value was not yet shown to be a tag)
+            cause = "campaign"  # (its keys kept its campaign value: fetched, as stock fetches it)
         had = dedup.meter.page(digest, host, cause)
         tags = audits.cheap.tags
         if tags is not None and tag and not tags.observe(host, tag, digest, url, length):
@@ -95,8 +95,6 @@ class ResponseFeed:
         auditor = dedup.audits.auditor
         known = next((seen for key in plain_keys if (seen := auditor.digest(key)) is not None), None)
         campaigns.delivered(request.url, digest, plain_keys, known, had=had)
-        if known is None and campaigns.tagged_since(request.url) is not None:
-            auditor.remember(plain_keys, digest)  # (its campaign is a tag: this is the plain page)
 
     def _spelled(self, url: str, digest: int) -> None:
         """Tell the parameter spellings of ``url``'s resources what it answered; where a
@@ -133,26 +131,8 @@ class ResponseFeed:
         return has_relative_links(response.body)
 
     def observe_redirect(self, source: str, target: str) -> None:
-        if self.dedup.keys.campaigns is not None:
-            self._campaign_redirect(source, target)
         if self.dedup.learner is not None:
             self.dedup.rule_keeper.observe_redirect(source, target)
-
-    def _campaign_redirect(self, source: str, target: str) -> None:
-        """A redirect from a URL whose keys keep campaign pairs to the URL without them:
-        the value is a tag there (see :mod:`scrapy_urlnorm.campaigns`)."""
-        campaigns = self.dedup.keys.campaigns
-        assert campaigns is not None
-        plain = campaigns.plain(source)
-        if plain is None:
-            return
-        try:
-            plain_keys = self.dedup.fingerprint(Request(plain)).keys
-            target_keys = self.dedup.fingerprint(Request(target)).keys
-        except ValueError:  # (a Location Scrapy cannot request: it says nothing here)
-            return
-        if set(plain_keys) & set(target_keys):
-            campaigns.answered(source, plain_keys[0], same=True)
 
     def canonical_url(self, url: str) -> str | None:
         """The form of ``url`` its host's redirects taught (see ``LearnedPolicies.canonical_url``)."""

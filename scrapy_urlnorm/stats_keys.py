@@ -113,24 +113,8 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/campaign_links_kept_apart", "filter", "live",
         "distinct URLs whose campaign parameters (`utm_campaign`, `utm_content`, `utm_term`, ...) their keys "
-        "kept although the tracking step removes them: their value had not yet answered the plain page on two "
-        "paths of its host (`URLNORM_VERIFY_CAMPAIGNS`; each fetched as stock fetches it)",
-    ),
-    StatKey(
-        "urlnorm/campaign_values_trusted", "filter", "live",
-        "campaign parameter values that answered the plain page on two paths of their host: removed there from then on",
-    ),
-    StatKey(
-        "urlnorm/campaign_links_late_filtered", "filter", "live",
-        "queued links whose campaign parameters were kept in their keys, dropped when sent because their value "
-        "had since answered the plain page on two paths of their site and the plain URL was admitted "
-        "(against its delivered page, or its pending claim, whose fate they share)",
-    ),
-    StatKey(
-        "urlnorm/campaign_links_stand_for_plain", "filter", "live",
-        "queued links whose campaign parameters were kept in their keys, sent when their value had since "
-        "answered the plain page on two paths of their site but their plain URL was not linked yet: they claim "
-        "it too, so the plain link is dropped against them",
+        "kept although the tracking step removes them: each page is fetched once with each campaign value, "
+        "as stock fetches it (`URLNORM_VERIFY_CAMPAIGNS`)",
     ),
     StatKey(
         "urlnorm/campaign_probes", "filter", "live",
@@ -143,8 +127,8 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey(
         "urlnorm/campaign_params_read", "filter", "live",
-        "campaign parameters a host served another page for (a landing page reading `utm_campaign`): all their "
-        "values are kept in keys on that host",
+        "campaign parameters a site served another page for (a landing page reading `utm_campaign`), "
+        "once per site and parameter",
     ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     StatKey(
@@ -510,10 +494,6 @@ STATS: tuple[StatKey, ...] = (
     StatKey(
         "urlnorm/memory/campaign_urls", "memory", "close",
         "URLs with campaign parameters whose keys' decision is remembered (cap 100,000, LRU)",
-    ),
-    StatKey(
-        "urlnorm/memory/campaign_values", "memory", "close",
-        "campaign parameter values with answers remembered, trusted or not yet (cap 100,000 undecided)",
     ),
     StatKey(
         "urlnorm/memory/campaign_waiting", "memory", "close",

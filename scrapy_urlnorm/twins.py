@@ -132,8 +132,8 @@ class TwinProbes:
         dedup.count("urlnorm/twin_probes")
 
     def _condition_campaign(self, request: Request, tags: EntityTags) -> bool:
-        """A link whose keys keep a campaign value not yet shown to be a tag (see
-        :mod:`scrapy_urlnorm.campaigns`) is sent with its plain page's entity tag, where that
+        """A link whose keys keep a campaign value (see :mod:`scrapy_urlnorm.campaigns`)
+        is sent with its plain page's entity tag, where that
         page was delivered here and its host's tags are evidence: a ``304`` says the value
         selected the plain page there, without a second download of it. Relative links
         resolve alike on both (a query changes none of them), so the plain page's links stand
