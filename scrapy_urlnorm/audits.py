@@ -485,7 +485,7 @@ class AuditDesk:
         audit = request.meta[M.AUDIT]
         own = self.dedup.keys.static(request).value
         self.auditor.answered(own, target)
-        verdict = self.verdicts.verdict(request, audit["key"], target)
+        verdict = self.verdicts.verdict(request, audit["key"], target, str(audit["reason"]))
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
         if verdict == REDIRECT_AGREES:
@@ -521,7 +521,8 @@ class AuditDesk:
         if answer is None:
             return False
         if isinstance(answer, str):
-            return self.verdicts.verdict(request, key, answer) == REDIRECT_AGREES
+            # (``request`` may be a drop, not yet an audit: the reason is the caller's.)
+            return self.verdicts.verdict(request, key, answer, reason) == REDIRECT_AGREES
         return answer == self.auditor.digest(key)
 
     def answer(self, request: Request, own: int, reason: str) -> int | str | None:

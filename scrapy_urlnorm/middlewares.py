@@ -285,6 +285,7 @@ class NormalizeMiddleware:
                 )
         except Exception:  # our bookkeeping must never cost the response
             logger.exception("scrapy-urlnorm could not settle %s", response)
+            self.dedup.count("urlnorm/internal_errors")
         return response
 
     def _page_keys(self, request: Request) -> tuple[int, ...]:
@@ -319,6 +320,7 @@ class NormalizeMiddleware:
             self.dedup.settling.settle(request, delivered=False, why=why)
         except Exception:
             logger.exception("scrapy-urlnorm could not settle %s", request)
+            self.dedup.count("urlnorm/internal_errors")
         return None
 
 
@@ -428,6 +430,7 @@ class RedirectLearningMiddleware:
                     self.dedup.audits.auditor.representative_redirected(self.dedup.fingerprint(request).keys, location)
             except Exception:  # learning must never cost the response
                 logger.exception("scrapy-urlnorm could not learn from redirect %s", response)
+                self.dedup.count("urlnorm/internal_errors")
         return response
 
     def _redirects(self, response: Response) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import meta as M
 from .keys import host_of
 
 if TYPE_CHECKING:
@@ -39,8 +38,9 @@ class RedirectVerdicts:
         self.auditor = auditor
         self.choice = choice
 
-    def verdict(self, request: Request, key: int, target: str) -> str:
-        """What ``request`` redirecting to ``target`` says of its drop against ``key``.
+    def verdict(self, request: Request, key: int, target: str, reason: str) -> str:
+        """What ``request`` redirecting to ``target`` says of its drop against ``key`` for
+        ``reason``: an audit's, or a drop's whose URL an earlier fetch saw redirect.
         It agrees where ``target`` has the representative's key, or (when a rule change
         on the host has since renamed learned keys) a key of the audited URL under
         today's rules; through a learned key only where that match rests on no rule
@@ -59,7 +59,7 @@ class RedirectVerdicts:
             # ``trailing_slash`` held, judged after it was revoked, revoked ``www_alias``).
             return REDIRECT_AGREES
         if aimed.learned is not None and (key == aimed.learned or aimed.learned in own):
-            if self._rests_on_exceptions(request, aimed) or self._rests_on_unvouched(request, aimed):
+            if self._rests_on_exceptions(request, aimed) or self._rests_on_unvouched(aimed, reason):
                 return REDIRECT_UNDECIDED
             return REDIRECT_AGREES
         return REDIRECT_UNDECIDED if self._redirected_alike(request, key, aimed) else REDIRECT_DIFFERS
@@ -87,10 +87,10 @@ class RedirectVerdicts:
         narrow = self.dedup.narrow
         return narrow is None or not narrow.names_delivered_leniently(request.replace(url=url), url)
 
-    def _rests_on_unvouched(self, request: Request, aimed: Fingerprint) -> bool:
-        """Whether the learned key of ``aimed`` (a redirect target of the audit ``request``)
-        may rest on a sampled path or host rule that has not held where ``aimed`` is, other
-        than the rule the audit checks (its redirect answers for that one). An S3 bucket
+    def _rests_on_unvouched(self, aimed: Fingerprint, reason: str) -> bool:
+        """Whether the learned key of ``aimed`` (a redirect target) may rest on a sampled
+        path or host rule that has not held where ``aimed`` is, other than the rule of the
+        drop's ``reason`` (its redirect answers for that one). An S3 bucket
         under ``/files/`` keeps ``/files//notes.md`` apart from ``/files/notes.md`` where the
         rest of the site merges doubled slashes: ``http://h/files//notes.md``, checked for
         ``https_alias``, redirected to ``https://h/files//notes.md``, one key with the
@@ -100,8 +100,7 @@ class RedirectVerdicts:
         url = aimed.url
         if url is None:
             return False
-        reason = str(request.meta[M.AUDIT]["reason"]).removeprefix("learned:")
-        return not self.choice.others_held(host_of(url), url, None, reason)
+        return not self.choice.others_held(host_of(url), url, None, reason.removeprefix("learned:"))
 
     def _redirected_alike(self, request: Request, key: int, aimed: Fingerprint) -> bool:
         """Whether ``key``'s representative redirected to a URL sharing a key with ``aimed``."""

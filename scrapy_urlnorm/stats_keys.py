@@ -132,6 +132,11 @@ STATS: tuple[StatKey, ...] = (
     ),
     StatKey("urlnorm/rewritten", "filter", "live", "requests sent with their normalized URL (`URLNORM_REWRITE`)"),
     StatKey(
+        "urlnorm/internal_errors", "filter", "live",
+        "responses and failures whose bookkeeping raised (logged with the traceback, the response passed on "
+        "untouched): a bug of the add-on's, which may leave drops unsettled; please report it",
+    ),
+    StatKey(
         "urlnorm/rewrite_fallbacks", "filter", "live",
         "rewritten requests answered with an error, sent once more as written (`URLNORM_REWRITE`)",
     ),

@@ -298,6 +298,21 @@ async def test_the_campaign_page_an_edge_host_serves_is_collected(tmp_path: Path
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_drop_whose_url_redirected_before_is_judged_without_an_audit(tmp_path: Path) -> None:
+    """Seed 1699 (``fifo-c16`` with query pages, cookies and HTTPS): when ``/docs`` of a
+    Next.js host delivered, a drop under its claim was to be audited, and its URL had
+    redirected before: what that redirect said was judged as an audit's, whose reason it
+    read from the audit's mark, which a drop does not carry yet. The settling raised, the
+    drops under the claim were never settled, and ``/docs/api-reference``, linked from
+    ``/docs`` alone, was lost. The drop's own reason is judged now; a bookkeeping error is
+    counted (``urlnorm/internal_errors``) and the comparison reports it."""
+    order = replace(CrawlOrder.from_seed(1699), params=True, cookies=True, https=True)
+    comparison = await compare_hosting(1699, tmp_path, order=order)
+    assert not comparison.problems(), comparison.report()
+    assert not comparison.addon.stats.get("urlnorm/internal_errors")
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_page_of_its_own_linked_shallower_than_it_came_is_fetched_again(tmp_path: Path) -> None:
     """Seed 952, killed once and resumed, ``DEPTH_LIMIT = 4``: ``ignore_param`` merges
     ``/api-docs?v=2`` with ``/api-docs`` (depth 1) and ``/blog/?page=2`` with ``/blog/``,

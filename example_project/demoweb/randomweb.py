@@ -1738,6 +1738,8 @@ class Comparison:
             problems.append(f"lost {len(self.lost)} document(s): {sorted(self.lost)}")
         if self.addon.finish_reason != "finished":
             problems.append(f"finish_reason={self.addon.finish_reason}")
+        if errors := self.addon.stats.get("urlnorm/internal_errors"):
+            problems.append(f"{errors} internal error(s) in the add-on's bookkeeping (logged)")
         if self.addon.requests > self.request_limit:
             problems.append(
                 f"{self.addon.requests} requests > 3 x {self.stock.requests} (stock) + 20 = {self.request_limit}"
