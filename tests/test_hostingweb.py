@@ -274,6 +274,16 @@ def test_edge_strips_click_ids_but_the_campaign_page() -> None:
     _same(web, f"{landing}?utm_campaign=spring-sale", f"{landing}?gclid=x&utm_campaign=spring-sale")
     protection = web.fetch(f"{base}/cdn-cgi/l/email-protection#0123abcd")
     assert protection.status == 200 and doc_id_of(protection) is None
+    # The newsletter: other pages linked with the landing page's campaign answer their plain page.
+    mailed = {
+        urljoin(page.url, link)
+        for page in site.pages
+        for link in page.links
+        if "utm_campaign=spring-sale" in link and "/lp/spring" not in link
+    }
+    assert 1 <= len(mailed) <= 3
+    for url in mailed:
+        _same(web, url.partition("?")[0], url)
 
 
 @pytest.mark.parametrize("seed", [1, 2])

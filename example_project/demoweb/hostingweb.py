@@ -66,7 +66,9 @@ over) and is the only way to the document behind it:
   (one page without a document). Exception: the campaign landing page ``/lp/spring``, whose
   origin reads ``utm_campaign``: ``?utm_campaign=spring-sale`` is the campaign's own page
   (any other campaign the plain page), its relative link ``spring/coupon`` leading to a
-  page linked nowhere else.
+  page linked nowhere else. A newsletter tags links to up to three other pages with that
+  campaign too, from the host's first pages: they answer the plain page, and say
+  nothing of the landing page, linked later.
 
 Each host also draws the coincidence generator's cross-cutting quirks
 (:func:`~demoweb.coincidenceweb.draw_cross_cutting`: redirect status and ``Location`` style,
@@ -95,7 +97,7 @@ from urllib.parse import quote
 from .quirksweb import QSite, QuirksWeb, web_of_kinds
 from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family
 from .server import Reply
-from .wildweb import decode_path, encode_path, kind_of, render, serve_wild
+from .wildweb import Pen, decode_path, encode_path, kind_of, render, serve_wild
 
 KINDS = (
     "netlify",
@@ -637,6 +639,7 @@ class EdgeSite(HSite):
     """An edge worker that strips click ids: see the module's docstring."""
 
     CAMPAIGN = "spring-sale"
+    newsletter_sent = False
 
     def build(self, rng: random.Random, budget: int, others: list[Page]) -> None:
         self.server = "cloudflare"
@@ -656,6 +659,17 @@ class EdgeSite(HSite):
         for page in self.pages:
             self.extra_headers[page.doc_id] = {"CF-Cache-Status": "HIT"}
         self.traps.append("gclid, fbclid, utm_* stripped, but /lp/spring?utm_campaign=spring-sale is its own page")
+
+    def evidence(self, pen: Pen, rng: random.Random, placed: list[Page]) -> None:
+        super().evidence(pen, rng, placed)
+        if self.newsletter_sent:  # (evidence is drawn twice with query pages)
+            return
+        self.newsletter_sent = True
+        # Its own draws: the rest of the web stays as every earlier seed built it.
+        mail = random.Random(f"{self.host}:newsletter")
+        others = [page for page in placed if page.doc_id not in self.late and page is not self.landing]
+        for page in mail.sample(others, min(3, len(others))):
+            self.link_from(mail, pen, placed, f"{page.url}?utm_campaign={self.CAMPAIGN}")
 
     def query_key(self, path: str, query: str) -> str:
         if path != "/lp/spring":
