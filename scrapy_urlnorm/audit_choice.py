@@ -100,6 +100,13 @@ class AuditChoice:
             return ""
         return EVERY if every else UNTIL_VOUCHED if learned and not vouched else SAMPLED
 
+    def unvouched(self, request: Request, key: int, reason: str, host: str) -> bool:
+        """Whether a learned drop of ``request`` against ``key`` for ``reason`` is one of its
+        rule's first where it is, which a link's drop would be audited for (``UNTIL_VOUCHED``)."""
+        if not reason.startswith("learned:") or self.settled(request, key):
+            return False
+        return not self.vouched(host, reason, request.url, key)
+
     def vouched_since(self, request: Request, audit: dict[str, Any]) -> bool:
         """Whether ``audit`` (of ``request``), scheduled because its learned rule had not
         been vouched for where it is, need not be sent any more: the rule has been since

@@ -732,6 +732,40 @@ async def test_a_redirect_target_verified_already_is_not_fetched_again() -> None
     assert "mv:/status.html" in result.doc_ids
 
 
+def case_sensitive_folder_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """A Mac server: paths fold case but under ``/cs/``, a case-sensitive volume where
+    ``Readme.html`` and ``README.html`` are two files. ``/go`` redirects to ``/cs/README.html``,
+    the one way there; the pairs of ``/a/`` and ``/b/`` teach the case rule first."""
+    if path == "/go":
+        return Reply.redirect("/cs/README.html")
+    if path == "/cs/README.html":
+        return Reply.page("mac:/cs/README.html", ["/cs/CHANGES.html"])
+    if path == "/cs/CHANGES.html":
+        return Reply.page("mac:/cs/CHANGES.html", [])
+    if path == "/cs/Readme.html":
+        return Reply.page("mac:/cs/Readme.html", [])
+    pages = {"/": ["/a/Page.html", "/a/page.html", "/b/Note.html", "/b/note.html", "/cs/Readme.html", "/more"]}
+    pages |= {"/more": ["/go"], "/a/page.html": [], "/b/note.html": []}
+    folded = path.lower() if path != "/" else path
+    if folded in pages:
+        return Reply.page(f"mac:{folded}", pages[folded])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_target_is_not_dropped_under_a_rule_not_yet_vouched_for_where_it_is() -> None:
+    """Hosting seed 1754 (``lifo-c16`` with HTTPS): ``http://h/cs/README.html`` redirected
+    to ``https://``, and that target was dropped under ``case_insensitive_path``, learned
+    from pairs elsewhere, against ``/cs/Readme.html``: a link's drop there would have been
+    audited until the rule held under ``/cs/``, but a redirect target is never audited, and
+    the page of its own (with the page behind it) was lost. Where a link's drop would be
+    audited, a redirect target is fetched."""
+    with VirtualWeb({"mac.test": FunctionSite(case_sensitive_folder_site)}) as web:
+        result = await crawl(web, ["http://mac.test/"], {**ADDON, "CONCURRENT_REQUESTS": 1, "DEPTH_PRIORITY": 1})
+    assert result.stats["urlnorm/learned/case_insensitive_path"] == 1
+    assert {"mac:/cs/README.html", "mac:/cs/CHANGES.html", "mac:/cs/Readme.html"} <= set(result.doc_ids)
+
+
 def slash_removing_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """nginx removing trailing slashes; ``/go`` redirects to ``/x/``, after ``/x`` delivered."""
     pages = {"/": ["/a/", "/b/", "/x", "/more"], "/more": ["/go"], "/a": [], "/b": [], "/x": []}
