@@ -105,6 +105,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import os
 import re
 import sys
@@ -427,13 +428,38 @@ async def crawl(server: servers.Server, order: str, mode: str, args: argparse.Na
 
     crawler.signals.connect(on_item, signal=scrapy.signals.item_scraped)
     crawler.signals.connect(on_response, signal=scrapy.signals.response_received)
+    # CrawlerRunner installs no log handler, so a LOG_FILE asked for (to see every
+    # decision of one crawl) gets its own, for this crawl only.
+    handler = _log_file_handler(settings) if mode != "stock" else None
+    root_level = logging.getLogger().level
     started = time.perf_counter()
-    await runner.crawl(crawler, site=server.host, seed=args.seed, rate=args.rate, double_slashes=args.double_slashes)
+    try:
+        await runner.crawl(
+            crawler, site=server.host, seed=args.seed, rate=args.rate, double_slashes=args.double_slashes
+        )
+    finally:
+        if handler is not None:
+            logging.getLogger().removeHandler(handler)
+            logging.getLogger().setLevel(root_level)
+            handler.close()
     seconds = time.perf_counter() - started
     report = json.loads(report_file.read_text()) if report_file.exists() else {}
     if args.keep_logs and report_file.exists():
         (args.keep_logs / report_file.name).write_text(report_file.read_text())
     return Crawl(server.kind, order, mode, dict(crawler.stats.get_stats()), items, seconds, fetched, report)
+
+
+def _log_file_handler(settings: dict[str, Any]) -> logging.Handler | None:
+    """A handler writing this crawl's log to its ``LOG_FILE`` at its ``LOG_LEVEL``, if set."""
+    if not settings.get("LOG_FILE"):
+        return None
+    handler = logging.FileHandler(settings["LOG_FILE"], mode="a", encoding="utf-8")
+    handler.setLevel(settings.get("LOG_LEVEL", "DEBUG"))
+    handler.setFormatter(logging.Formatter("%(asctime)s [%(name)s] %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(min(root.level or logging.WARNING, handler.level))
+    return handler
 
 
 # -- output -----------------------------------------------------------------------------------
