@@ -68,7 +68,11 @@ over) and is the only way to the document behind it:
   (any other campaign the plain page), its relative link ``spring/coupon`` leading to a
   page linked nowhere else. A newsletter tags links to up to three other pages with that
   campaign too, from the host's first pages: they answer the plain page, and say
-  nothing of the landing page, linked later.
+  nothing of the landing page, linked later. Where the host has entity tags, half the
+  workers (their own draw) pass the origin's tag through on the page they rewrote for the
+  campaign and forward ``If-None-Match`` to the origin, as a worker that returns
+  ``fetch(request)`` transformed does: the campaign's page carries the plain page's tag, and
+  a conditional request for it with that tag is answered ``304``.
 
 Each host also draws the coincidence generator's cross-cutting quirks
 (:func:`~demoweb.coincidenceweb.draw_cross_cutting`: redirect status and ``Location`` style,
@@ -97,7 +101,7 @@ from urllib.parse import quote
 from .quirksweb import QSite, QuirksWeb, web_of_kinds
 from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family
 from .server import Reply
-from .wildweb import Pen, decode_path, encode_path, kind_of, render, serve_wild
+from .wildweb import Pen, content_tag, decode_path, encode_path, kind_of, render, serve_wild
 
 KINDS = (
     "netlify",
@@ -659,6 +663,12 @@ class EdgeSite(HSite):
         for page in self.pages:
             self.extra_headers[page.doc_id] = {"CF-Cache-Status": "HIT"}
         self.traps.append("gclid, fbclid, utm_* stripped, but /lp/spring?utm_campaign=spring-sale is its own page")
+        # Its own draw (seeded by what the host drew, which differs from seed to seed): every
+        # other page of earlier seeds stays as it was.
+        drawn = ",".join(page.doc_id for page in self.pages)
+        self.passes_origin_tags = random.Random(f"{self.host}:worker:{drawn}").random() < 0.5
+        if self.passes_origin_tags and self.etags in ("content", "weak"):
+            self.traps.append("the campaign's page carries the plain page's entity tag (304 to it)")
 
     def evidence(self, pen: Pen, rng: random.Random, placed: list[Page]) -> None:
         super().evidence(pen, rng, placed)
@@ -676,6 +686,15 @@ class EdgeSite(HSite):
             return ""
         campaign = self.params(query).get("utm_campaign", "")
         return f"utm_campaign={campaign}" if campaign == self.CAMPAIGN else ""
+
+    def render(self, page: Page) -> Reply:
+        reply = super().render(page)
+        if page is self.campaign and self.passes_origin_tags and self.etags in ("content", "weak"):
+            # The origin's tag for the page it served (the plain one), on the page the worker
+            # rewrote; a conditional request with it goes to the origin, which answers 304.
+            tag = content_tag(super().render(self.landing).body, weak=self.etags == "weak")
+            reply = Reply(reply.status, reply.body, {**reply.headers, "ETag": tag})
+        return reply
 
     def route(self, authority: str, path: str, raw_path: str, query: str) -> Page | Reply | None:
         if path == "/cdn-cgi/l/email-protection":

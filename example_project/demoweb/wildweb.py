@@ -157,6 +157,11 @@ def _first_word_swapped(text: str, rng: random.Random) -> str:
     return text + " (rev)"
 
 
+def content_tag(body: bytes, *, weak: bool = False) -> str:
+    """The entity tag a server computing it from the body gives ``body`` (strong or weak)."""
+    return f'W/"{zlib.crc32(body):08x}-{len(body):x}"' if weak else f'"{zlib.crc32(body):08x}"'
+
+
 def render(
     doc_id: str | None,
     links: list[str],
@@ -326,10 +331,8 @@ class WildSite(TwinHosts):
             pass
         elif self.etags == "constant":
             tag = self.deploy
-        elif self.etags == "content":
-            tag = f'"{zlib.crc32(body):08x}"'
-        elif self.etags == "weak":
-            tag = f'W/"{zlib.crc32(body):08x}-{len(body):x}"'
+        elif self.etags in ("content", "weak"):
+            tag = content_tag(body, weak=self.etags == "weak")
         if self.ads and b"</body>" in body:
             self._answers += 1
             ad = _ADS[self._answers % len(_ADS)]
