@@ -76,8 +76,7 @@ def scrub(meta: dict[str, Any]) -> bool:
     return lineage
 
 
-#: On a variant sent with its delivered twin's entity tag (see ``twins``): {"key", "tag"}, and
-#: "plain" for a campaign spelling sent with its plain page's tag.
+#: On a variant sent with its delivered twin's entity tag (see ``twins``): {"key", "tag"}.
 TWIN = "_urlnorm_twin"
 
 

@@ -117,15 +117,6 @@ STATS: tuple[StatKey, ...] = (
         "as stock fetches it (`URLNORM_VERIFY_CAMPAIGNS`)",
     ),
     StatKey(
-        "urlnorm/campaign_probes", "filter", "live",
-        "links whose campaign parameters their keys kept, sent with their delivered plain page's entity tag "
-        "(`If-None-Match`, where the host's tags are evidence: `URLNORM_CONDITIONAL_AUDITS`)",
-    ),
-    StatKey(
-        "urlnorm/campaign_probes_not_modified", "filter", "live",
-        "such links answered `304 Not Modified`: the value selected the plain page there, with no second download",
-    ),
-    StatKey(
         "urlnorm/campaign_params_read", "filter", "live",
         "campaign parameters a site served another page for (a landing page reading `utm_campaign`), "
         "once per site and parameter",

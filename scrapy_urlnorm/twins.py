@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from .dedup import Deduplicator
     from .keys import Fingerprint
     from .learning import Learner
-    from .validators import EntityTags
 
 #: Delivered pages remembered by loose key (least recently delivered go first).
 TWINS_REMEMBERED = 50_000
@@ -99,7 +98,10 @@ class TwinProbes:
             return
         if has_conditions(request):
             return  # the request's own conditions: its answer is the spider's business
-        if dedup.keys.campaigns is not None and self._condition_campaign(request, tags):
+        if dedup.keys.campaigns is not None and dedup.keys.campaigns.plain(request.url) is not None:
+            # A campaign spelling is never asked with its plain page's tag: an edge worker that
+            # rewrites the campaign's page passes the origin's tag through and forwards the
+            # condition to the origin, which answers 304 (hosting webs, ``edge``).
             return
         url = dedup.normalize(request.url)[0]
         if url is None:
@@ -131,51 +133,6 @@ class TwinProbes:
         request.meta[M.TWIN] = {"key": twin.key, "tag": tag}
         dedup.count("urlnorm/twin_probes")
 
-    def _condition_campaign(self, request: Request, tags: EntityTags) -> bool:
-        """A link whose keys keep a campaign value (see :mod:`scrapy_urlnorm.campaigns`)
-        is sent with its plain page's entity tag, where that
-        page was delivered here and its host's tags are evidence: a ``304`` says the value
-        selected the plain page there, without a second download of it. Relative links
-        resolve alike on both (a query changes none of them), so the plain page's links stand
-        for its own. Where the value selects a page of its own, that page has a tag of its own."""
-        dedup = self.dedup
-        campaigns = dedup.keys.campaigns
-        assert campaigns is not None
-        plain = campaigns.plain(request.url)
-        if plain is None or refetching(request):
-            return False
-        host = host_of(dedup.normalize(plain)[0] or "").lower()
-        for key in dedup.fingerprint(request.replace(url=plain)).keys:
-            tag = tags.tag_for(key, host)
-            if tag is None or dedup.audits.auditor.digest(key) is None or not dedup.delivered_here(key):
-                continue
-            if dedup.depths is not None and dedup.depths.kept(request, key):
-                return False  # a 304 would leave its links unread, and they come higher than the plain page's
-            request.headers[b"If-None-Match"] = tag
-            request.meta[M.TWIN] = {"key": key, "tag": tag, "plain": plain}
-            dedup.count("urlnorm/campaign_probes")
-            return True
-        return False
-
-    def _campaign_not_modified(self, request: Request, probe: dict[str, object], answered_tag: str | None) -> bool:
-        dedup = self.dedup
-        key, tag, plain = probe["key"], probe["tag"], probe["plain"]
-        assert isinstance(key, int) and isinstance(tag, str) and isinstance(plain, str)
-        digest = dedup.audits.auditor.digest(key)
-        if (answered_tag is not None and not same_tag(tag, answered_tag)) or digest is None:
-            return False
-        if not dedup.delivered_here(key) or dedup.keys.campaigns is None:
-            return False
-        keys = dedup.fingerprint(request).keys
-        dedup.audits.auditor.remember(keys, digest)
-        if dedup.audits.cheap.tags is not None:
-            dedup.audits.cheap.tags.remember(keys, tag)
-        plain_key = dedup.fingerprint(request.replace(url=plain)).value
-        dedup.keys.campaigns.delivered(request.url, digest, (plain_key,), digest)
-        dedup.settling.settle(request, delivered=True)
-        dedup.count("urlnorm/campaign_probes_not_modified")
-        return True
-
     @staticmethod
     def unmark(request: Request) -> None:
         """The conditional request leads elsewhere (a redirect): what follows it is unconditional."""
@@ -187,8 +144,6 @@ class TwinProbes:
         the learner has the pair and the request counts as delivered; else fetch it)."""
         dedup = self.dedup
         probe = request.meta[M.TWIN]
-        if "plain" in probe:
-            return self._campaign_not_modified(request, probe, answered_tag)
         if answered_tag is not None and not same_tag(probe["tag"], answered_tag):
             return False
         url = dedup.normalize(request.url)[0]
