@@ -164,10 +164,25 @@ BASE_SETTINGS: dict[str, Any] = {
 
 #: A crawl still running after this many seconds is stopped (finish reason closespider_timeout).
 TIMEOUT_GUARD = 240
-#: A session in a URL (``?PHPSESSID=``, ``;jsessionid=``), left out where a URL's variant is drawn.
-_SESSION_IN_URL = re.compile(r"[?&]PHPSESSID=[^&#]*|;jsessionid=[^?#/]*", re.IGNORECASE)
-#: The tag the ``utm`` variant adds, likewise left out.
+#: A session in a URL's path (``;jsessionid=``), left out where a URL's variant is drawn...
+_SESSION_IN_PATH = re.compile(r";jsessionid=[^?#/]*", re.IGNORECASE)
+#: ...and the query pairs left out likewise: a session PHP wrote (``PHPSESSID=``), and the tag
+#: the ``utm`` variant adds.
+_SESSION_PARAM = "phpsessid"
 _BENCH_TAG = "utm_source=bench"
+
+
+def _drawn_as(url: str) -> str:
+    """``url`` as its variant is drawn: without a session or the bench's tag, pair by pair
+    (``x.html?PHPSESSID=a&utm_source=bench`` is ``x.html``: a pattern that took the ``?``
+    with the session left ``&utm_source=bench`` in the path, a draw of its own, seed 59)."""
+    parts = urlsplit(_SESSION_IN_PATH.sub("", url))
+    pairs = [
+        pair
+        for pair in parts.query.split("&")
+        if pair and pair != _BENCH_TAG and pair.partition("=")[0].lower() != _SESSION_PARAM
+    ]
+    return urlunsplit(parts._replace(query="&".join(pairs)))
 
 
 # -- link variants ----------------------------------------------------------------------------
@@ -198,11 +213,7 @@ def variant(url: str, seed: int, rate: float, double_slashes: bool = False) -> s
     # built-in server answered its ``drop-html`` variant (``group__group3?utm_source=bench``,
     # no such file) with the directory's index, a page nothing else links, which only a
     # crawl fetching the tagged spelling could reach (seed 51).
-    key = _SESSION_IN_URL.sub("", key)
-    if _BENCH_TAG in key:
-        tagged = urlsplit(key)
-        untagged = "&".join(pair for pair in tagged.query.split("&") if pair != _BENCH_TAG)
-        key = urlunsplit(tagged._replace(query=untagged))
+    key = _drawn_as(key)
     if _draw(seed, key, "pick") / 2**64 >= rate:
         return None
     kinds: list[str] = ["www", "utm"]

@@ -45,3 +45,20 @@ def test_twins_and_sessions_draw_alike_too() -> None:
         twin = variant(page.replace("//ph.", "//www.ph."), seed, 0.5)
         assert (drawn is None) == (twin is None)
         assert (variant(f"{page}?PHPSESSID=abc", seed, 0.5) is None) == (drawn is None)
+
+
+@pytest.mark.parametrize("seed", [59, 60])
+def test_a_tagged_spelling_in_a_session_draws_as_its_page(seed: int) -> None:
+    """Seed 59 on ``php-session``: PHP writes the session first (``x.html?PHPSESSID=a``), so the
+    tagged spelling's self-link is ``x.html?PHPSESSID=a&utm_source=bench``; taking the ``?`` out
+    with the session left the tag in the path, and its own draw (``drop-html``) reached a
+    directory index only crawls fetching the tagged spelling could collect."""
+    for page in PAGES:
+        in_session = f"{page}?PHPSESSID=0a1b2c3d4e5f&utm_source=bench"
+        plain_variant = variant(page, seed, 0.4)
+        tagged_variant = variant(in_session, seed, 0.4)
+        if plain_variant is None or plain_variant == f"{page}?utm_source=bench":
+            assert tagged_variant is None
+        else:
+            assert tagged_variant is not None
+            assert tagged_variant.split("?")[0] == plain_variant.split("?")[0]
