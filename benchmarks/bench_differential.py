@@ -65,6 +65,16 @@ trailing slashes, an edge worker stripping click ids; each with an exception lin
 requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web hosting --seeds 100 --start 0 --workers 1
+
+``--web commerce`` crawls the webs of a seventh generator, by another outside checker
+(``demoweb.commerceweb.generate_commerce_web``: how e-commerce platforms, forums and enterprise CMSs
+spell URLs: Magento's system routes and toolbar defaults, WooCommerce's pagination and sort orders,
+Salesforce Commerce Cloud's pipelines and variation parameters, vBulletin's friendly URLs, AEM's
+resource mapping and selectors, Sitecore's case- and language-folding, an Angular app's hash-bang
+and escaped-fragment spellings, Drupal facets read as a set; each with an exception linked late),
+with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web commerce --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -93,6 +103,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "example_project"))
 
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
+from demoweb.commerceweb import compare_commerce, generate_commerce_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
@@ -158,7 +169,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -191,6 +202,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_quirks_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "hosting":
         return generate_hosting_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "commerce":
+        return generate_commerce_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -347,6 +360,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "coincidence": compare_coincidence,
                         "quirks": compare_quirks,
                         "hosting": compare_hosting,
+                        "commerce": compare_commerce,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -755,7 +769,7 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks", "wild", "coincidence", "quirks", "hosting"),
+        choices=("random", "frameworks", "wild", "coincidence", "quirks", "hosting", "commerce"),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
@@ -766,7 +780,8 @@ def main() -> None:
         "coincidence (demoweb.coincidenceweb: placeholders, parameters by value, redirect rules with exceptions, "
         "validators per template) or quirks (demoweb.quirksweb: URL spellings as CMSs and applications read "
         "them, each kind with exceptions) or hosting (demoweb.hostingweb: URL spellings as static hosts, CDNs, "
-        "site builders and SEO plugins answer them, each kind with exceptions)",
+        "site builders and SEO plugins answer them, each kind with exceptions) or commerce (demoweb.commerceweb: "
+        "URL spellings as e-commerce platforms, forums and enterprise CMSs answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
