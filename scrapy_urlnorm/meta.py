@@ -17,7 +17,9 @@ RULES_VERSION = "_urlnorm_rules_version"
 ADMITTED = "_urlnorm_admitted"
 #: On an audit: what it is compared with ({"key", "reason", "scope"}).
 AUDIT = "_urlnorm_audit"
-#: On a descendant of an audit: never audited itself.
+#: On a descendant of an audit that confirmed its drop: ``[host, retractions]``, that audit's
+#: host and its site's rule retractions then; never audited itself while they stand (``True``
+#: in queues written before: for good).
 NO_AUDIT = "_urlnorm_no_audit"
 #: On a request sent in the form its host's redirects taught: the URL as written.
 SHORTCUT_OF = "_urlnorm_shortcut_of"

@@ -356,24 +356,28 @@ class ScrubMetaMiddleware:
             yield output
 
 
-def _audit_lineage(response: Response) -> bool:
+def _audit_lineage(response: Response) -> list[Any] | None:
     """Whether ``response``'s links are an audit's that confirmed its drop (see
-    :mod:`~scrapy_urlnorm.audits`). Only its own: a page one of them leads to that
-    was fetched as a page of its own claimed a key no request had, so its links
-    are new (they were never audited on behalf of another page)."""
+    :mod:`~scrapy_urlnorm.audits`): that audit's host and its site's retractions when it
+    was scheduled (the same when it answered, or it would not have confirmed anything:
+    ``AuditDesk.stale``), for ``AuditChoice.inherited``. Only its own: a page one of them
+    leads to that was fetched as a page of its own claimed a key no request had, so its
+    links are new (they were never audited on behalf of another page)."""
     request = getattr(response, "request", None)
     if request is None:
-        return False
+        return None
     audit = request.meta.get(M.AUDIT)
     # An audit that found a page of its own, or could not tell, is an ordinary page: its links are new.
-    return audit is not None and not audit.get("mismatch") and not audit.get("inconclusive")
+    if audit is None or audit.get("mismatch") or audit.get("inconclusive"):
+        return None
+    return [audit["host"], audit.get("epoch", 0)]
 
 
-def _scrub(request: Request, lineage: bool) -> None:
+def _scrub(request: Request, lineage: list[Any] | None) -> None:
     meta = request.meta
     M.scrub(meta)
-    if lineage:
-        meta[M.NO_AUDIT] = True
+    if lineage is not None:
+        meta[M.NO_AUDIT] = lineage
 
 
 def _not_the_users(request: Request) -> bool:

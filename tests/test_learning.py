@@ -2123,3 +2123,35 @@ def test_the_other_www_twin_of_a_url_is_named_only_where_the_twins_are_one_site(
     named = LearnedPolicies(Policy.preset("default"), canonical)
     assert canonical.rules[("c.test", "www_alias")].direction == "strip"
     assert named.other_twin("http://c.test/x") == "http://www.c.test/x"  # no redirect seen
+
+
+def test_an_audits_links_are_audited_again_once_its_sites_rules_were_retracted() -> None:
+    """A link of an audit that confirmed its drop is not audited (its links were taken for its
+    representative's), but only while the rules that made the two one page stand: coincidence
+    seed 3995 (``fifo-c16-jobdir``, one run in five) lost ``h/app/export`` and the bare
+    twin's ``/blog/`` behind it. A link of the confirmed audit of ``h/app/Report`` (against
+    ``www.h/app/Report``), released when ``www_alias`` was revoked, was dropped unaudited by
+    the bare twin's case rule against ``h/app/Export``, another page."""
+    from scrapy import Request
+    from scrapy.http import HtmlResponse
+
+    from scrapy_urlnorm import meta as M
+    from scrapy_urlnorm.middlewares import ScrubMetaMiddleware
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for page in ("a", "b"):
+        learner.observe_redirect(f"http://www.h.test/{page}", f"http://h.test/{page}")
+    audit = Request(
+        "http://h.test/app/Report", meta={M.AUDIT: {"key": 1, "reason": "learned:www_alias", "host": "h.test"}}
+    )
+    response = HtmlResponse(audit.url, body=b"<a href='export'>x</a>", request=audit)
+    (link,) = ScrubMetaMiddleware().process_spider_output(response, [Request("http://h.test/app/export")])
+    choice = dedup.audits.choice
+    assert choice.inherited(link)
+    learner.contradict("h.test", "www_alias", "http://www.h.test/app/export", "http://h.test/app/export")
+    assert not learner.is_active("h.test", "www_alias")
+    assert not choice.inherited(link)  # (the twins may be two sites now: its own link, audited as any)
+    assert choice.inherited(Request("http://h.test/x", meta={M.NO_AUDIT: True}))  # (a queue written before)
+
