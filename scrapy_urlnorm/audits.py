@@ -276,9 +276,12 @@ class Auditor:
         }
 
 
-def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str, why: str = "", epoch: int = 0) -> None:
+def mark_audit(
+    meta: dict[str, Any], key: int, reason: str, host: str, why: str = "", epoch: int = 0, rep: str | None = None
+) -> None:
     """Make a request an audit of the drop it was (``why``: see ``AuditChoice.should_audit``;
-    ``epoch``: its site's rules' retractions so far, ``Learner.retractions_of``).
+    ``epoch``: its site's rules' retractions so far, ``Learner.retractions_of``; ``rep``: the
+    URL that delivered its representative's page, where known).
     Its redirect, if any, is not followed: where it points is the answer (see
     ``AuditDesk.redirected``)."""
     meta[M.AUDIT] = {
@@ -288,6 +291,7 @@ def mark_audit(meta: dict[str, Any], key: int, reason: str, host: str, why: str 
         "held_redirect": "dont_redirect" not in meta,
         "why": why,
         **({"epoch": epoch} if epoch else {}),
+        **({"rep": rep} if rep else {}),
     }
     meta.setdefault("dont_redirect", True)
 
@@ -413,7 +417,7 @@ class AuditDesk:
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)
-                mark_audit(meta, key, reason, drop.host, why, self.epoch(drop.host))
+                mark_audit(meta, key, reason, drop.host, why, self.epoch(drop.host), rep=delivered_url)
                 reschedule(request.replace(dont_filter=True, meta=meta))
 
     def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
