@@ -96,10 +96,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
-from .quirksweb import QSite, QuirksWeb, web_of_kinds
-from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family
+from .quirksweb import QSite, QuirksWeb, compare_kinds, web_of_kinds
+from .randomweb import CrawlOrder, FamilyComparison, Page
 from .server import Reply
-from .wildweb import decode_path, encode_path, kind_of, serve_wild
+from .wildweb import decode_path, encode_path
 
 KINDS = ("magento", "woocommerce", "demandware", "vbulletin", "aem", "sitecore", "angular", "faceted")
 _WORDS = ("intro", "guide", "history", "pricing", "setup", "roadmap", "faq", "notes", "install", "team")
@@ -868,8 +868,4 @@ async def compare_commerce(
     seed: int, workdir: Path, addon_settings: Mapping[str, Any] | None = None, order: CrawlOrder | None = None
 ) -> CommerceComparison:
     """:func:`~demoweb.randomweb.compare` on ``generate_commerce_web(seed)``, with per-kind tallies."""
-    order = order or CrawlOrder.from_seed(seed)
-    web = generate_commerce_web(seed, meta_refresh=order.refresh, query_pages=order.params)
-    return await compare_by_family(
-        web, seed, workdir, addon_settings, order, family=kind_of, comparison=CommerceComparison, serving=serve_wild
-    )
+    return await compare_kinds(generate_commerce_web, CommerceComparison, seed, workdir, addon_settings, order)

@@ -98,10 +98,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .quirksweb import QSite, QuirksWeb, web_of_kinds
-from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family
+from .quirksweb import QSite, QuirksWeb, compare_kinds, web_of_kinds
+from .randomweb import CrawlOrder, FamilyComparison, Page
 from .server import Reply
-from .wildweb import Pen, content_tag, decode_path, encode_path, kind_of, render, serve_wild
+from .wildweb import Pen, content_tag, decode_path, encode_path, render
 
 KINDS = (
     "netlify",
@@ -753,8 +753,4 @@ async def compare_hosting(
     seed: int, workdir: Path, addon_settings: Mapping[str, Any] | None = None, order: CrawlOrder | None = None
 ) -> HostingComparison:
     """:func:`~demoweb.randomweb.compare` on ``generate_hosting_web(seed)``, with per-kind tallies."""
-    order = order or CrawlOrder.from_seed(seed)
-    web = generate_hosting_web(seed, meta_refresh=order.refresh, query_pages=order.params)
-    return await compare_by_family(
-        web, seed, workdir, addon_settings, order, family=kind_of, comparison=HostingComparison, serving=serve_wild
-    )
+    return await compare_kinds(generate_hosting_web, HostingComparison, seed, workdir, addon_settings, order)

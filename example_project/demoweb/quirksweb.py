@@ -91,7 +91,7 @@ from __future__ import annotations
 import random
 import re
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urljoin
@@ -771,6 +771,7 @@ class QuirksWeb(CoincidenceWeb):
 
 
 W = TypeVar("W", bound=QuirksWeb)
+C = TypeVar("C", bound=FamilyComparison)
 
 
 def web_of_kinds(
@@ -813,12 +814,25 @@ class QuirksComparison(FamilyComparison):
     """A comparison on a quirks web: requests, pages and documents per kind of host."""
 
 
+async def compare_kinds(
+    generate: Callable[..., QuirksWeb],
+    comparison: type[C],
+    seed: int,
+    workdir: Path,
+    addon_settings: Mapping[str, Any] | None = None,
+    order: CrawlOrder | None = None,
+) -> C:
+    """:func:`~demoweb.randomweb.compare` on ``generate(seed)`` (a web of kinds, as
+    :func:`web_of_kinds` builds), with per-kind tallies in a ``comparison``."""
+    order = order or CrawlOrder.from_seed(seed)
+    web = generate(seed, meta_refresh=order.refresh, query_pages=order.params)
+    return await compare_by_family(
+        web, seed, workdir, addon_settings, order, family=kind_of, comparison=comparison, serving=serve_wild
+    )
+
+
 async def compare_quirks(
     seed: int, workdir: Path, addon_settings: Mapping[str, Any] | None = None, order: CrawlOrder | None = None
 ) -> QuirksComparison:
     """:func:`~demoweb.randomweb.compare` on ``generate_quirks_web(seed)``, with per-kind tallies."""
-    order = order or CrawlOrder.from_seed(seed)
-    web = generate_quirks_web(seed, meta_refresh=order.refresh, query_pages=order.params)
-    return await compare_by_family(
-        web, seed, workdir, addon_settings, order, family=kind_of, comparison=QuirksComparison, serving=serve_wild
-    )
+    return await compare_kinds(generate_quirks_web, QuirksComparison, seed, workdir, addon_settings, order)
