@@ -381,7 +381,9 @@ class AuditDesk:
             return False
         return True
 
-    def audit_drops(self, claim: Claim, value: int, key: int, delivered_url: str | None) -> None:
+    def audit_drops(
+        self, claim: Claim, value: int, key: int, delivered_url: str | None, *, rep: str | None = None
+    ) -> None:
         """A representative (static key ``value``, its page remembered under ``key``)
         delivered at ``delivered_url``: now its risky drops can be compared with its
         page. A few are fetched again as audits. ``delivered_url`` is ``None`` where
@@ -390,7 +392,9 @@ class AuditDesk:
         are fetched (their audits find no page to compare with, and the spider has
         theirs: see ``Auditor.inconclusive``); parked unverified, a wrong
         rule's drop was lost (``bench_differential.py --redis 2``, seed 146406:
-        ``/catalog.php?page=5`` under ``ignore_param:page``)."""
+        ``/catalog.php?page=5`` under ``ignore_param:page``). ``rep``: the URL that delivered
+        the page ``key`` names, where the caller knows it (a redirect's hop that landed on a
+        delivered key is not it: see ``RedirectVerdicts._rests_on_unvouched``)."""
         dedup = self.dedup
         reschedule = dedup.reschedule_request
         if reschedule is None:
@@ -417,7 +421,7 @@ class AuditDesk:
                 dedup.ledger.discharge(drop)
                 dedup.count("urlnorm/audits_scheduled")
                 meta = dict(request.meta)
-                mark_audit(meta, key, reason, drop.host, why, self.epoch(drop.host), rep=delivered_url)
+                mark_audit(meta, key, reason, drop.host, why, self.epoch(drop.host), rep=rep)
                 reschedule(request.replace(dont_filter=True, meta=meta))
 
     def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:

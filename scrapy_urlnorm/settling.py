@@ -101,7 +101,7 @@ class Settlement:
                 if dedup.session_links is not None and claim.drops:
                     self._refetch_session_linked(request, claim, held)
                 key = fingerprint.learned if fingerprint.learned is not None else fingerprint.value
-                dedup.audits.audit_drops(claim, fingerprint.value, key, request.url)
+                dedup.audits.audit_drops(claim, fingerprint.value, key, request.url, rep=request.url)
                 self.forget_failures(ledger.delivered(claim))
             if dedup.on_delivered is not None:
                 dedup.on_delivered(request, fingerprint.value, held)

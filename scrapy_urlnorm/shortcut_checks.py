@@ -79,7 +79,7 @@ class ShortcutChecks:
             # against that page, ``original`` among them (parked under this claim). Discharged
             # unchecked, the link a redirect-taught trailing_slash sent as /pricing was lost
             # where /pricing/ was a page of its own (coincidence seed 15, fifo-c16-prio-jobdir).
-            dedup.audits.audit_drops(claim, key, key, request.url)
+            dedup.audits.audit_drops(claim, key, key, request.url, rep=request.url)
             dedup.ledger.delivered(claim)
         dedup.count("urlnorm/late_filtered")
         return self._shortcut_reason(dedup.fingerprint(request))
