@@ -30,7 +30,7 @@ from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of, renamed_only
 from .urlparts import split_url
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Collection
 
     from scrapy import Request
 
@@ -220,12 +220,10 @@ class AuditChoice:
             return True
         return len(rule.digests) >= max(learner.min_evidence, rule.vouch_base) + VERIFY_FIRST
 
-    def others_held(
-        self, host: str, url: str, key: int | None, but: str, merging: Callable[[Rule], bool] | None = None
-    ) -> bool:
+    def others_held(self, host: str, url: str, key: int | None, but: str, only: Collection[Rule] | None = None) -> bool:
         """Whether every sampled path or host rule of ``host``'s site in force at ``url``,
         but the rule ``but``, held there (:meth:`_held_in`): a learned key applies them all.
-        ``merging``: only the rules it says may have merged the two URLs in question."""
+        ``only``: of those, the rules that may have merged the two URLs in question."""
         learned = self.dedup.learned
         if learned is None:
             return True
@@ -233,7 +231,7 @@ class AuditChoice:
         for rule in learned.rules_of(host):
             if rule.kind == but or rule.family.value not in _BY_SECTION or section in rule.excluded:
                 continue
-            if merging is not None and not merging(rule):
+            if only is not None and rule not in only:
                 continue
             if not learned.verifies_every(host, rule.kind) and not self._held_in(rule, url, key):
                 return False

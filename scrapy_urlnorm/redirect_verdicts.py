@@ -16,13 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import meta as M
-from .hostrules import may_merge
+from .blame import merging_rules
 from .keys import host_of
-from .urlparts import split_url
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from scrapy import Request
 
     from .audit_choice import AuditChoice
@@ -106,27 +103,25 @@ class RedirectVerdicts:
         followed and the filter judges its target: a drop there is audited as any other.
         Where the URL that delivered the representative's page (``rep``) is known, only the
         rules whose aspect differs between it and the target may have merged them
-        (:func:`~scrapy_urlnorm.hostrules.may_merge`): Vercel's ``serve`` redirects
+        (:func:`~scrapy_urlnorm.blame.merging_rules`): Vercel's ``serve`` redirects
         ``www.h/d/x.html`` to ``www.h/d/x``, against the delivered ``h/d/x``, and a doubled-slash
         rule not yet held under ``/d/`` left every such audit open, its target downloaded
         again (115 of 862 requests on the real server, ``fifo-c1``)."""
         url = aimed.url
         if url is None:
             return False
-        merging = self._merging(url, rep) if rep else None
-        return not self.choice.others_held(host_of(url), url, None, reason.removeprefix("learned:"), merging)
+        host = host_of(url)
+        only = self._merging(host, url, rep) if rep else None
+        return not self.choice.others_held(host, url, None, reason.removeprefix("learned:"), only)
 
-    def _merging(self, url: str, rep: str) -> Callable[[Rule], bool] | None:
-        """Which rules may have merged normalized ``url`` with the delivered ``rep`` (``None``:
-        any, where either does not parse)."""
+    def _merging(self, host: str, url: str, rep: str) -> list[Rule] | None:
+        """Which of ``host``'s rules may have merged normalized ``url`` with the delivered
+        ``rep`` (as an audit's blame is told apart); ``None``: any."""
+        learned = self.dedup.learned
         normalized = self.dedup.normalize(rep)[0]
-        if normalized is None:
+        if learned is None or normalized is None:
             return None
-        try:
-            target, delivered = split_url(url), split_url(normalized)
-        except ValueError:
-            return None
-        return lambda rule: may_merge(rule, target, delivered)
+        return merging_rules(learned.rules_of(host), url, [normalized])
 
     def _redirected_alike(self, request: Request, key: int, aimed: Fingerprint) -> bool:
         """Whether ``key``'s representative redirected to a URL sharing a key with ``aimed``."""
