@@ -75,6 +75,15 @@ and escaped-fragment spellings, Drupal facets read as a set; each with an except
 with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web commerce --seeds 100 --start 0 --workers 1
+
+``--web community`` crawls the webs of an eighth generator, by another outside checker
+(``demoweb.communityweb.generate_community_web``: how community and developer software spells URLs:
+Discourse's topic slugs and post numbers, Stack Exchange's short links and answer sorts, MediaWiki's
+entry points and redirect pages, Gitea's and GitLab's case-insensitive owners over case-sensitive file
+trees, Read the Docs' versions, Mastodon's account routes; per-request tokens where the software puts
+them; each with an exception linked late), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web community --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -104,6 +113,7 @@ sys.path.insert(0, str(ROOT / "example_project"))
 
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
 from demoweb.commerceweb import compare_commerce, generate_commerce_web  # noqa: E402
+from demoweb.communityweb import compare_community, generate_community_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
@@ -169,7 +179,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -204,6 +214,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_hosting_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "commerce":
         return generate_commerce_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "community":
+        return generate_community_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -361,6 +373,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "quirks": compare_quirks,
                         "hosting": compare_hosting,
                         "commerce": compare_commerce,
+                        "community": compare_community,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -769,7 +782,7 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks", "wild", "coincidence", "quirks", "hosting", "commerce"),
+        choices=("random", "frameworks", "wild", "coincidence", "quirks", "hosting", "commerce", "community"),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
@@ -781,7 +794,9 @@ def main() -> None:
         "validators per template) or quirks (demoweb.quirksweb: URL spellings as CMSs and applications read "
         "them, each kind with exceptions) or hosting (demoweb.hostingweb: URL spellings as static hosts, CDNs, "
         "site builders and SEO plugins answer them, each kind with exceptions) or commerce (demoweb.commerceweb: "
-        "URL spellings as e-commerce platforms, forums and enterprise CMSs answer them, each kind with exceptions)",
+        "URL spellings as e-commerce platforms, forums and enterprise CMSs answer them, each kind with exceptions) or "
+        "community (demoweb.communityweb: URL spellings as forums, Q&A sites, wikis, code forges, documentation "
+        "hosts and Mastodon answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
