@@ -9,7 +9,7 @@ catch-all page; not where its URL spells a
 parameter all of whose spellings answered that page (``spellings``). Otherwise the
 :class:`~scrapy_urlnorm.audits.Auditor` samples it within its rule's budget, counted
 per site (``www`` twins one site once ``www_alias`` holds), every drop of a learned
-rule until content vouched for it (:meth:`AuditChoice.vouched`).
+rule until content vouched for it (:meth:`~scrapy_urlnorm.vouching.PlaceVouching.vouched`).
 A path rule (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``)
 is budgeted, and vouched for, per section of its site (:mod:`scrapy_urlnorm.sections`):
 a mixed site's other backend under ``/legacy/`` shows in the first drops there. So is
@@ -25,13 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .callbacks import callback_salt
-from .learning import VERIFIED_FAMILIES, Rule
-from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of, renamed_only
-from .urlparts import split_url
+from .learning import VERIFIED_FAMILIES
+from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of
+from .vouching import PlaceVouching
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
-
     from scrapy import Request
 
     from .audits import Auditor
@@ -40,18 +38,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Drops of a learned rule audited unconditionally (when audits are on at all).
-VERIFY_FIRST = 2
 #: Top directories of one host rule's site with an audit budget of their own.
 SECTION_BUDGETS = 32
 #: Folders of one path rule's site with an audit budget of their own (a section's
-#: own, and those below it: see :meth:`AuditChoice._held_in_folder`).
+#: own, and those below it: see :meth:`~scrapy_urlnorm.vouching.PlaceVouching._held_in_folder`).
 FOLDER_BUDGETS = 256
 #: Why a drop is audited (:meth:`AuditChoice.should_audit`): every drop of its rule is
 #: verified; its rule has not been vouched for where it is; the budget sampled it.
 EVERY, UNTIL_VOUCHED, SAMPLED = "every", "until_vouched", "sampled"
-#: Rule families whose audits are budgeted, and vouched for, by place.
-_BY_SECTION = SCOPED_FAMILIES | HOST_FAMILIES
 #: Verifications of a redirect-taught rule its site answered with the representative's
 #: page (downloaded again), none with a redirect, before the rule is sampled instead.
 PAGE_ANSWERS_TO_SAMPLE = 4
@@ -64,6 +58,7 @@ class AuditChoice:
         self.dedup = dedup
         self.auditor = auditor
         self.spellings = spellings
+        self.vouching = PlaceVouching(dedup, auditor)
         #: A path rule's scope -> the sections with a budget of their own.
         self._sections: dict[str, set[str | None]] = {}
         #: (site, family) -> verifications of its redirect-taught rule answered by a page;
@@ -88,7 +83,7 @@ class AuditChoice:
             request, key
         )
         scope = self.scope(host, reason, request.url) if learned else reason
-        vouched = learned and not every and self.vouched(host, reason, request.url, key)
+        vouched = learned and not every and self.vouching.vouched(host, reason, request.url, key)
         inherited = self.inherited(request)
         if not every:
             # A sampled rule's first drops are checked on distinct URLs: a URL dropped for
@@ -125,7 +120,7 @@ class AuditChoice:
         rule's first where it is, which a link's drop would be audited for (``UNTIL_VOUCHED``)."""
         if not reason.startswith("learned:") or self.settled(request, key):
             return False
-        return not self.vouched(host, reason, request.url, key)
+        return not self.vouching.vouched(host, reason, request.url, key)
 
     def vouched_since(self, request: Request, audit: dict[str, Any]) -> bool:
         """Whether ``audit`` (of ``request``), scheduled because its learned rule had not
@@ -144,7 +139,7 @@ class AuditChoice:
             # release that followed missed it, queued as an audit (coincidence seed 2001:
             # the case rule, narrowed out of an IIS site's /app/, kept /app/users/ dropped).
             return False
-        return self.vouched(host, reason, request.url, key)
+        return self.vouching.vouched(host, reason, request.url, key)
 
     def confirmed(self, host: str, reason: str, digest: int | None) -> None:
         """A verification of a learned drop for ``reason`` on ``host`` confirmed it: the
@@ -196,95 +191,6 @@ class AuditChoice:
         self.dedup.count("urlnorm/settled_spellings")
         return True
 
-    def vouched(self, host: str, reason: str, url: str, key: int | None = None) -> bool:
-        """Whether the learned rule behind ``reason`` on ``host``'s site matched by content
-        on :data:`VERIFY_FIRST` more distinct pages than activated it (pairs downloaded
-        while it was undecided or in flight, audits that found its pages): what its first
-        audited drops would show, it showed already. A path rule's, in ``url``'s section:
-        on :data:`VERIFY_FIRST` pages there; a host rule's, on one page of ``url``'s top
-        directory too (a pair, or an audit that confirmed a drop, there). A drop against
-        ``key`` that spells a section's name otherwise than a URL that delivered its page
-        is vouched for by pairs that did so in the section (:meth:`_renamed`)."""
-        learned, learner = self.dedup.learned, self.dedup.learner
-        rule = self._rule(host, reason)
-        if learned is None or learner is None or rule is None or not self._held_in(rule, url, key):
-            return False
-        # A learned key applies all the host's rules at once, and the drop is reported under
-        # the rule that changed its own URL: the representative's may have needed another
-        # (www.h/app/report against the delivered www.h/app/Report, reported under
-        # www_alias, merged by a case rule that never held under /app/: coincidence seed 103).
-        # Every sampled path or host rule in force at the URL must have held there too.
-        if not self.others_held(host, url, key, rule.kind):
-            return False
-        if rule.family.value in SCOPED_FAMILIES:
-            return True
-        return len(rule.digests) >= max(learner.min_evidence, rule.vouch_base) + VERIFY_FIRST
-
-    def others_held(self, host: str, url: str, key: int | None, but: str, only: Collection[Rule] | None = None) -> bool:
-        """Whether every sampled path or host rule of ``host``'s site in force at ``url``,
-        but the rule ``but``, held there (:meth:`_held_in`): a learned key applies them all.
-        ``only``: of those, the rules that may have merged the two URLs in question."""
-        learned = self.dedup.learned
-        if learned is None:
-            return True
-        section = learned.section_of(url) or ""
-        for rule in learned.rules_of(host):
-            if rule.kind == but or rule.family.value not in _BY_SECTION or section in rule.excluded:
-                continue
-            if only is not None and rule not in only:
-                continue
-            if not learned.verifies_every(host, rule.kind) and not self._held_in(rule, url, key):
-                return False
-        return True
-
-    def _held_in(self, rule: Rule, url: str, key: int | None) -> bool:
-        """Whether ``rule``'s pairs held where ``url`` is: :data:`VERIFY_FIRST` pages in its
-        section for a path rule, one in its top directory for a host rule (with its
-        host-wide count, :meth:`vouched`); any other rule is not counted by place."""
-        family = rule.family.value
-        if family in SCOPED_FAMILIES:
-            learned = self.dedup.learned
-            section = (learned.section_of(url) if learned is not None else None) or ""
-            if section in rule.excluded:
-                return False  # (narrowed out of it: its pairs there vouch for nothing now)
-            # Pairs beyond those that taught it: they may all be one section's coincidence
-            # (a tag host's placeholder at /tag/Elm/ and /tag/elm/, where /tag/Web/ and
-            # /tag/web/ are two tags: coincidence seed 1439 with two clean stops).
-            if rule.held.get(section, 0) - rule.taught.get(section, 0) >= VERIFY_FIRST:
-                return self._held_in_folder(rule, url)
-            renamed = rule.renamed.get(section, 0) - rule.taught_renamed.get(section, 0)
-            return renamed >= VERIFY_FIRST and self._renamed(url, key)
-        if family in HOST_FAMILIES:
-            return rule.held.get(directory_of(url) or "", 0) >= 1
-        return True
-
-    def _held_in_folder(self, rule: Rule, url: str) -> bool:
-        """Whether path rule ``rule``, vouched for in ``url``'s section, held in its folder
-        too where that lies deeper (:data:`VERIFY_FIRST` pairs there since it was learned):
-        another backend mounted at ``/docs/legacy/`` serves paths as it does, whatever its
-        pairs in ``/docs/`` showed (random webs with a nested mixed section: an IIS site's
-        case rule, vouched for in ``/docs/``, dropped ``/Docs/legacy/results.htm`` against
-        ``/Docs/legacy/RESULTS.htm``, two pages)."""
-        learned = self.dedup.learned
-        folder = (learned.folder_of(url) if learned is not None else None) or ""
-        return "/" not in folder or rule.folders.get(folder, 0) >= VERIFY_FIRST
-
-    def _renamed(self, url: str, key: int | None) -> bool:
-        """Whether ``url`` differs in its section's name only from a URL of its host that
-        delivered the page of ``key`` (``/SHOP/c.htm`` against the delivered ``/shop/c.htm``):
-        what pairs renaming the section vouch for, and no more (``/app/export`` against
-        ``/app/Export`` is another page behind a front that folds only ``/APP/``)."""
-        learner = self.dedup.learner
-        digest = None if key is None else self.auditor.digest(key)
-        if learner is None or digest is None:
-            return False
-        normalized = self.dedup.normalize(url)[0]
-        try:
-            u = split_url(normalized or "")
-        except ValueError:
-            return False
-        return any(renamed_only(u.path, path) for path in learner.pages.delivered_spellings(u, digest))
-
     def scope(self, host: str, reason: str, url: str) -> str:
         """What a learned drop (of ``url``) has its audit budget counted against: the rule
         on its site. Twins an active ``www_alias`` made one site share their rules, so they
@@ -295,7 +201,7 @@ class AuditChoice:
         kind = reason.removeprefix("learned:")
         # (a path or host rule's kind is its family: no rule to look up for any other reason)
         by_section = kind in SCOPED_FAMILIES or kind in HOST_FAMILIES
-        by_section = by_section and self._rule(host, reason) is not None
+        by_section = by_section and self.vouching.rule_behind(host, reason) is not None
         if learned is not None:
             host = learned.site_key(host, kind)
         scope = f"{host} {reason}"
@@ -310,9 +216,3 @@ class AuditChoice:
             return f"{scope} /*"  # (past the cap the other sections share one budget)
         sections.add(section)
         return f"{scope} /{section}"
-
-    def _rule(self, host: str, reason: str) -> Rule | None:
-        """The active rule of ``host``'s site behind learned drop ``reason``."""
-        learned = self.dedup.learned
-        kind = reason.removeprefix("learned:")
-        return None if learned is None else next((r for r in learned.rules_of(host) if r.kind == kind), None)

@@ -9,8 +9,8 @@ cannot run away:
   where it is not, only a learned rule's first drops, below: such an audit
   compares nothing, its page is one of its own, and it vouches for nothing);
 - a learned rule's drops are all audited until its content has vouched for
-  it where the drop is (:meth:`~scrapy_urlnorm.audit_choice.AuditChoice.vouched`:
-  matched on :data:`~scrapy_urlnorm.audit_choice.VERIFY_FIRST` more pages than
+  it where the drop is (:meth:`~scrapy_urlnorm.vouching.PlaceVouching.vouched`:
+  matched on :data:`~scrapy_urlnorm.vouching.VERIFY_FIRST` more pages than
   taught it, in the drop's section for a path rule): a rule learned from one or
   two pairs is checked on the first pages it merges, where a site that keeps
   the forms apart shows it at once. Pairs downloaded while it was undecided,

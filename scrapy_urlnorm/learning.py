@@ -52,6 +52,7 @@ from .sections import (
     MAX_FOLDERS,
     MAX_HELD,
     SCOPED_FAMILIES,
+    cased_segments,
     directory_of,
     folder_of,
     narrows,
@@ -134,13 +135,18 @@ class Rule:
     #: ``held`` when the rule was learned: the pairs that taught it. In a section they
     #: may all be one coincidence (a tag host's placeholder at ``/tag/Elm/`` and
     #: ``/tag/elm/``, where ``/tag/Web/`` and ``/tag/web/`` are two tags), so only pairs
-    #: beyond them vouch for it there (``AuditChoice.vouched``).
+    #: beyond them vouch for it there (``PlaceVouching.vouched``).
     taught: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``renamed`` when the rule was learned: likewise, only pairs beyond them vouch.
     taught_renamed: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: ``SCOPED_FAMILIES`` only: folders deeper than their section (``docs/legacy``) where
     #: its pairs held since it was learned, how many (see :func:`~scrapy_urlnorm.sections.folder_of`).
     folders: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: ``case_insensitive_path`` only: of those pairs, how many spelled each segment in two
+    #: cases (``"<folder>#<index>"``). A router that folds an owner's and a repository's
+    #: names passes the file path below them on as it is (Gitea, GitHub): pairs that differ
+    #: in the names vouch for no drop that differs in the file's (``PlaceVouching``).
+    folder_cases: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     #: Distinct pages (``digests``) that vouch for nothing more by themselves: those
     #: gathered from both twins while they were one site, once ``www_alias`` is revoked.
     vouch_base: int = field(default=0, repr=False, compare=False)
@@ -194,6 +200,7 @@ class Rule:
             **({"taught": dict(sorted(self.taught.items()))} if self.taught else {}),
             **({"taught_renamed": dict(sorted(self.taught_renamed.items()))} if self.taught_renamed else {}),
             **({"folders": dict(sorted(self.folders.items()))} if self.folders else {}),
+            **({"folder_cases": dict(sorted(self.folder_cases.items()))} if self.folder_cases else {}),
             **({"vouch_base": self.vouch_base} if self.vouch_base else {}),
         }
 
@@ -214,6 +221,7 @@ class Rule:
             taught=dict(data.get("taught", {})),
             taught_renamed=dict(data.get("taught_renamed", {})),
             folders=dict(data.get("folders", {})),
+            folder_cases=dict(data.get("folder_cases", {})),
             vouch_base=int(data.get("vouch_base", 0)),
         )
 
@@ -226,6 +234,18 @@ def negotiated_pair(url: str, location: str) -> bool:
     except ValueError:
         return False
     return bool(kinds) and all(kind.partition(":")[0] in NEGOTIATED_FAMILIES for kind in kinds)
+
+
+def _count_cased(counts: dict[str, int], folder: str, a: str, b: str) -> None:
+    """Count, for ``folder``, each segment URLs ``a`` and ``b`` spell in two cases."""
+    try:
+        positions = cased_segments(split_url(a).path, split_url(b).path)
+    except ValueError:
+        return
+    for position in positions:
+        name = f"{folder}#{position}"
+        if name in counts or len(counts) < 4 * MAX_FOLDERS:
+            counts[name] = counts.get(name, 0) + 1
 
 
 def _first_segment_only(a: str, b: str) -> bool:
@@ -465,6 +485,8 @@ class Learner:
             folder = self.folder_of(a, b)
             if folder and "/" in folder and (folder in rule.folders or len(rule.folders) < MAX_FOLDERS):
                 rule.folders[folder] = rule.folders.get(folder, 0) + 1
+                if rule.family is RuleKind.CASE_INSENSITIVE_PATH:
+                    _count_cased(rule.folder_cases, folder, a, b)
         if positive and direction and rule.direction and direction != rule.direction:
             if via == "canonical" and rule.sources.get("redirect"):
                 # The server's redirects say which form it serves; a page naming the
@@ -539,7 +561,7 @@ class Learner:
     def _unshare(self, site: str) -> None:
         """The twins of ``site`` (its bare name) are no longer one site: the evidence its
         rules gathered from both while they were vouches for neither by place any more
-        (``AuditChoice.vouched``); what held in the ``www`` twin's ``/app/`` said nothing of
+        (``PlaceVouching.vouched``); what held in the ``www`` twin's ``/app/`` said nothing of
         the bare twin's, where the first drops are verified again. Coincidence seed 2472
         (``--kills 2``): ``h/app/users/``, released when ``www_alias`` was revoked, was
         dropped unverified against ``h/app/Users/``, another page, by the bare twin's case
@@ -550,6 +572,7 @@ class Learner:
                 rule.held.clear()
             rule.taught_renamed = dict(rule.renamed)
             rule.folders.clear()
+            rule.folder_cases.clear()
             rule.vouch_base = len(rule.digests)
 
     def _narrow(self, rule: Rule, section: str, why: str) -> None:

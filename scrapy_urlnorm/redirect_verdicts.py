@@ -112,7 +112,7 @@ class RedirectVerdicts:
             return False
         host = host_of(url)
         only = self._merging(host, url, rep) if rep else None
-        return not self.choice.others_held(host, url, None, reason.removeprefix("learned:"), only)
+        return not self.choice.vouching.others_held(host, url, None, reason.removeprefix("learned:"), only)
 
     def _merging(self, host: str, url: str, rep: str) -> list[Rule] | None:
         """Which of ``host``'s rules may have merged normalized ``url`` with the delivered

@@ -29,7 +29,7 @@ host's case rule, learned from its own pages, lost one of ``/v1/EXPORT.htm``
 and ``/v1/export.htm`` in 12 of 60 webs when the rule's first drops were
 counted host-wide). Below its section, a folder (``docs/legacy``, :func:`folder_of`)
 is vouched for by pairs of its own: another backend may be mounted there, and the
-rule's first drops in it are audited (``AuditChoice._held_in_folder``). It narrows at most
+rule's first drops in it are audited (``PlaceVouching._held_in_folder``). It narrows at most
 :data:`MAX_EXCLUDED` times, and only where it held in another section: a
 contradiction past that, or on a rule seen holding in that section alone,
 revokes it as before.
@@ -113,6 +113,17 @@ def renamed_only(a: str, b: str) -> bool:
     (``/APP/Report`` and ``/app/Report``): a section's name spelled otherwise."""
     first, second = a.lstrip("/"), b.lstrip("/")
     return "/" in first and first.partition("/")[2] == second.partition("/")[2]
+
+
+def cased_segments(a: str, b: str) -> tuple[int, ...]:
+    """The segments (by index) in which paths ``a`` and ``b``, one path but for case,
+    are spelled in two cases (``(1, 2)`` for ``/NorthWind/RiverDB/README.md`` against
+    ``/northwind/riverdb/README.md``); none where they are not one path but for case."""
+    first, second = a.split("/"), b.split("/")
+    if len(first) != len(second):
+        return ()
+    positions = tuple(index for index, (x, y) in enumerate(zip(first, second, strict=True)) if x != y)
+    return positions if all(first[i].lower() == second[i].lower() for i in positions) else ()
 
 
 def sections_of(a: str, b: str, section: Callable[[str], str | None] = section_of) -> str | None:

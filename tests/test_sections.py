@@ -156,9 +156,9 @@ def test_a_path_rule_is_audited_per_folder_up_to_a_cap() -> None:
     for digest in (50, 51, 52):
         dedup.learner.observe_page(f"http://iis.test/docs/Q{digest}", digest, length=BODY)
         dedup.learner.observe_page(f"http://iis.test/docs/q{digest}", digest, length=BODY)
-    assert choice.vouched("iis.test", reason, "http://iis.test/Docs/Z.htm")
-    assert not choice.vouched("iis.test", reason, "http://iis.test/News/Z.htm")
-    assert not choice.vouched("iis.test", reason, "http://iis.test/shop/Z.htm")
+    assert choice.vouching.vouched("iis.test", reason, "http://iis.test/Docs/Z.htm")
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/News/Z.htm")
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/shop/Z.htm")
 
 
 def test_a_path_rule_vouched_for_in_a_section_is_not_below_it_until_it_held_there() -> None:
@@ -174,17 +174,49 @@ def test_a_path_rule_vouched_for_in_a_section_is_not_below_it_until_it_held_ther
         dedup.learner.observe_page(f"http://iis.test/docs/Q{digest}", digest, length=BODY)
         dedup.learner.observe_page(f"http://iis.test/docs/q{digest}", digest, length=BODY)
     choice, reason = dedup.audits.choice, f"learned:{CASE}"
-    assert choice.vouched("iis.test", reason, "http://iis.test/Docs/Z.htm")
-    assert not choice.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
+    assert choice.vouching.vouched("iis.test", reason, "http://iis.test/Docs/Z.htm")
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
+    dedup.learner.observe_page("http://iis.test/docs/legacy/Z.htm", 70, length=BODY)
+    dedup.audits.auditor.remember((7,), 70)
     dedup.learner.observe_page("http://iis.test/docs/legacy/R60", 60, length=BODY)
     dedup.learner.observe_page("http://iis.test/docs/legacy/r60", 60, length=BODY)
-    assert not choice.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/docs/legacy/z.htm", 7)
     dedup.learner.observe_page("http://iis.test/DOCS/legacy/R61", 61, length=BODY)
     dedup.learner.observe_page("http://iis.test/docs/legacy/r61", 61, length=BODY)
-    assert choice.vouched("iis.test", reason, "http://iis.test/Docs/Legacy/Z.htm")
-    assert not choice.vouched("iis.test", reason, "http://iis.test/docs/other/Z.htm")
+    assert choice.vouching.vouched("iis.test", reason, "http://iis.test/docs/legacy/z.htm", 7)
+    assert not choice.vouching.vouched(
+        "iis.test", reason, "http://iis.test/Docs/legacy/z.htm", 7
+    )  # (one pair spelled /Docs/)
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/docs/Legacy/Z.htm", 7)  # (no pair there)
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/docs/other/Z.htm", 7)
     rule = next(rule for rule in dedup.learner.active_rules("iis.test") if rule.kind == CASE)
-    assert Rule.from_dict(rule.as_dict()).folders == {"docs/legacy": 2}
+    restored = Rule.from_dict(rule.as_dict())
+    assert restored.folders == {"docs/legacy": 2}
+    assert restored.folder_cases == {"docs/legacy#1": 1, "docs/legacy#3": 2}
+
+
+def test_pairs_below_a_section_vouch_only_for_the_segments_they_spelled_in_two_cases() -> None:
+    """Gitea (and GitHub) fold the case of an owner's and a repository's names and serve the
+    files below them as named: ``/NorthWind/RiverDB/src/branch/main/README.md`` and
+    ``/northwind/riverdb/...`` are one page, ``readme.md`` another file beside
+    ``README.md``. Pairs that spell the names in two cases vouch for drops that do the
+    same, not for one that spells the file otherwise (community seed 79 lost ``readme.md``
+    and the page only it linked: its audit was called off as vouched for)."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    choice, reason = dedup.audits.choice, f"learned:{CASE}"
+    tree = "src/branch/main"
+    for n, owner in enumerate(("NorthWind/RiverDB", "northwind/riverdb", "NORTHWIND/riverdb", "NorthWind/riverdb")):
+        learner.observe_page(f"http://git.test/{owner}/{tree}/F{n}.md", 800 + n, length=BODY)
+        learner.observe_page(f"http://git.test/northwind/RiverDB/{tree}/F{n}.md", 800 + n, length=BODY)
+    learner.observe_page(f"http://git.test/NorthWind/RiverDB/{tree}/README.md", 900, length=BODY)
+    dedup.audits.auditor.remember((9,), 900)
+    assert choice.vouching.vouched("git.test", reason, f"http://git.test/northwind/riverdb/{tree}/README.md", 9)
+    assert not choice.vouching.vouched("git.test", reason, f"http://git.test/NorthWind/RiverDB/{tree}/readme.md", 9)
+    assert not choice.vouching.vouched(
+        "git.test", reason, "http://git.test/NorthWind/RiverDB/SRC/branch/main/README.md", 9
+    )
 
 
 # -- keys never cross a section's edge ----------------------------------------------------
@@ -303,9 +335,9 @@ def test_a_host_rule_is_audited_and_vouched_for_per_top_directory() -> None:
     blog = scope("www.tw.test", reason, "http://www.tw.test/blog/")
     assert blog == scope("www.tw.test", reason, "http://www.tw.test/Blog/x")
     assert blog != scope("www.tw.test", reason, "http://www.tw.test/a/")
-    assert choice.vouched("www.tw.test", reason, "http://www.tw.test/products/p9.htm")
-    assert not choice.vouched("www.tw.test", reason, "http://www.tw.test/blog/")
-    assert not choice.vouched("www.tw.test", reason, "http://www.tw.test/blog/hello/")
+    assert choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/products/p9.htm")
+    assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/blog/")
+    assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/blog/hello/")
 
 
 def twin_with_another_blog(path: str, query: str, headers: Mapping[str, str]) -> Reply:
@@ -509,8 +541,8 @@ def test_a_drop_is_vouched_for_only_where_every_rule_of_its_key_held() -> None:
         learner.observe_page(f"http://iis.test/docs/q{n}.htm", 500 + n, length=BODY)
     assert learner.is_active("iis.test", "www_alias") and learner.is_active("iis.test", CASE)
     choice, reason = dedup.audits.choice, "learned:www_alias"
-    assert choice.vouched("www.iis.test", reason, "http://www.iis.test/docs/report")
-    assert not choice.vouched("www.iis.test", reason, "http://www.iis.test/app/report")
+    assert choice.vouching.vouched("www.iis.test", reason, "http://www.iis.test/docs/report")
+    assert not choice.vouching.vouched("www.iis.test", reason, "http://www.iis.test/app/report")
 
 
 def test_twins_no_longer_one_site_vouch_for_neither_with_what_both_showed() -> None:
@@ -528,16 +560,16 @@ def test_twins_no_longer_one_site_vouch_for_neither_with_what_both_showed() -> N
         learner.observe_page(f"http://www.iis.test/app/q{n}.htm", 500 + n, length=BODY)
     assert learner.is_active("iis.test", "www_alias") and learner.is_active("iis.test", CASE)
     choice, reason = dedup.audits.choice, f"learned:{CASE}"
-    assert choice.vouched("iis.test", reason, "http://iis.test/app/report")
+    assert choice.vouching.vouched("iis.test", reason, "http://iis.test/app/report")
     alias = next(rule for rule in learner.active_rules("iis.test") if rule.kind == "www_alias")
     learner.revoke(alias, "another virtual host under /blog/")
-    assert not choice.vouched("iis.test", reason, "http://iis.test/app/report")
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/app/report")
     rule = next(rule for rule in learner.active_rules("iis.test") if rule.kind == CASE)
     assert Rule.from_dict(rule.as_dict()).vouch_base == rule.vouch_base > 0
     for n in range(4):  # the bare twin's own pairs vouch for it again
         learner.observe_page(f"http://iis.test/app/R{n}.htm", 700 + n, length=BODY)
         learner.observe_page(f"http://iis.test/app/r{n}.htm", 700 + n, length=BODY)
-    assert choice.vouched("iis.test", reason, "http://iis.test/app/report")
+    assert choice.vouching.vouched("iis.test", reason, "http://iis.test/app/report")
 
 
 class TwoCallbacks(Spider):
@@ -618,7 +650,7 @@ def test_an_audit_queued_until_vouched_goes_when_its_rule_left_the_section_since
     rule = next(rule for rule in learner.active_rules() if rule.kind == CASE)
     assert rule.excluded == {"app"}
     assert not choice.vouched_since(request, audit)
-    assert not choice.vouched("iis.test", f"learned:{CASE}", "http://iis.test/app/Users/", key)
+    assert not choice.vouching.vouched("iis.test", f"learned:{CASE}", "http://iis.test/app/Users/", key)
 
 
 def test_pairs_that_rename_a_section_vouch_only_for_drops_that_rename_it() -> None:
@@ -632,10 +664,10 @@ def test_pairs_that_rename_a_section_vouch_only_for_drops_that_rename_it() -> No
     learner.observe_page("http://iis.test/app/Export", 900, length=BODY)
     dedup.audits.auditor.remember((7,), 900)
     choice, reason = dedup.audits.choice, f"learned:{CASE}"
-    assert choice.vouched("iis.test", reason, "http://iis.test/APP/Export", 7)
-    assert not choice.vouched("iis.test", reason, "http://iis.test/app/export", 7)
-    assert not choice.vouched("iis.test", reason, "http://iis.test/APP/export", 7)
-    assert not choice.vouched("iis.test", reason, "http://iis.test/APP/Export", 8)  # (its page unknown)
+    assert choice.vouching.vouched("iis.test", reason, "http://iis.test/APP/Export", 7)
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/app/export", 7)
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/APP/export", 7)
+    assert not choice.vouching.vouched("iis.test", reason, "http://iis.test/APP/Export", 8)  # (its page unknown)
 
 
 def test_the_pairs_that_taught_a_path_rule_do_not_vouch_for_their_section_alone() -> None:
@@ -651,7 +683,7 @@ def test_the_pairs_that_taught_a_path_rule_do_not_vouch_for_their_section_alone(
         learner.observe_page(f"http://iis.test/tag/T{n}/", 700 + n, length=BODY)
         learner.observe_page(f"http://iis.test/tag/t{n}/", 700 + n, length=BODY)
         assert learner.is_active("iis.test", CASE) == (n >= 1)
-        assert choice.vouched("iis.test", reason, "http://iis.test/tag/Web/") == (n >= 3)
+        assert choice.vouching.vouched("iis.test", reason, "http://iis.test/tag/Web/") == (n >= 3)
 
 
 def test_the_pairs_that_taught_a_rule_by_renaming_a_section_do_not_vouch_for_it_alone() -> None:
@@ -668,7 +700,7 @@ def test_the_pairs_that_taught_a_rule_by_renaming_a_section_do_not_vouch_for_it_
         learner.observe_page(f"http://iis.test/APP/R{n}", 600 + n, length=BODY)
         learner.observe_page(f"http://iis.test/app/R{n}", 600 + n, length=BODY)
         assert learner.is_active("iis.test", CASE) == (n >= 1)
-        assert choice.vouched("iis.test", reason, "http://iis.test/APP/Export", 7) == (n >= 3)
+        assert choice.vouching.vouched("iis.test", reason, "http://iis.test/APP/Export", 7) == (n >= 3)
     rule = next(rule for rule in learner.active_rules() if rule.kind == CASE)
     assert rule.taught_renamed == {"app": 2}
     assert Rule.from_dict(rule.as_dict()).taught_renamed == {"app": 2}  # (kept across a resume)
