@@ -124,17 +124,9 @@ class PlaceVouching:
         vouch for ``/northwind/riverdb/.../docs/setup.md`` against ``/NorthWind/...``, not
         for ``readme.md`` against ``README.md``, another file (community seed 79). Where no
         such URL is remembered, nothing says which segments the drop spells otherwise."""
-        learner = self.dedup.learner
-        digest = None if key is None else self.auditor.digest(key)
-        if learner is None or digest is None:
-            return False
-        normalized = self.dedup.normalize(url)[0]
-        try:
-            u = split_url(normalized or "")
-        except ValueError:
-            return False
-        counts, path = rule.folder_cases, u.path
-        for spelled in learner.pages.delivered_spellings(u, digest):
+        path, spellings = self._spellings(url, key)
+        counts = rule.folder_cases
+        for spelled in spellings:
             positions = cased_segments(path, spelled)
             if (positions or path == spelled) and all(
                 counts.get(f"{folder}#{position}", 0) >= VERIFY_FIRST for position in positions
@@ -147,16 +139,22 @@ class PlaceVouching:
         delivered the page of ``key`` (``/SHOP/c.htm`` against the delivered ``/shop/c.htm``):
         what pairs renaming the section vouch for, and no more (``/app/export`` against
         ``/app/Export`` is another page behind a front that folds only ``/APP/``)."""
+        path, spellings = self._spellings(url, key)
+        return any(renamed_only(path, spelled) for spelled in spellings)
+
+    def _spellings(self, url: str, key: int | None) -> tuple[str, list[str]]:
+        """``url``'s path (normalized by the static policy), and the paths that spelled it
+        in another case on its host and delivered the page of ``key``, as far as remembered
+        (none where that page, or ``url``, is unknown)."""
         learner = self.dedup.learner
         digest = None if key is None else self.auditor.digest(key)
         if learner is None or digest is None:
-            return False
-        normalized = self.dedup.normalize(url)[0]
+            return "", []
         try:
-            u = split_url(normalized or "")
+            u = split_url(self.dedup.normalize(url)[0] or "")
         except ValueError:
-            return False
-        return any(renamed_only(u.path, path) for path in learner.pages.delivered_spellings(u, digest))
+            return "", []
+        return u.path, learner.pages.delivered_spellings(u, digest)
 
     def rule_behind(self, host: str, reason: str) -> Rule | None:
         """The active rule of ``host``'s site behind learned drop ``reason``."""
