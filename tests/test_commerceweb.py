@@ -26,44 +26,25 @@ from demoweb.commerceweb import (
     generate_commerce_web,
 )
 from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
+from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
 
 SEEDS = range(200)
 
 
-def _fingerprint(web: CommerceWeb) -> list[object]:
-    return [web.describe(), web.start_urls, [(page.url, page.links) for page in web.pages]]
-
-
 def test_same_seed_same_web() -> None:
-    for seed in (0, 5, 17):
-        assert _fingerprint(generate_commerce_web(seed)) == _fingerprint(generate_commerce_web(seed))
-    assert _fingerprint(generate_commerce_web(1)) != _fingerprint(generate_commerce_web(2))
+    assert_same_seed_same_web(generate_commerce_web)
 
 
 def test_every_document_collected_by_stock() -> None:
-    for seed in SEEDS:
-        web = generate_commerce_web(seed)
-        assert 3 <= len(web.hosts) <= 5
-        assert 20 <= len(web.documents) <= 90, (seed, len(web.documents))
-        assert not web.check(), (seed, web.check(), web.describe())
-        assert web.simulate_stock()[1] == web.documents, seed
+    assert_stock_collects_every_document(generate_commerce_web, SEEDS)
 
 
 def test_every_document_collected_by_stock_with_refreshes_and_query_pages() -> None:
-    for seed in range(40):
-        web = generate_commerce_web(seed, meta_refresh=True, query_pages=True)
-        assert not web.check(), (seed, web.check(), web.describe())
-        assert web.simulate_stock()[1] == web.documents, seed
+    assert_stock_collects_every_document(generate_commerce_web, range(40), meta_refresh=True, query_pages=True)
 
 
 def test_every_kind_is_drawn_with_its_exceptions() -> None:
-    kinds: set[str] = set()
-    for seed in range(40):
-        for site in generate_commerce_web(seed).hosts:
-            assert isinstance(site, CSite)
-            assert site.late and site.traps, site.kind
-            kinds.add(site.kind)
-    assert kinds == set(KINDS)
+    assert_every_kind_drawn(generate_commerce_web, CSite, KINDS)
 
 
 def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch) -> None:

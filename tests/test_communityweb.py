@@ -27,45 +27,26 @@ from demoweb.communityweb import (
     generate_community_web,
 )
 from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
+from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
 
 SEEDS = range(200)
 _TOKEN = re.compile(rb'(content="|"wgRequestId":")[0-9a-f]{32}"')
 
 
-def _fingerprint(web: CommunityWeb) -> list[object]:
-    return [web.describe(), web.start_urls, [(page.url, page.links) for page in web.pages]]
-
-
 def test_same_seed_same_web() -> None:
-    for seed in (0, 5, 17):
-        assert _fingerprint(generate_community_web(seed)) == _fingerprint(generate_community_web(seed))
-    assert _fingerprint(generate_community_web(1)) != _fingerprint(generate_community_web(2))
+    assert_same_seed_same_web(generate_community_web)
 
 
 def test_every_document_collected_by_stock() -> None:
-    for seed in SEEDS:
-        web = generate_community_web(seed)
-        assert 3 <= len(web.hosts) <= 5
-        assert 20 <= len(web.documents) <= 90, (seed, len(web.documents))
-        assert not web.check(), (seed, web.check(), web.describe())
-        assert web.simulate_stock()[1] == web.documents, seed
+    assert_stock_collects_every_document(generate_community_web, SEEDS)
 
 
 def test_every_document_collected_by_stock_with_refreshes_and_query_pages() -> None:
-    for seed in range(40):
-        web = generate_community_web(seed, meta_refresh=True, query_pages=True)
-        assert not web.check(), (seed, web.check(), web.describe())
-        assert web.simulate_stock()[1] == web.documents, seed
+    assert_stock_collects_every_document(generate_community_web, range(40), meta_refresh=True, query_pages=True)
 
 
 def test_every_kind_is_drawn_with_its_exceptions() -> None:
-    kinds: set[str] = set()
-    for seed in range(40):
-        for site in generate_community_web(seed).hosts:
-            assert isinstance(site, CommunitySite)
-            assert site.late and site.traps, site.kind
-            kinds.add(site.kind)
-    assert kinds == set(KINDS)
+    assert_every_kind_drawn(generate_community_web, CommunitySite, KINDS)
 
 
 def test_every_spelling_leads_to_its_page_and_no_exception_is_one() -> None:
