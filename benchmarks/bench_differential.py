@@ -84,6 +84,16 @@ trees, Read the Docs' versions, Mastodon's account routes; per-request tokens wh
 them; each with an exception linked late), with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web community --seeds 100 --start 0 --workers 1
+
+``--web registry`` crawls the webs of a ninth generator, by another outside checker
+(``demoweb.registryweb.generate_registry_web``: how package registries, paper archives, institutional
+repositories and versioned documentation hosts spell URLs: PyPI's PEP 503 names and release pages, npm's
+tabs and versions, docs.rs's version aliases and semver redirects, arXiv's versioned ids and browse
+contexts, DSpace's handles and bitstream sequences, Zenodo's record versions, packages.debian.org's suite
+aliases, PostgreSQL's ``/docs/current/``; each with an exception linked late), with requests, documents
+and losses per kind.
+
+    python benchmarks/bench_differential.py --web registry --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -118,6 +128,7 @@ from demoweb.frameworkweb import compare_frameworks, family_of, generate_framewo
 from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
+from demoweb.registryweb import compare_registry, generate_registry_web  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
 
 #: How often a worker's reactor proves it is responsive (see ``run_workers``).
@@ -179,7 +190,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -216,6 +227,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_commerce_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "community":
         return generate_community_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "registry":
+        return generate_registry_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -374,6 +387,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "hosting": compare_hosting,
                         "commerce": compare_commerce,
                         "community": compare_community,
+                        "registry": compare_registry,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -782,7 +796,17 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=("random", "frameworks", "wild", "coincidence", "quirks", "hosting", "commerce", "community"),
+        choices=(
+            "random",
+            "frameworks",
+            "wild",
+            "coincidence",
+            "quirks",
+            "hosting",
+            "commerce",
+            "community",
+            "registry",
+        ),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
@@ -796,7 +820,9 @@ def main() -> None:
         "site builders and SEO plugins answer them, each kind with exceptions) or commerce (demoweb.commerceweb: "
         "URL spellings as e-commerce platforms, forums and enterprise CMSs answer them, each kind with exceptions) or "
         "community (demoweb.communityweb: URL spellings as forums, Q&A sites, wikis, code forges, documentation "
-        "hosts and Mastodon answer them, each kind with exceptions)",
+        "hosts and Mastodon answer them, each kind with exceptions) or registry (demoweb.registryweb: URL spellings "
+        "as package registries, paper archives, institutional repositories and versioned documentation hosts "
+        "answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
