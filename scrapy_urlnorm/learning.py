@@ -49,6 +49,7 @@ from typing import Any
 from .pairs import MIN_BODY, PagePairs, one_step_pairs, pair_id
 from .sections import (
     HOST_FAMILIES,
+    MAX_FOLDER_CASES,
     MAX_FOLDERS,
     MAX_HELD,
     SCOPED_FAMILIES,
@@ -244,7 +245,7 @@ def _count_cased(counts: dict[str, int], folder: str, a: str, b: str) -> None:
         return
     for position in positions:
         name = f"{folder}#{position}"
-        if name in counts or len(counts) < 4 * MAX_FOLDERS:
+        if name in counts or len(counts) < MAX_FOLDER_CASES:
             counts[name] = counts.get(name, 0) + 1
 
 

@@ -62,6 +62,8 @@ MAX_EXCLUDED = 8
 MAX_HELD = 32
 #: Folders below their section remembered per path rule where it held since it was learned.
 MAX_FOLDERS = 512
+#: (folder, segment) counts remembered per case rule (``Rule.folder_cases``).
+MAX_FOLDER_CASES = 4 * MAX_FOLDERS
 
 
 def section_of(url: str) -> str | None:

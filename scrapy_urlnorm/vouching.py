@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 #: (and drops of a learned rule audited unconditionally until then).
 VERIFY_FIRST = 2
 #: Rule families vouched for by place.
-BY_SECTION = SCOPED_FAMILIES | HOST_FAMILIES
+_BY_SECTION = SCOPED_FAMILIES | HOST_FAMILIES
 
 
 class PlaceVouching:
@@ -70,7 +70,7 @@ class PlaceVouching:
             return True
         section = learned.section_of(url) or ""
         for rule in learned.rules_of(host):
-            if rule.kind == but or rule.family.value not in BY_SECTION or section in rule.excluded:
+            if rule.kind == but or rule.family.value not in _BY_SECTION or section in rule.excluded:
                 continue
             if only is not None and rule not in only:
                 continue
