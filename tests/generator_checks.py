@@ -1,11 +1,14 @@
 """Checks every seeded generator's webs pass alike: one web per seed, every document
 collected by stock Scrapy (over the data: :meth:`QuirksWeb.check` and a simulated stock
-crawl), every kind drawn with its exceptions."""
+crawl), every kind drawn with its exceptions; and what a kind's spellings answer."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
+from urllib.parse import urljoin
+
+from demoweb.randomweb import REDIRECT_STATUSES
 
 Generate = Callable[..., Any]
 
@@ -38,3 +41,20 @@ def assert_every_kind_drawn(generate: Generate, site_class: type, kinds: Collect
             assert site.late and site.traps, site.kind
             drawn.add(site.kind)
     assert drawn == set(kinds)
+
+
+def assert_moves(web: Any, url: str, to: str, statuses: frozenset[int] = REDIRECT_STATUSES) -> None:
+    """``url`` redirects (with a status of ``statuses``) and ends at ``to``'s document."""
+    assert web.fetch(url).status in statuses, (url, web.fetch(url).status)
+    assert web.resolve(url) == web.resolve(to) is not None, (url, to)
+
+
+def assert_other_document(web: Any, url: str, than: str) -> None:
+    """``url`` is a document of its own, not the one ``than`` leads to."""
+    assert web.resolve(url) not in (None, web.resolve(than)), (url, than)
+
+
+def assert_behind(web: Any, site: Any, page_url: str, href: str) -> None:
+    """``href`` written on the page at ``page_url`` leads to a page linked nowhere else."""
+    assert href in next(page for page in site.pages if page.url == page_url).links, (page_url, href)
+    assert web.resolve(urljoin(page_url, href)) in site.hidden, (page_url, href)

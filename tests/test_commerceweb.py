@@ -27,6 +27,8 @@ from demoweb.commerceweb import (
 )
 from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
 from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import assert_moves as _moves
+from generator_checks import assert_other_document as _other
 
 SEEDS = range(200)
 
@@ -96,17 +98,6 @@ def _alike(web: CommerceWeb, first: str, *others: str) -> None:
         assert web.resolve(url) == web.resolve(first) is not None, (first, url)
         reply = web.fetch(url)
         assert reply.status in REDIRECT_STATUSES or reply.body == body, (first, url, reply.status)
-
-
-def _moves(web: CommerceWeb, url: str, to: str, statuses: frozenset[int] = REDIRECT_STATUSES) -> None:
-    """``url`` redirects (with a status of ``statuses``) and ends at ``to``'s document."""
-    assert web.fetch(url).status in statuses, url
-    assert web.resolve(url) == web.resolve(to) is not None, (url, to)
-
-
-def _other(web: CommerceWeb, url: str, than: str) -> None:
-    """``url`` is a document of its own, not the one ``than`` leads to."""
-    assert web.resolve(url) not in (None, web.resolve(than)), (url, than)
 
 
 def _behind(web: CommerceWeb, site: CSite, page_url: str, href: str) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from urllib.parse import urljoin
 
 import pytest
 import pytest_twisted
@@ -26,8 +25,11 @@ from demoweb.communityweb import (
     compare_community,
     generate_community_web,
 )
-from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
+from demoweb.randomweb import doc_id_of
+from generator_checks import assert_behind as _behind
 from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import assert_moves as _moves
+from generator_checks import assert_other_document as _other
 
 SEEDS = range(80)  # (the generator was checked on 200 seeds when written; the benchmark crawls more)
 _TOKEN = re.compile(rb'(content="|"wgRequestId":")[0-9a-f]{32}"')
@@ -122,23 +124,6 @@ def _alike(web: CommunityWeb, first: str, *others: str) -> None:
     """``others`` lead to ``first``'s document (by a redirect, or in other bytes)."""
     for url in others:
         assert web.resolve(url) == web.resolve(first) is not None, (first, url)
-
-
-def _moves(web: CommunityWeb, url: str, to: str, statuses: frozenset[int] = REDIRECT_STATUSES) -> None:
-    """``url`` redirects (with a status of ``statuses``) and ends at ``to``'s document."""
-    assert web.fetch(url).status in statuses, (url, web.fetch(url).status)
-    assert web.resolve(url) == web.resolve(to) is not None, (url, to)
-
-
-def _other(web: CommunityWeb, url: str, than: str) -> None:
-    """``url`` is a document of its own, not the one ``than`` leads to."""
-    assert web.resolve(url) not in (None, web.resolve(than)), (url, than)
-
-
-def _behind(web: CommunityWeb, site: CommunitySite, page_url: str, href: str) -> None:
-    """``href`` written on the page at ``page_url`` leads to a page linked nowhere else."""
-    assert href in next(page for page in site.pages if page.url == page_url).links, (page_url, href)
-    assert web.resolve(urljoin(page_url, href)) in site.hidden, (page_url, href)
 
 
 # -- tokens ---------------------------------------------------------------------------------------

@@ -28,7 +28,9 @@ from demoweb.hostingweb import (
     compare_hosting,
     generate_hosting_web,
 )
-from demoweb.randomweb import REDIRECT_STATUSES, CrawlOrder, doc_id_of
+from demoweb.randomweb import CrawlOrder, doc_id_of
+from generator_checks import assert_moves as _moves
+from generator_checks import assert_other_document as _other
 
 # Determinism, stock's collection of every document and every kind's exceptions are checked
 # for this generator beside the fifth's (``test_quirksweb.py``, ``KIND_GENERATORS``).
@@ -72,17 +74,6 @@ def _same(web: HostingWeb, first: str, *others: str) -> None:
     for url in others:
         reply = web.fetch(url)
         assert reply.status == 200 and reply.body == body, (first, url, reply.status)
-
-
-def _moves(web: HostingWeb, url: str, to: str, statuses: frozenset[int] = REDIRECT_STATUSES) -> None:
-    """``url`` redirects (with a status of ``statuses``) and ends at ``to``'s document."""
-    assert web.fetch(url).status in statuses, url
-    assert web.resolve(url) == web.resolve(to) is not None, (url, to)
-
-
-def _other(web: HostingWeb, url: str, than: str) -> None:
-    """``url`` is a document of its own, not the one ``than`` leads to."""
-    assert web.resolve(url) not in (None, web.resolve(than)), (url, than)
 
 
 def test_netlify_pretty_urls_and_the_legacy_file() -> None:

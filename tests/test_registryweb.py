@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 
 import pytest
 import pytest_twisted
-from demoweb.randomweb import REDIRECT_STATUSES, Page, doc_id_of
+from demoweb.randomweb import Page, doc_id_of
 from demoweb.registryweb import (
     _DEB_CLASHES,
     KINDS,
@@ -28,7 +28,10 @@ from demoweb.registryweb import (
     compare_registry,
     generate_registry_web,
 )
+from generator_checks import assert_behind as _behind
 from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import assert_moves as _moves
+from generator_checks import assert_other_document as _other
 
 SEEDS = range(80)  # (the generator was checked on 200 seeds when written; the benchmark crawls more)
 
@@ -127,23 +130,6 @@ def _alike(web: RegistryWeb, first: str, *others: str) -> None:
         reply = web.fetch(url)
         assert reply.status == 200 and reply.body != web.fetch(first).body, (first, url)
         assert web.resolve(url) == web.resolve(first) is not None, (first, url)
-
-
-def _moves(web: RegistryWeb, url: str, to: str, statuses: frozenset[int] = REDIRECT_STATUSES) -> None:
-    """``url`` redirects (with a status of ``statuses``) and ends at ``to``'s document."""
-    assert web.fetch(url).status in statuses, (url, web.fetch(url).status)
-    assert web.resolve(url) == web.resolve(to) is not None, (url, to)
-
-
-def _other(web: RegistryWeb, url: str, than: str) -> None:
-    """``url`` is a document of its own, not the one ``than`` leads to."""
-    assert web.resolve(url) not in (None, web.resolve(than)), (url, than)
-
-
-def _behind(web: RegistryWeb, site: RegistrySite, page_url: str, href: str) -> None:
-    """``href`` written on the page at ``page_url`` leads to a page linked nowhere else."""
-    assert href in next(page for page in site.pages if page.url == page_url).links, (page_url, href)
-    assert web.resolve(urljoin(page_url, href)) in site.hidden, (page_url, href)
 
 
 def _hidden(site: RegistrySite, prefix: str) -> Page:
