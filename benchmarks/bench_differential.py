@@ -94,6 +94,16 @@ aliases, PostgreSQL's ``/docs/current/``; each with an exception linked late), w
 and losses per kind.
 
     python benchmarks/bench_differential.py --web registry --seeds 100 --start 0 --workers 1
+
+``--web enterprise`` crawls the webs of a tenth generator, by another outside checker
+(``demoweb.enterpriseweb.generate_enterprise_web``: how legacy enterprise web platforms spell URLs:
+Domino's URL commands, view UNIDs and replica ids, ColdFusion's session tokens and Fusebox fuseactions,
+Tomcat's jsessionid path parameters and welcome files with Struts and displaytag, WebSphere Portal's
+navigational states, SharePoint's welcome pages and library folders, Oracle APEX's f?p fields, SAP BSP's
+default client and language and URL mangling, classic ASP on IIS; each with an exception linked late),
+with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web enterprise --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -124,6 +134,7 @@ sys.path.insert(0, str(ROOT / "example_project"))
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
 from demoweb.commerceweb import compare_commerce, generate_commerce_web  # noqa: E402
 from demoweb.communityweb import compare_community, generate_community_web  # noqa: E402
+from demoweb.enterpriseweb import compare_enterprise, generate_enterprise_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
@@ -190,7 +201,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry", "enterprise")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -229,6 +240,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_community_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "registry":
         return generate_registry_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "enterprise":
+        return generate_enterprise_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -388,6 +401,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "commerce": compare_commerce,
                         "community": compare_community,
                         "registry": compare_registry,
+                        "enterprise": compare_enterprise,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -806,6 +820,7 @@ def main() -> None:
             "commerce",
             "community",
             "registry",
+            "enterprise",
         ),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
@@ -822,6 +837,8 @@ def main() -> None:
         "community (demoweb.communityweb: URL spellings as forums, Q&A sites, wikis, code forges, documentation "
         "hosts and Mastodon answer them, each kind with exceptions) or registry (demoweb.registryweb: URL spellings "
         "as package registries, paper archives, institutional repositories and versioned documentation hosts "
+        "answer them, each kind with exceptions) or enterprise (demoweb.enterpriseweb: URL spellings as Domino, "
+        "ColdFusion, Tomcat with Struts, WebSphere Portal, SharePoint, Oracle APEX, SAP BSP and classic ASP "
         "answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
