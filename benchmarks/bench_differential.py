@@ -94,6 +94,16 @@ aliases, PostgreSQL's ``/docs/current/``; each with an exception linked late), w
 and losses per kind.
 
     python benchmarks/bench_differential.py --web registry --seeds 100 --start 0 --workers 1
+
+``--web static`` crawls the webs of an eleventh generator, by another outside checker
+(``demoweb.staticweb.generate_static_web``: how static hosts, site generators and multilingual sites
+spell URLs: Hugo's directories, pager and front-matter aliases and translations, Docusaurus's versioned
+docs and client redirects on GitHub Pages, mike's ``latest`` alias over MkDocs's directory URLs,
+Cloudflare Pages' route matching and ``_redirects``, Vercel's clean URLs and ``/en/`` rewrite, S3's
+website endpoint (index documents, ``+`` read as a space, routing rules), WPML's ``?lang=``; each with
+an exception linked late), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web static --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -129,6 +139,7 @@ from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E4
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.registryweb import compare_registry, generate_registry_web  # noqa: E402
+from demoweb.staticweb import compare_static, generate_static_web  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
 
 #: How often a worker's reactor proves it is responsive (see ``run_workers``).
@@ -190,7 +201,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry", "static")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -229,6 +240,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_community_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "registry":
         return generate_registry_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "static":
+        return generate_static_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -388,6 +401,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "commerce": compare_commerce,
                         "community": compare_community,
                         "registry": compare_registry,
+                        "static": compare_static,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -806,6 +820,7 @@ def main() -> None:
             "commerce",
             "community",
             "registry",
+            "static",
         ),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
@@ -822,7 +837,8 @@ def main() -> None:
         "community (demoweb.communityweb: URL spellings as forums, Q&A sites, wikis, code forges, documentation "
         "hosts and Mastodon answer them, each kind with exceptions) or registry (demoweb.registryweb: URL spellings "
         "as package registries, paper archives, institutional repositories and versioned documentation hosts "
-        "answer them, each kind with exceptions)",
+        "answer them, each kind with exceptions) or static (demoweb.staticweb: URL spellings as static hosts, "
+        "static site generators and multilingual sites answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
