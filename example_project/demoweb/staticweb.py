@@ -94,7 +94,10 @@ endpoint decodes ``+`` in a path as its REST endpoint does (a space); that a dir
 (nginx's, GitHub Pages', S3's, Vercel's) keeps the query; that mike's redirect pages link their
 target relatively; that WPML serves ``?lang=en`` (the default language) as the page itself, not by
 a redirect, and lets a translation keep the original's slug; which file Docusaurus's client
-redirects are written to under each ``trailingSlash``.
+redirects are written to under each ``trailingSlash``; that Cloudflare Pages answers ``/x/`` of a
+file ``x.html`` with a 308 to ``/x`` (its documentation names ``/x.html`` and ``/d/index.html``), and
+that every Pages host has a top-level ``404.html`` (without one, Pages answers every unknown path
+with the root page, ``200``: not modelled).
 
 Every document is collected by stock Scrapy by construction, which :meth:`StaticWeb.check` proves
 over the data, as :class:`~demoweb.quirksweb.QuirksWeb` does: each document is reached from a
