@@ -104,6 +104,16 @@ default client and language and URL mangling, classic ASP on IIS; each with an e
 with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web enterprise --seeds 100 --start 0 --workers 1
+
+``--web static`` crawls the webs of an eleventh generator, by another outside checker
+(``demoweb.staticweb.generate_static_web``: how static hosts, site generators and multilingual sites
+spell URLs: Hugo's directories, pager and front-matter aliases and translations, Docusaurus's versioned
+docs and client redirects on GitHub Pages, mike's ``latest`` alias over MkDocs's directory URLs,
+Cloudflare Pages' route matching and ``_redirects``, Vercel's clean URLs and ``/en/`` rewrite, S3's
+website endpoint (index documents, ``+`` read as a space, routing rules), WPML's ``?lang=``; each with
+an exception linked late), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web static --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -140,6 +150,7 @@ from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E4
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.registryweb import compare_registry, generate_registry_web  # noqa: E402
+from demoweb.staticweb import compare_static, generate_static_web  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
 
 #: How often a worker's reactor proves it is responsive (see ``run_workers``).
@@ -201,7 +212,7 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry", "enterprise")
+KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry", "enterprise", "static")
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -242,6 +253,8 @@ def web_of(seed: int) -> RandomWeb:
         return generate_registry_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     if WEB == "enterprise":
         return generate_enterprise_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB == "static":
+        return generate_static_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -402,6 +415,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                         "community": compare_community,
                         "registry": compare_registry,
                         "enterprise": compare_enterprise,
+                        "static": compare_static,
                     }.get(WEB, compare)
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
@@ -821,6 +835,7 @@ def main() -> None:
             "community",
             "registry",
             "enterprise",
+            "static",
         ),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
@@ -839,7 +854,8 @@ def main() -> None:
         "as package registries, paper archives, institutional repositories and versioned documentation hosts "
         "answer them, each kind with exceptions) or enterprise (demoweb.enterpriseweb: URL spellings as Domino, "
         "ColdFusion, Tomcat with Struts, WebSphere Portal, SharePoint, Oracle APEX, SAP BSP and classic ASP "
-        "answer them, each kind with exceptions)",
+        "answer them, each kind with exceptions) or static (demoweb.staticweb: URL spellings as static hosts, "
+        "static site generators and multilingual sites answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
