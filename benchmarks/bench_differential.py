@@ -736,17 +736,21 @@ def main() -> None:
     parser.add_argument("--start", type=int, default=0, help="first seed (default 0)")
     parser.add_argument(
         "--addon-settings",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="KEY=VALUE",
-        help="an extra setting for the add-on crawl (repeatable), e.g. URLNORM_LEARN=False",
+        help="extra settings for the add-on crawl (several after one flag, or the flag repeated), "
+        "e.g. URLNORM_LEARN=False",
     )
     parser.add_argument(
         "--settings",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="KEY=VALUE",
-        help="an extra setting for both crawls, stock and add-on (repeatable), e.g. REDIRECT_ENABLED=False",
+        help="extra settings for both crawls, stock and add-on (several after one flag, or the flag repeated), "
+        "e.g. REDIRECT_ENABLED=False",
     )
     parser.add_argument(
         "--workers",
