@@ -4,11 +4,12 @@ crawl), every kind drawn with its exceptions; and what a kind's spellings answer
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+import itertools
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import urljoin
 
-from demoweb.randomweb import REDIRECT_STATUSES
+from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
 
 Generate = Callable[..., Any]
 
@@ -58,3 +59,43 @@ def assert_behind(web: Any, site: Any, page_url: str, href: str) -> None:
     """``href`` written on the page at ``page_url`` leads to a page linked nowhere else."""
     assert href in next(page for page in site.pages if page.url == page_url).links, (page_url, href)
     assert web.resolve(urljoin(page_url, href)) in site.hidden, (page_url, href)
+
+
+# -- finding a kind's hosts and what their spellings answer ----------------------------------------
+
+
+def sites_of(generate: Generate, kind: type, seeds: Iterable[int]) -> Iterator[tuple[Any, Any]]:
+    """(web, host) for each host of ``kind`` in the webs of ``seeds``, in seed order."""
+    for seed in seeds:
+        web = generate(seed)
+        for site in web.hosts:
+            if isinstance(site, kind):
+                yield web, site
+
+
+def quiet_site(generate: Generate, kind: type, seeds: Iterable[int], nth: int = 0) -> tuple[Any, Any]:
+    """The ``nth`` host of ``kind`` without a visitor counter or rotating ads (bytes that change)."""
+    quiet = ((web, site) for web, site in sites_of(generate, kind, seeds) if not (site.counter or site.ads))
+    return next(itertools.islice(quiet, nth, None))
+
+
+def links_to(web: Any, source: Any, page: Any) -> bool:
+    """Whether ``source`` links ``page``'s URL, as Scrapy resolves its links."""
+    return bool(page.url in web.links_of(source.url, web.fetch(source.url).body))
+
+
+def assert_same_bytes(web: Any, first: str, *others: str) -> None:
+    """``first`` and ``others`` answer one page byte for byte (no counter, ads or gzip in the way)."""
+    body = web.fetch(first).body
+    assert doc_id_of(web.fetch(first)), first
+    for url in others:
+        reply = web.fetch(url)
+        assert reply.status == 200 and reply.body == body, (first, url, reply.status)
+
+
+def assert_in_other_bytes(web: Any, first: str, *others: str) -> None:
+    """``others`` answer ``first``'s document with ``200``, in other bytes."""
+    for url in others:
+        reply = web.fetch(url)
+        assert reply.status == 200 and reply.body != web.fetch(first).body, (first, url)
+        assert web.resolve(url) == web.resolve(first) is not None, (first, url)

@@ -26,9 +26,16 @@ from demoweb.commerceweb import (
     generate_commerce_web,
 )
 from demoweb.randomweb import REDIRECT_STATUSES, doc_id_of
-from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import (
+    assert_every_kind_drawn,
+    assert_same_seed_same_web,
+    assert_stock_collects_every_document,
+    quiet_site,
+    sites_of,
+)
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
+from generator_checks import assert_same_bytes as _same
 
 SEEDS = range(200)
 
@@ -67,11 +74,7 @@ def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch
 
 
 def _sites(kind: type[CSite], seeds: range = SEEDS) -> Iterator[tuple[CommerceWeb, CSite]]:
-    for seed in seeds:
-        web = generate_commerce_web(seed)
-        for site in web.hosts:
-            if isinstance(site, kind):
-                yield web, site
+    return sites_of(generate_commerce_web, kind, seeds)
 
 
 def _site(kind: type[CSite]) -> tuple[CommerceWeb, CSite]:
@@ -79,16 +82,7 @@ def _site(kind: type[CSite]) -> tuple[CommerceWeb, CSite]:
 
 
 def _quiet(kind: type[CSite]) -> tuple[CommerceWeb, CSite]:
-    return next((web, site) for web, site in _sites(kind) if not (site.counter or site.ads))
-
-
-def _same(web: CommerceWeb, first: str, *others: str) -> None:
-    """``first`` and ``others`` answer one page byte for byte (no counter, ads or gzip in the way)."""
-    body = web.fetch(first).body
-    assert doc_id_of(web.fetch(first)), first
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body == body, (first, url, reply.status)
+    return quiet_site(generate_commerce_web, kind, SEEDS)
 
 
 def _alike(web: CommerceWeb, first: str, *others: str) -> None:

@@ -27,7 +27,13 @@ from demoweb.communityweb import (
 )
 from demoweb.randomweb import doc_id_of
 from generator_checks import assert_behind as _behind
-from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import (
+    assert_every_kind_drawn,
+    assert_same_seed_same_web,
+    assert_stock_collects_every_document,
+    quiet_site,
+    sites_of,
+)
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
 
@@ -91,11 +97,7 @@ def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch
 
 
 def _sites(kind: type[CommunitySite], seeds: range = SEEDS) -> Iterator[tuple[CommunityWeb, CommunitySite]]:
-    for seed in seeds:
-        web = generate_community_web(seed)
-        for site in web.hosts:
-            if isinstance(site, kind):
-                yield web, site
+    return sites_of(generate_community_web, kind, seeds)
 
 
 def _site(kind: type[CommunitySite]) -> tuple[CommunityWeb, CommunitySite]:
@@ -103,7 +105,7 @@ def _site(kind: type[CommunitySite]) -> tuple[CommunityWeb, CommunitySite]:
 
 
 def _quiet(kind: type[CommunitySite]) -> tuple[CommunityWeb, CommunitySite]:
-    return next((web, site) for web, site in _sites(kind) if not (site.counter or site.ads))
+    return quiet_site(generate_community_web, kind, SEEDS)
 
 
 def _body(web: CommunityWeb, url: str, headers: Mapping[str, str] | None = None) -> bytes:

@@ -5,7 +5,6 @@ and exceptions answered as described, and a differential crawl or two."""
 from __future__ import annotations
 
 import base64
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -27,11 +26,19 @@ from demoweb.enterpriseweb import (
     compare_enterprise,
     generate_enterprise_web,
 )
-from demoweb.randomweb import Page, doc_id_of
+from demoweb.randomweb import Page
 from generator_checks import assert_behind as _behind
-from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import (
+    assert_every_kind_drawn,
+    assert_same_seed_same_web,
+    assert_stock_collects_every_document,
+    quiet_site,
+    sites_of,
+)
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
+from generator_checks import assert_same_bytes as _same
+from generator_checks import links_to as _links_to
 
 SEEDS = range(80)  # (the generator was checked on 200 seeds when written; the benchmark crawls more)
 FOUND = frozenset({302})
@@ -93,11 +100,7 @@ def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch
 
 
 def _sites(kind: type[EnterpriseSite], seeds: range = range(80)) -> Iterator[tuple[EnterpriseWeb, EnterpriseSite]]:
-    for seed in seeds:
-        web = generate_enterprise_web(seed)
-        for site in web.hosts:
-            if isinstance(site, kind):
-                yield web, site
+    return sites_of(generate_enterprise_web, kind, seeds)
 
 
 def _site(kind: type[EnterpriseSite]) -> tuple[EnterpriseWeb, EnterpriseSite]:
@@ -105,23 +108,7 @@ def _site(kind: type[EnterpriseSite]) -> tuple[EnterpriseWeb, EnterpriseSite]:
 
 
 def _quiet(kind: type[EnterpriseSite], nth: int = 0) -> tuple[EnterpriseWeb, EnterpriseSite]:
-    """The ``nth`` host of ``kind`` without a visitor counter or rotating ads (bytes that change)."""
-    quiet = ((web, site) for web, site in _sites(kind) if not (site.counter or site.ads))
-    return next(itertools.islice(quiet, nth, None))
-
-
-def _links_to(web: EnterpriseWeb, source: Page, page: Page) -> bool:
-    """Whether ``source`` links ``page``'s URL, as Scrapy resolves its links."""
-    return page.url in web.links_of(source.url, web.fetch(source.url).body)
-
-
-def _same(web: EnterpriseWeb, first: str, *others: str) -> None:
-    """``first`` and ``others`` answer one page byte for byte."""
-    body = web.fetch(first).body
-    assert doc_id_of(web.fetch(first)), first
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body == body, (first, url, reply.status)
+    return quiet_site(generate_enterprise_web, kind, range(80), nth)
 
 
 def _alike(web: EnterpriseWeb, first: str, *others: str) -> None:

@@ -31,6 +31,8 @@ from demoweb.hostingweb import (
 from demoweb.randomweb import CrawlOrder, doc_id_of
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
+from generator_checks import assert_same_bytes as _same
+from generator_checks import quiet_site, sites_of
 
 # Determinism, stock's collection of every document and every kind's exceptions are checked
 # for this generator beside the fifth's (``test_quirksweb.py``, ``KIND_GENERATORS``).
@@ -52,11 +54,7 @@ def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch
 
 
 def _sites(kind: type[HSite], seeds: range = range(200)) -> Iterator[tuple[HostingWeb, HSite]]:
-    for seed in seeds:
-        web = generate_hosting_web(seed)
-        for site in web.hosts:
-            if isinstance(site, kind):
-                yield web, site
+    return sites_of(generate_hosting_web, kind, seeds)
 
 
 def _site(kind: type[HSite]) -> tuple[HostingWeb, HSite]:
@@ -64,16 +62,7 @@ def _site(kind: type[HSite]) -> tuple[HostingWeb, HSite]:
 
 
 def _quiet(kind: type[HSite]) -> tuple[HostingWeb, HSite]:
-    return next((web, site) for web, site in _sites(kind) if not (site.counter or site.ads))
-
-
-def _same(web: HostingWeb, first: str, *others: str) -> None:
-    """``first`` and ``others`` answer one page byte for byte (no counter, ads or gzip in the way)."""
-    body = web.fetch(first).body
-    assert doc_id_of(web.fetch(first)), first
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body == body, (first, url, reply.status)
+    return quiet_site(generate_hosting_web, kind, range(200))
 
 
 def test_netlify_pretty_urls_and_the_legacy_file() -> None:

@@ -4,14 +4,13 @@ and exceptions answered as described, and a differential crawl or two."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
 import pytest_twisted
-from demoweb.randomweb import Page, doc_id_of
+from demoweb.randomweb import Page
 from demoweb.registryweb import (
     _DEB_CLASHES,
     KINDS,
@@ -29,9 +28,18 @@ from demoweb.registryweb import (
     generate_registry_web,
 )
 from generator_checks import assert_behind as _behind
-from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import (
+    assert_every_kind_drawn,
+    assert_same_seed_same_web,
+    assert_stock_collects_every_document,
+    quiet_site,
+    sites_of,
+)
+from generator_checks import assert_in_other_bytes as _alike
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
+from generator_checks import assert_same_bytes as _same
+from generator_checks import links_to as _links_to
 
 SEEDS = range(80)  # (the generator was checked on 200 seeds when written; the benchmark crawls more)
 
@@ -93,11 +101,7 @@ def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch
 
 
 def _sites(kind: type[RegistrySite], seeds: range = SEEDS) -> Iterator[tuple[RegistryWeb, RegistrySite]]:
-    for seed in seeds:
-        web = generate_registry_web(seed)
-        for site in web.hosts:
-            if isinstance(site, kind):
-                yield web, site
+    return sites_of(generate_registry_web, kind, seeds)
 
 
 def _site(kind: type[RegistrySite]) -> tuple[RegistryWeb, RegistrySite]:
@@ -105,31 +109,7 @@ def _site(kind: type[RegistrySite]) -> tuple[RegistryWeb, RegistrySite]:
 
 
 def _quiet(kind: type[RegistrySite], nth: int = 0) -> tuple[RegistryWeb, RegistrySite]:
-    """The ``nth`` host of ``kind`` without a visitor counter or rotating ads (bytes that change)."""
-    quiet = ((web, site) for web, site in _sites(kind) if not (site.counter or site.ads))
-    return next(itertools.islice(quiet, nth, None))
-
-
-def _links_to(web: RegistryWeb, source: Page, page: Page) -> bool:
-    """Whether ``source`` links ``page``'s URL, as Scrapy resolves its links."""
-    return page.url in web.links_of(source.url, web.fetch(source.url).body)
-
-
-def _same(web: RegistryWeb, first: str, *others: str) -> None:
-    """``first`` and ``others`` answer one page byte for byte."""
-    body = web.fetch(first).body
-    assert doc_id_of(web.fetch(first)), first
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body == body, (first, url, reply.status)
-
-
-def _alike(web: RegistryWeb, first: str, *others: str) -> None:
-    """``others`` answer ``first``'s document with ``200``, in other bytes."""
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body != web.fetch(first).body, (first, url)
-        assert web.resolve(url) == web.resolve(first) is not None, (first, url)
+    return quiet_site(generate_registry_web, kind, SEEDS, nth)
 
 
 def _hidden(site: RegistrySite, prefix: str) -> Page:

@@ -5,7 +5,6 @@ and exceptions answered as described, and a differential crawl or two."""
 from __future__ import annotations
 
 import html
-import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,9 +28,18 @@ from demoweb.staticweb import (
     generate_static_web,
 )
 from generator_checks import assert_behind as _behind
-from generator_checks import assert_every_kind_drawn, assert_same_seed_same_web, assert_stock_collects_every_document
+from generator_checks import (
+    assert_every_kind_drawn,
+    assert_same_seed_same_web,
+    assert_stock_collects_every_document,
+    quiet_site,
+    sites_of,
+)
+from generator_checks import assert_in_other_bytes as _alike
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
+from generator_checks import assert_same_bytes as _same
+from generator_checks import links_to as _links_to
 
 SEEDS = range(80)  # (the generator was checked on 200 seeds when written; the benchmark crawls more)
 _REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+; url=([^"]*)"')
@@ -89,11 +97,7 @@ def test_check_rejects_a_key_spelled_both_ways() -> None:
 
 
 def _sites(kind: type[StaticSite], seeds: range = SEEDS) -> Iterator[tuple[StaticWeb, StaticSite]]:
-    for seed in seeds:
-        web = generate_static_web(seed)
-        for site in web.hosts:
-            if isinstance(site, kind):
-                yield web, site
+    return sites_of(generate_static_web, kind, seeds)
 
 
 def _site(kind: type[StaticSite]) -> tuple[StaticWeb, StaticSite]:
@@ -101,31 +105,7 @@ def _site(kind: type[StaticSite]) -> tuple[StaticWeb, StaticSite]:
 
 
 def _quiet(kind: type[StaticSite], nth: int = 0) -> tuple[StaticWeb, StaticSite]:
-    """The ``nth`` host of ``kind`` without a visitor counter or rotating ads (bytes that change)."""
-    quiet = ((web, site) for web, site in _sites(kind) if not (site.counter or site.ads))
-    return next(itertools.islice(quiet, nth, None))
-
-
-def _links_to(web: StaticWeb, source: Page, page: Page) -> bool:
-    """Whether ``source`` links ``page``'s URL, as Scrapy resolves its links."""
-    return page.url in web.links_of(source.url, web.fetch(source.url).body)
-
-
-def _same(web: StaticWeb, first: str, *others: str) -> None:
-    """``first`` and ``others`` answer one page byte for byte."""
-    body = web.fetch(first).body
-    assert doc_id_of(web.fetch(first)), first
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body == body, (first, url, reply.status)
-
-
-def _alike(web: StaticWeb, first: str, *others: str) -> None:
-    """``others`` answer ``first``'s document with ``200``, in other bytes."""
-    for url in others:
-        reply = web.fetch(url)
-        assert reply.status == 200 and reply.body != web.fetch(first).body, (first, url)
-        assert web.resolve(url) == web.resolve(first) is not None, (first, url)
+    return quiet_site(generate_static_web, kind, SEEDS, nth)
 
 
 def _leads(web: StaticWeb, url: str, page: Page, hops: int = 2) -> list[str]:
