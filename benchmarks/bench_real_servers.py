@@ -606,18 +606,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--settings",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="KEY=VALUE",
-        help="a setting for every crawl, stock and add-on (repeatable), e.g. COOKIES_ENABLED=True",
+        help="settings for every crawl, stock and add-on (several after one flag, or the flag repeated), "
+        "e.g. COOKIES_ENABLED=True",
     )
     parser.add_argument(
         "--addon-settings",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="KEY=VALUE",
-        help="a setting for the add-on's crawls only (repeatable), e.g. URLNORM_DEBUG=True "
-        "LOG_LEVEL=DEBUG LOG_FILE=/tmp/x.log to see every decision",
+        help="settings for the add-on's crawls only (several after one flag, or the flag repeated), "
+        "e.g. URLNORM_DEBUG=True LOG_LEVEL=DEBUG LOG_FILE=/tmp/x.log to see every decision",
     )
     args = parser.parse_args(argv)
     if args.trees:
