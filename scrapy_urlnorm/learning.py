@@ -249,6 +249,32 @@ def _count_cased(counts: dict[str, int], folder: str, a: str, b: str) -> None:
             counts[name] = counts.get(name, 0) + 1
 
 
+def _count_place(rule: Rule, a: str, b: str, section: str | None, folder_of: Callable[[str, str], str | None]) -> None:
+    """Where the positive pair ``a``, ``b`` of ``rule`` held: its directory (host-wide rules) or
+    section (``held``); below a section, once the rule is active, its folder (``folders``) and,
+    for the case rule, the folder's segments it spelled in two cases. What these vouch for is
+    :class:`~scrapy_urlnorm.vouching.PlaceVouching`'s business."""
+    held = directory_of(a) if rule.family.value in HOST_FAMILIES else section
+    if rule.family is RuleKind.CASE_INSENSITIVE_PATH and _first_segment_only(a, b):
+        # /APP/Report = /app/Report says the front folds the section's name, not that the
+        # application behind it folds the rest (/app/report is another page there):
+        # such a pair vouches only for drops that differ in the name too (coincidence
+        # seeds 115, 527).
+        if section is not None and (section in rule.renamed or len(rule.renamed) < MAX_HELD):
+            rule.renamed[section] = rule.renamed.get(section, 0) + 1
+        return
+    if held is None:
+        return
+    if held in rule.held or len(rule.held) < MAX_HELD:
+        rule.held[held] = rule.held.get(held, 0) + 1
+    if section is not None and rule.active:
+        folder = folder_of(a, b)
+        if folder and "/" in folder and (folder in rule.folders or len(rule.folders) < MAX_FOLDERS):
+            rule.folders[folder] = rule.folders.get(folder, 0) + 1
+            if rule.family is RuleKind.CASE_INSENSITIVE_PATH:
+                _count_cased(rule.folder_cases, folder, a, b)
+
+
 def _first_segment_only(a: str, b: str) -> bool:
     """Whether the paths of URLs ``a`` and ``b`` differ in their first segment only."""
     try:
@@ -471,23 +497,8 @@ class Learner:
                 return
             if len(rule.digests) < _MAX_PAIRS:
                 rule.digests.add(digest)
-        held = directory_of(a) if rule.family.value in HOST_FAMILIES else section
-        if rule.family is RuleKind.CASE_INSENSITIVE_PATH and _first_segment_only(a, b):
-            # /APP/Report = /app/Report says the front folds the section's name, not that the
-            # application behind it folds the rest (/app/report is another page there):
-            # such a pair vouches only for drops that differ in the name too (coincidence
-            # seeds 115, 527).
-            if positive and section is not None and (section in rule.renamed or len(rule.renamed) < MAX_HELD):
-                rule.renamed[section] = rule.renamed.get(section, 0) + 1
-            held = None
-        if positive and held is not None and (held in rule.held or len(rule.held) < MAX_HELD):
-            rule.held[held] = rule.held.get(held, 0) + 1
-        if positive and held is not None and section is not None and rule.active:
-            folder = self.folder_of(a, b)
-            if folder and "/" in folder and (folder in rule.folders or len(rule.folders) < MAX_FOLDERS):
-                rule.folders[folder] = rule.folders.get(folder, 0) + 1
-                if rule.family is RuleKind.CASE_INSENSITIVE_PATH:
-                    _count_cased(rule.folder_cases, folder, a, b)
+        if positive:
+            _count_place(rule, a, b, section, self.folder_of)
         if positive and direction and rule.direction and direction != rule.direction:
             if via == "canonical" and rule.sources.get("redirect"):
                 # The server's redirects say which form it serves; a page naming the
