@@ -47,7 +47,7 @@ class AuditGate:
         if not desk.dedup.delivered_here(audit["key"]):
             return False
         own = desk.dedup.keys.static(request).value
-        if not desk.answered_before(request, own, audit["key"], audit["reason"]):
+        if not desk.answers.answered_before(request, own, audit["key"], audit["reason"]):
             return False
         if not desk.keep_as_drop(request, audit):
             return False  # no room to keep its promise: fetched

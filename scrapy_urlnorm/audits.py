@@ -76,10 +76,10 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from . import meta as M
+from .answers import RememberedAnswers
 from .audit_choice import AuditChoice
 from .audit_gate import AuditGate
 from .depths import depth_of
-from .learning import VERIFIED_FAMILIES
 from .recent import put_recent
 from .redirect_verdicts import REDIRECT_AGREES, REDIRECT_DIFFERS, REDIRECT_UNDECIDED, RedirectVerdicts
 from .spellings import ParamSpellings
@@ -151,7 +151,8 @@ class Auditor:
         """The URL whose static key is ``own`` was fetched as an audit and answered a
         page with this digest (``int``; ``downloaded``: in full, the spider had it, not
         a ``304`` or a ``HEAD``), or a redirect to this URL (``str``). ``own`` may also
-        be a lenient key (:meth:`AuditDesk.answered_as`): a page its spellings answered."""
+        be a lenient key (:meth:`~scrapy_urlnorm.answers.RememberedAnswers.answered_as`): a
+        page its spellings answered."""
         put_recent(self._answers, own, answer, ANSWERS_REMEMBERED)
         if downloaded:
             put_recent(self._downloaded, own, None, ANSWERS_REMEMBERED)
@@ -326,6 +327,8 @@ class AuditDesk:
         self.choice = AuditChoice(dedup, auditor, self.spellings)
         #: What an audit's redirect says of its drop (see ``redirect_verdicts``).
         self.verdicts = RedirectVerdicts(dedup, auditor, self.choice)
+        #: What a URL answered when fetched before, and whether that settles its audit (see ``answers``).
+        self.answers = RememberedAnswers(dedup, auditor, self.verdicts)
         #: Whether an audit about to be sent is needed still (see ``audit_gate``).
         self.gate = AuditGate(self)
 
@@ -347,7 +350,7 @@ class AuditDesk:
             return False
         if not self.choice.verifies_every(host, reason) and not self.choice.unvouched(request, key, reason, host):
             return False
-        if self.answered_before(request, own, key, reason):
+        if self.answers.answered_before(request, own, key, reason):
             self.count_answered()
             return False
         request.meta[M.NO_SHORTCUT] = True
@@ -362,7 +365,7 @@ class AuditDesk:
         why = self.choice.should_audit(request, own, key, reason, host, learned=reason.startswith("learned:"))
         if not why:
             return False
-        if self.answered_before(request, own, key, reason):
+        if self.answers.answered_before(request, own, key, reason):
             self.count_answered()
             return False  # its URL was fetched before, and what it answered confirms the drop
         mark_audit(meta, key, reason, host, why, self.epoch(host))
@@ -376,7 +379,7 @@ class AuditDesk:
             return False
         if not self.choice.should_audit(request, own, key, reason, host, learned=True):
             return False
-        if self.answered_before(request, own, key, reason):
+        if self.answers.answered_before(request, own, key, reason):
             self.count_answered()
             return False
         return True
@@ -415,7 +418,7 @@ class AuditDesk:
                 continue
             why = self.choice.should_audit(request, own, key, reason, drop.host, learned=drop.learned)
             if why:
-                if self.answered_before(request, own, key, reason):
+                if self.answers.answered_before(request, own, key, reason):
                     self.count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
                 dedup.ledger.discharge(drop)
@@ -519,56 +522,6 @@ class AuditDesk:
         self.auditor.mismatches += 1
         self._mismatch(request, audit, own)
         return REDIRECT_DIFFERS
-
-    def answered_before(self, request: Request, own: int, key: int, reason: str) -> bool:
-        """An audit of ``request`` (static key ``own``) against ``key`` is due: whether its
-        URL was fetched before (an audit for another rule, or as written) and what it
-        answered then confirms the drop. That settles the audit without fetching the URL
-        again: the answer does not depend on which rule asks. An unknown answer, or one
-        that contradicts the drop, is fetched as before."""
-        if not reason.startswith("learned:") or own == key:
-            # A static step's drop: ``own`` is the representative's own key, so what is
-            # remembered under it is the representative's page, not this URL's.
-            return False
-        answer = self.answer(request, own, reason)
-        if answer is None:
-            return False
-        if isinstance(answer, str):
-            # (``request`` may be a drop, not yet an audit: the reason is the caller's.)
-            return self.verdicts.verdict(request, key, answer, reason) == REDIRECT_AGREES
-        return answer == self.auditor.digest(key)
-
-    def answer(self, request: Request, own: int, reason: str) -> int | str | None:
-        """What ``request``'s URL (static key ``own``) answered when it was fetched, if
-        remembered (see :meth:`Auditor.answer`); else, for a drop of a family verified
-        on every drop (``reason``), the page a spelling of it under its host's sampled
-        rules alone answered (:meth:`answered_as`). The drop then rests on those rules
-        alone for the step between the spellings, as any drop of theirs does: the rest
-        was fetched (real Apache, ``www.h/x.html`` against the delivered ``h/x``, which
-        negotiated ``h/x.html``: every such drop of ``extension_alias`` was a download).
-        Never for an audit of a sampled rule itself, which another spelling's answer
-        would only repeat."""
-        answer = self.auditor.answer(own)
-        if answer is not None or reason.removeprefix("learned:") not in VERIFIED_FAMILIES:
-            return answer
-        key = self._lenient_key(request)
-        answer = self.auditor.answer(key) if key is not None else None
-        return answer if isinstance(answer, int) else None  # (a redirect is that spelling's own business)
-
-    def answered_as(self, request: Request, digest: int) -> None:
-        """``request``'s URL answered a page with ``digest`` (delivered, an audit's, or
-        the file a negotiating server named): remembered for its spellings under its
-        host's sampled rules too (see :meth:`answer`)."""
-        key = self._lenient_key(request)
-        if key is not None:
-            self.auditor.answered(key, digest)
-
-    def _lenient_key(self, request: Request) -> int | None:
-        narrow = self.dedup.narrow
-        if narrow is None or request.method != "GET":
-            return None
-        url = self.dedup.normalize(request.url)[0]
-        return narrow.lenient_key(request, url) if url is not None else None
 
     def count_answered(self) -> None:
         self.auditor.audits += 1

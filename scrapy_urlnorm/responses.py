@@ -68,7 +68,7 @@ class ResponseFeed:
             if dedup.twins is not None and request.method == "GET":
                 dedup.twins.delivered(request, fingerprint, digest, length)
         if request.method == "GET":
-            audits.answered_as(request, digest)
+            audits.answers.answered_as(request, digest)
         negotiated = audits.cheap.negotiated(url, location, digest) if location else None
         # Only a GET's page is the page at its URL: a form's answer (POST) is not, nor is the
         # empty body of a spider's own HEAD (two such at /a and /A taught case-insensitive paths).

@@ -295,7 +295,7 @@ class CheapAudits:
             if digest is not None:
                 named = ScrapyRequest(target)
                 self.desk.auditor.answered(self.desk.dedup.keys.static(named).value, digest)
-                self.desk.answered_as(named, digest)
+                self.desk.answers.answered_as(named, digest)
         return source, target
 
     def head_answered(self, request: Request, location: str | None) -> bool:
@@ -316,7 +316,7 @@ class CheapAudits:
         # What the file named answered, or a spelling of it under the site's sampled rules
         # (the other www twin): not its key, which folds in the verified rules too (the
         # case rule a host's redirects taught: /faq names faq.html, beside FAQ.html).
-        answer = self.desk.answer(named, self.desk.dedup.keys.static(named).value, audit["reason"])
+        answer = self.desk.answers.answer(named, self.desk.dedup.keys.static(named).value, audit["reason"])
         digest = answer if isinstance(answer, int) else None
         if digest is None or digest != expected or not self.desk.dedup.delivered_here(audit["key"]):
             return False
