@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import meta as M
 from .callbacks import callback_salt
-from .learning import VERIFIED_FAMILIES
+from .learning import VERIFIED_FAMILIES, RuleKind
 from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of
 from .vouching import PlaceVouching
 
@@ -82,7 +82,7 @@ class AuditChoice:
         every = (self.verifies_every(host, reason) or (learned and self.caught_all(key))) and not self.settled(
             request, key
         )
-        scope = self.scope(host, reason, request.url) if learned else reason
+        scope = self.scope(host, reason, request.url, key) if learned else reason
         vouched = learned and not every and self.vouching.vouched(host, reason, request.url, key)
         inherited = self.inherited(request)
         if not every:
@@ -191,12 +191,19 @@ class AuditChoice:
         self.dedup.count("urlnorm/settled_spellings")
         return True
 
-    def scope(self, host: str, reason: str, url: str) -> str:
-        """What a learned drop (of ``url``) has its audit budget counted against: the rule
-        on its site. Twins an active ``www_alias`` made one site share their rules, so they
-        share the rules' audits too (``www_alias`` itself lives on the bare twin). A path rule
-        has a budget per section of the site, a host rule per top directory (see
-        :mod:`scrapy_urlnorm.sections`)."""
+    def scope(self, host: str, reason: str, url: str, key: int | None = None) -> str:
+        """What a learned drop (of ``url``, against ``key``) has its audit budget counted
+        against: the rule on its site. Twins an active ``www_alias`` made one site share their
+        rules, so they share the rules' audits too (``www_alias`` itself lives on the bare
+        twin). A path rule has a budget per section of the site, a host rule per top
+        directory (see :mod:`scrapy_urlnorm.sections`). Below a section, a case rule's drops
+        have a budget per set of segments they spell otherwise than a URL that delivered the
+        page (``PlaceVouching.cased_positions``): what its pairs vouch for there, segment by
+        segment. Community seed 663 (cookies off, one run in six): the Gitea host's five
+        audits in the folder of ``README.md`` had gone to drops that spelled the owner and
+        the repository otherwise when ``readme.md``, another file, was dropped against
+        ``README.md``: not vouched for (no pair there spelled a file's name otherwise), and
+        not audited either, the folder's budget spent; it was lost with the page only it linked."""
         learned = self.dedup.learned
         kind = reason.removeprefix("learned:")
         # (a path or host rule's kind is its family: no rule to look up for any other reason)
@@ -210,6 +217,9 @@ class AuditChoice:
         # (a path rule's budget is per folder: a section's own, or one below it, which its
         # pairs do not vouch for: see _held_in_folder)
         section = learned.folder_of(url) if kind in SCOPED_FAMILIES else directory_of(url)
+        if kind == RuleKind.CASE_INSENSITIVE_PATH.value and section and "/" in section:
+            positions = self.vouching.cased_positions(url, key)
+            section = f"{section} #{','.join(map(str, positions)) if positions is not None else '?'}"
         sections = self._sections.setdefault(scope, set())
         cap = FOLDER_BUDGETS if kind in SCOPED_FAMILIES else SECTION_BUDGETS
         if section not in sections and len(sections) >= cap:

@@ -134,6 +134,14 @@ class PlaceVouching:
                 return True
         return False
 
+    def cased_positions(self, url: str, key: int | None) -> tuple[int, ...] | None:
+        """The segments (by index) ``url`` spells in another case than a URL of its host that
+        delivered the page of ``key``: the fewest, over those remembered; ``None`` where none
+        is remembered (see :meth:`_spellings`)."""
+        path, spellings = self._spellings(url, key)
+        found = [positions for positions in (cased_segments(path, spelled) for spelled in spellings) if positions]
+        return min(found, key=len) if found else None
+
     def _renamed(self, url: str, key: int | None) -> bool:
         """Whether ``url`` differs in its section's name only from a URL of its host that
         delivered the page of ``key`` (``/SHOP/c.htm`` against the delivered ``/shop/c.htm``):

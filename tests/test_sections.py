@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scrapy import Request, Spider
 from test_learning import learning_policies, teach_twins
 
-from scrapy_urlnorm.audit_choice import FOLDER_BUDGETS
+from scrapy_urlnorm.audit_choice import FOLDER_BUDGETS, UNTIL_VOUCHED
 from scrapy_urlnorm.dedup import Deduplicator
 from scrapy_urlnorm.hostrules import LearnedPolicies, _consistent, learned_policy, namespace_of
 from scrapy_urlnorm.keys import RequestKeys
@@ -217,6 +217,40 @@ def test_pairs_below_a_section_vouch_only_for_the_segments_they_spelled_in_two_c
     assert not choice.vouching.vouched(
         "git.test", reason, "http://git.test/NorthWind/RiverDB/SRC/branch/main/README.md", 9
     )
+
+
+def test_a_case_rules_audits_below_a_section_are_budgeted_by_the_segments_a_drop_spells() -> None:
+    """Community seed 663 (cookies off, one run in six at concurrency 16): the Gitea host's
+    case rule had been audited five times in the folder of ``README.md``, on drops that spelled
+    the owner and the repository otherwise, when ``readme.md``, another file, was dropped
+    against ``README.md``. No pair there had spelled a file's name otherwise, so the drop was
+    not vouched for; but the folder's budget was spent, and it went unaudited and was lost
+    with the page only it linked. Below a section a case rule's drops have a budget per set
+    of segments they spell otherwise, the unit its pairs vouch by."""
+    from scrapy_urlnorm.audits import AUDITS_PER_SCOPE
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    choice, reason, tree = dedup.audits.choice, f"learned:{CASE}", "src/branch/main"
+    for n, owner in enumerate(("NorthWind/RiverDB", "northwind/riverdb", "NORTHWIND/riverdb", "NorthWind/riverdb")):
+        learner.observe_page(f"http://git.test/{owner}/{tree}/F{n}.md", 800 + n, length=BODY)
+        learner.observe_page(f"http://git.test/northwind/RiverDB/{tree}/F{n}.md", 800 + n, length=BODY)
+    for n in range(AUDITS_PER_SCOPE + 2):
+        learner.observe_page(f"http://git.test/NorthWind/RiverDB/{tree}/G{n}.md", 1000 + n, length=BODY)
+        dedup.audits.auditor.remember((100 + n,), 1000 + n)
+    learner.observe_page(f"http://git.test/NorthWind/RiverDB/{tree}/README.md", 900, length=BODY)
+    dedup.audits.auditor.remember((9,), 900)
+
+    def why(url: str, key: int) -> str:
+        request = Request(url)
+        return choice.should_audit(request, dedup.keys.static(request).value, key, reason, "git.test", learned=True)
+
+    # The tree's name spelled otherwise (not vouched for): five audits, then the budget is spent.
+    audited = [why(f"http://git.test/NorthWind/RiverDB/SRC/branch/main/G{n}.md", 100 + n) for n in range(7)]
+    assert audited == [UNTIL_VOUCHED] * AUDITS_PER_SCOPE + [""] * (7 - AUDITS_PER_SCOPE)
+    assert why(f"http://git.test/NorthWind/RiverDB/{tree}/readme.md", 9) == UNTIL_VOUCHED  # (another budget)
+    assert why(f"http://git.test/northwind/riverdb/{tree}/README.md", 9) == ""  # vouched for, sampled
 
 
 # -- keys never cross a section's edge ----------------------------------------------------
