@@ -99,3 +99,23 @@ def assert_in_other_bytes(web: Any, first: str, *others: str) -> None:
         reply = web.fetch(url)
         assert reply.status == 200 and reply.body != web.fetch(first).body, (first, url)
         assert web.resolve(url) == web.resolve(first) is not None, (first, url)
+
+
+def assert_spellings_lead_to_their_pages(
+    web: Any, seed: int, site_class: type, *, hidden_spelled: bool = False
+) -> None:
+    """What the evidence links and the pen's variants draw from: each spelling ends at its page's
+    document; each exception is linked once (late), and what hides behind it from it alone.
+    ``hidden_spelled``: a page behind an exception may have spellings of its own."""
+    for site in web.hosts:
+        assert isinstance(site, site_class)
+        for page in site.pages:
+            if page.doc_id in site.late or page.doc_id in site.hidden:
+                spelled = hidden_spelled and page.doc_id in site.hidden
+                assert spelled or not site.spellings(page), (site.kind, page.url)
+                assert web.resolve(page.url) == page.doc_id
+                linking = [other for other in site.pages if links_to(web, other, page)]
+                assert len(linking) == 1, (seed, page.url, [other.url for other in linking])
+                continue
+            for url in site.spellings(page):
+                assert url != page.url and web.resolve(url) == page.doc_id, (seed, site.kind, page.url, url)

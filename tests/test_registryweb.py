@@ -31,6 +31,7 @@ from generator_checks import assert_behind as _behind
 from generator_checks import (
     assert_every_kind_drawn,
     assert_same_seed_same_web,
+    assert_spellings_lead_to_their_pages,
     assert_stock_collects_every_document,
     quiet_site,
     sites_of,
@@ -39,7 +40,6 @@ from generator_checks import assert_in_other_bytes as _alike
 from generator_checks import assert_moves as _moves
 from generator_checks import assert_other_document as _other
 from generator_checks import assert_same_bytes as _same
-from generator_checks import links_to as _links_to
 
 SEEDS = range(80)  # (the generator was checked on 200 seeds when written; the benchmark crawls more)
 
@@ -65,19 +65,7 @@ def test_every_spelling_leads_to_its_page_and_no_exception_is_one() -> None:
     document; each exception is linked once (late), and what hides behind it from it alone."""
     for seed in range(60):
         web = generate_registry_web(seed)
-        for site in web.hosts:
-            assert isinstance(site, RegistrySite)
-            for page in site.pages:
-                if page.doc_id in site.late or page.doc_id in site.hidden:
-                    assert not site.spellings(page) or page.doc_id in site.hidden, (site.kind, page.url)
-                    continue
-                for url in site.spellings(page):
-                    assert url != page.url and web.resolve(url) == page.doc_id, (seed, site.kind, page.url, url)
-            for page in site.pages:
-                if page.doc_id in site.late or page.doc_id in site.hidden:
-                    assert web.resolve(page.url) == page.doc_id
-                    linking = [other for other in site.pages if _links_to(web, other, page)]
-                    assert len(linking) == 1, (seed, page.url, [other.url for other in linking])
+        assert_spellings_lead_to_their_pages(web, seed, RegistrySite, hidden_spelled=True)
 
 
 def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
