@@ -133,7 +133,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -231,30 +231,26 @@ def parse_setting(item: str) -> tuple[str, Any]:
         return key, value
 
 
+#: The other generators than the random web's: ``--web`` name -> (generate, compare), each
+#: generate taking ``meta_refresh`` and ``query_pages`` only.
+GENERATORS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
+    "frameworks": (generate_framework_web, compare_frameworks),
+    "wild": (generate_wild_web, compare_wild),
+    "coincidence": (generate_coincidence_web, compare_coincidence),
+    "quirks": (generate_quirks_web, compare_quirks),
+    "hosting": (generate_hosting_web, compare_hosting),
+    "commerce": (generate_commerce_web, compare_commerce),
+    "community": (generate_community_web, compare_community),
+    "registry": (generate_registry_web, compare_registry),
+    "enterprise": (generate_enterprise_web, compare_enterprise),
+    "static": (generate_static_web, compare_static),
+}
+
+
 def web_of(seed: int) -> RandomWeb:
     """The web ``seed`` is crawled on, with this run's generator and conditions."""
-    if WEB == "frameworks":
-        return generate_framework_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "wild":
-        return generate_wild_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "coincidence":
-        return generate_coincidence_web(
-            seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False)
-        )
-    if WEB == "quirks":
-        return generate_quirks_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "hosting":
-        return generate_hosting_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "commerce":
-        return generate_commerce_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "community":
-        return generate_community_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "registry":
-        return generate_registry_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "enterprise":
-        return generate_enterprise_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
-    if WEB == "static":
-        return generate_static_web(seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
+    if WEB in GENERATORS:
+        return GENERATORS[WEB][0](seed, meta_refresh=ON.get("refresh", False), query_pages=ON.get("params", False))
     return generate(
         seed,
         meta_refresh=ON.get("refresh", False),
@@ -405,18 +401,7 @@ async def run_seeds(seeds: list[int], settings: dict[str, Any], emit: Any, annou
                     )
                     if REDIS_WORKERS:
                         seed_settings = {**seed_settings, "REDIS_URL": redis_url(Path(workdir).parent)}
-                    run = {
-                        "frameworks": compare_frameworks,
-                        "wild": compare_wild,
-                        "coincidence": compare_coincidence,
-                        "quirks": compare_quirks,
-                        "hosting": compare_hosting,
-                        "commerce": compare_commerce,
-                        "community": compare_community,
-                        "registry": compare_registry,
-                        "enterprise": compare_enterprise,
-                        "static": compare_static,
-                    }.get(WEB, compare)
+                    run = GENERATORS[WEB][1] if WEB in GENERATORS else compare
                     result = row(await run(seed, Path(workdir), seed_settings, order))
             except Exception as error:  # one broken seed must not end the benchmark
                 result = {"seed": seed, "error": f"{type(error).__name__}: {error}"}
@@ -828,19 +813,7 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument(
         "--web",
-        choices=(
-            "random",
-            "frameworks",
-            "wild",
-            "coincidence",
-            "quirks",
-            "hosting",
-            "commerce",
-            "community",
-            "registry",
-            "enterprise",
-            "static",
-        ),
+        choices=("random", *GENERATORS),
         default="random",
         help="the generator of each seed's web: random (demoweb.randomweb, the default) or frameworks "
         "(demoweb.frameworkweb: hosts that answer as Django, Rails, Express, WordPress, Netlify, Cloudflare "
