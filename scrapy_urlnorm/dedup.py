@@ -11,7 +11,8 @@ holds the crawl's state and wires the units that do the work:
 - the :class:`~scrapy_urlnorm.ledger.DropLedger`: every drop against its representative;
 - :class:`~scrapy_urlnorm.late.LateChecks` and
   :class:`~scrapy_urlnorm.shortcut_checks.ShortcutChecks`: drops made at download time;
-- :class:`~scrapy_urlnorm.settling.Settlement`: what a final response or error settles;
+- :class:`~scrapy_urlnorm.settling.Settlement`: what a final response or error settles,
+  and :class:`~scrapy_urlnorm.releases.Releases`: what a failure releases;
 - :class:`~scrapy_urlnorm.responses.ResponseFeed`: what pages and redirects teach;
 - :class:`~scrapy_urlnorm.hostrules.LearnedPolicies`: what learned rules mean per host;
 - the :class:`~scrapy_urlnorm.learning.Learner` (fed by :mod:`scrapy_urlnorm.observer`);
@@ -30,14 +31,12 @@ ignores) are dropped as stock Scrapy drops them.
 
 from __future__ import annotations
 
-import logging
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.utils.request import fingerprint as default_fingerprint
 
 from . import figures
-from . import meta as M
 from .admission import Admission
 from .audits import AuditDesk, Auditor
 from .counters import Counters
@@ -47,12 +46,13 @@ from .hostrules import LearnedPolicies
 from .keys import Fingerprint, RequestKeys, host_of
 from .late import LateChecks
 from .learning import Learner
-from .ledger import Claim, DropLedger
+from .ledger import DropLedger
 from .meter import RedundancyMeter
 from .narrow import NarrowKeys
 from .observer import RuleKeeper
 from .pages import DeliveredPages
 from .persistence import DurableKeys, RulesFile
+from .releases import Releases
 from .responses import ResponseFeed
 from .resume import PendingFile
 from .robots import ForbiddenSpellings
@@ -74,8 +74,6 @@ if TYPE_CHECKING:
     from .session_links import SessionLinkedPages
     from .twin_dirs import DirectoryProbes
     from .twins import TwinProbes
-
-logger = logging.getLogger(__name__)
 
 
 class Deduplicator:
@@ -141,6 +139,9 @@ class Deduplicator:
         #: Told of a page the add-on downloaded for its own question (a directory probe):
         #: it never reaches the engine's ``response_received``, and the crawl log records it.
         self.own_pages: list[Callable[[Response, Request], None]] = []
+        self.releases = Releases(self)
+        self.fail = self.releases.fail
+        self.reschedule_released = self.releases.reschedule
         self.ledger = DropLedger(
             self.reschedule_released if reschedule is not None else None, self.count, identity=self._parking_identity
         )
@@ -263,46 +264,6 @@ class Deduplicator:
         return self.audits.auditor.downloaded(key) and self.depths is None and not self.forbidden.active
 
     # -- settling (see settling.py) ---------------------------------------------------
-
-    def fail(self, claim: Claim, why: str, sent: Callable[[Request], bool] | None = None) -> None:
-        """``claim``'s representative settled without delivering (``sent``: whether a drop
-        is what it sent already, not to be fetched again; see ``Settlement.sent``)."""
-        self._abandon_unsent(claim, sent)
-        keys = self.ledger.failed(claim, why, mark=self.failed.add, sent=sent)
-        if self.on_failed is not None and keys:
-            self.on_failed(keys)
-
-    def _abandon_unsent(self, claim: Claim, sent: Callable[[Request], bool] | None) -> None:
-        """Mark abandoned the static key of each drop of ``claim`` that the claim holds and
-        that was never sent as written: a link parked while its taught form went in its
-        place (or any request the claim stood for in another form). Released, it meets its
-        own key, failed; without the mark it was dropped as an exact duplicate of itself, a
-        URL stock fetches (coincidence seed 3589 with ``URLNORM_CONDITIONAL_AUDITS =
-        False``: ``www.h/shop/``, another virtual host, sent as its taught form ``h/shop/``,
-        which redirected to a page that had failed; the link was lost)."""
-        if not claim.drops:
-            return
-        held = set(claim.keys)
-        for drop in claim.drops:
-            if drop.settled or (sent is not None and sent(drop.request)):
-                continue
-            own = self.keys.static(drop.request).value
-            if own in held:
-                self.abandoned.add((own,))
-
-    def reschedule_released(self, request: Request, why: str) -> None:
-        assert self.reschedule_request is not None
-        if self.debug:  # (URLNORM_DEBUG: every drop is logged, so is every release)
-            logger.debug("Released %s (%s): it goes through the filter again", request, why)
-        # A copy, never the object dropped: a drop made at download time raised for that
-        # object, and Scrapy's downloader and engine keep requests in flight in sets, so
-        # the same object sent again while that exception still unwinds (its representative
-        # failed meanwhile) is removed from them by the first attempt, and the second
-        # attempt's response never reaches the spider (Django, real servers: ``/article/?id=1``).
-        request = request.replace()
-        request.meta.pop(M.RULES_VERSION, None)
-        request.meta.pop("_urlnorm_frontier_parent", None)
-        self.reschedule_request(request)
 
     # -- learning (see observer.py) -----------------------------------------------------
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -331,6 +331,35 @@ class RuleBook:
         return rule
 
 
+def _unshare(rules: Iterable[Rule], site: str) -> None:
+    """The twins of ``site`` (its bare name) are no longer one site: the evidence its
+    rules gathered from both while they were vouches for neither by place any more
+    (``PlaceVouching.vouched``); what held in the ``www`` twin's ``/app/`` said nothing of
+    the bare twin's, where the first drops are verified again. Coincidence seed 2472
+    (``--kills 2``): ``h/app/users/``, released when ``www_alias`` was revoked, was
+    dropped unverified against ``h/app/Users/``, another page, by the bare twin's case
+    rule, vouched for under ``/app/`` by pairs of the ``www`` twin's."""
+    for rule in [rule for rule in rules if rule.host == site]:  # (rare: no index needed)
+        rule.taught = dict(rule.held) if rule.family.value in SCOPED_FAMILIES else {}
+        if rule.family.value in HOST_FAMILIES:
+            rule.held.clear()
+        rule.taught_renamed = dict(rule.renamed)
+        rule.folders.clear()
+        rule.folder_cases.clear()
+        rule.vouch_base = len(rule.digests)
+
+
+def _needed(rule: Rule, min_evidence: int, traits: SiteTraits) -> int:
+    """How many distinct pairs activate ``rule``."""
+    if rule.kind == "case_insensitive_path" and traits.is_iis(rule.host):
+        return max(1, min_evidence - 1)  # IIS serves paths case-insensitively
+    if rule.family is RuleKind.DEFAULT_PAGE and rule.sources.get("redirect"):
+        # A server that redirects /index.html to / says so for its directory
+        # convention: small hosts never show a second pair. Audits check its drops.
+        return 1
+    return min_evidence
+
+
 class Learner:
     """Collects evidence and keeps the rules; calls ``on_change(rule)`` when a
     rule becomes active or is revoked."""
@@ -526,14 +555,7 @@ class Learner:
         pairs = len(rule.pairs)
         if self.share is not None and not rule.active:
             pairs = max(pairs, self.share(rule, pair))
-        needed = self.min_evidence
-        if kind == "case_insensitive_path" and self.traits.is_iis(host):
-            needed = max(1, needed - 1)  # IIS serves paths case-insensitively
-        elif rule.family is RuleKind.DEFAULT_PAGE and rule.sources.get("redirect"):
-            # A server that redirects /index.html to / says so for its directory
-            # convention: small hosts never show a second pair. Audits check its drops.
-            needed = 1
-        if not rule.active and pairs >= needed and rule.confirmed:
+        if not rule.active and pairs >= _needed(rule, self.min_evidence, self.traits) and rule.confirmed:
             rule.taught = dict(rule.held)  # (the pairs that taught it vouch for nothing more)
             rule.taught_renamed = dict(rule.renamed)
             self.book.set_active(rule, True)
@@ -552,7 +574,7 @@ class Learner:
         if not rule.active and self.share is not None:
             self.share(rule, None)
         if rule.active and rule.family is RuleKind.WWW_ALIAS:
-            self._unshare(rule.host)
+            _unshare(self.rules.values(), rule.host)
         if rule.active:
             self._retracted(rule.host)
             self.book.set_active(rule, False)
@@ -569,23 +591,6 @@ class Learner:
     def retractions_of(self, host: str) -> int:
         """How many times an active rule of ``host``'s site (either twin) was revoked or narrowed."""
         return self.retractions.get(host.removeprefix("www."), 0)
-
-    def _unshare(self, site: str) -> None:
-        """The twins of ``site`` (its bare name) are no longer one site: the evidence its
-        rules gathered from both while they were vouches for neither by place any more
-        (``PlaceVouching.vouched``); what held in the ``www`` twin's ``/app/`` said nothing of
-        the bare twin's, where the first drops are verified again. Coincidence seed 2472
-        (``--kills 2``): ``h/app/users/``, released when ``www_alias`` was revoked, was
-        dropped unverified against ``h/app/Users/``, another page, by the bare twin's case
-        rule, vouched for under ``/app/`` by pairs of the ``www`` twin's."""
-        for rule in [rule for rule in self.rules.values() if rule.host == site]:  # (rare: no index needed)
-            rule.taught = dict(rule.held) if rule.family.value in SCOPED_FAMILIES else {}
-            if rule.family.value in HOST_FAMILIES:
-                rule.held.clear()
-            rule.taught_renamed = dict(rule.renamed)
-            rule.folders.clear()
-            rule.folder_cases.clear()
-            rule.vouch_base = len(rule.digests)
 
     def _narrow(self, rule: Rule, section: str, why: str) -> None:
         """``rule`` no longer applies in ``section`` (see :mod:`scrapy_urlnorm.sections`)."""
