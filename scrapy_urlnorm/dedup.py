@@ -59,6 +59,7 @@ from .robots import ForbiddenSpellings
 from .settling import Settlement
 from .shortcut_checks import ShortcutChecks
 from .stores import MemoryStore, RedisRules, SeenStore
+from .unvouched import UnvouchedSweep
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -160,6 +161,8 @@ class Deduplicator:
         self.pages = DeliveredPages(self.count)
         self._closed = False
         self.learner: Learner | None = None
+        #: Audits, at idle, what was dropped where no rule was vouched for (with learning).
+        self.unvouched: UnvouchedSweep | None = None
         self.learned: LearnedPolicies | None = None
         #: Which learned rules a drop needs (see :mod:`scrapy_urlnorm.narrow`); with learning.
         self.narrow: NarrowKeys | None = None
@@ -188,6 +191,7 @@ class Deduplicator:
             self.learned = LearnedPolicies(policy, self.learner)
             self.narrow = NarrowKeys(self.keys, self.learned)
             self.rule_keeper = RuleKeeper(self)
+            self.unvouched = UnvouchedSweep(self)
             self.rules_file.load(self.learner)
         self.admission = Admission(self)
         # The decision's entry points, bound once (``check`` runs for every request).

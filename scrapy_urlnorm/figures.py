@@ -51,6 +51,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
         **(dedup.twins.sizes() if dedup.twins is not None else {}),
         **(dedup.keys.campaigns.sizes() if dedup.keys.campaigns is not None else {}),
+        **(dedup.unvouched.sizes() if dedup.unvouched is not None else {}),
     }
     if dedup.narrow is not None:
         figures["narrow_keys"] = len(dedup.narrow)

@@ -270,6 +270,15 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/audits_scheduled", "audits", "live",
         "audits sent: dropped requests fetched anyway to check the rule or step that dropped them",
     ),
+    StatKey(
+        "urlnorm/idle_audits", "audits", "live",
+        "audits sent when the crawl fell idle: learned drops made where their rule had not held yet, "
+        "past that place's audit budget (also counted in `urlnorm/audits_scheduled`)",
+    ),
+    StatKey(
+        "urlnorm/idle_audits_overflow", "audits", "live",
+        "learned drops not vouched for left unaudited at idle because 100,000 had been audited then",
+    ),
     StatKey("urlnorm/audits", "audits", "live", "audits completed"),
     StatKey(
         "urlnorm/audit_mismatches", "audits", "live",
@@ -419,6 +428,10 @@ STATS: tuple[StatKey, ...] = (
         "urlnorm/memory/parked_requests", "memory", "close",
         "learned drops whose representative delivered, kept for revocation, light (20,000 per host, "
         "100,000 in all)",
+    ),
+    StatKey(
+        "urlnorm/memory/idle_audit_marks", "memory", "close",
+        "learned drops audited at idle, remembered so none is audited there twice (100,000)",
     ),
     StatKey(
         "urlnorm/memory/ledger_drops", "memory", "close",

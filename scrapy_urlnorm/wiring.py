@@ -154,8 +154,12 @@ def build_deduplicator(cls: type[Deduplicator], crawler: Crawler) -> Deduplicato
 
     def release_at_idle(spider: Spider | None = None) -> None:
         # Nothing is in flight: a representative still pending can no longer
-        # deliver. What was dropped against it is scheduled again.
-        if dedup.settling.release_orphans():
+        # deliver. What was dropped against it is scheduled again; once nothing is,
+        # what was dropped where no rule was vouched for is audited.
+        scheduled = dedup.settling.release_orphans()
+        if not scheduled and dedup.unvouched is not None:
+            scheduled = dedup.unvouched.sweep()
+        if scheduled:
             raise DontCloseSpider
 
     dedup.idle_handler = release_at_idle  # signal receivers are held weakly
