@@ -798,7 +798,7 @@ class DSpaceSite(SlugSite):
         self.full = self.exception(self.add(f"{self.related_from.path}/full"))
         self.texts[self.full.doc_id] = "Full item record: dc.title, dc.contributor.author, dc.relation.isreferencedby."
         self.related = self.item(rng.choice([title for title in _ITEMS if title not in self.titles]))
-        self.full.links = [*self.related_from.links, self.related.path]
+        self.full.links = list(self.related_from.links)
         self.behind(self.full, self.related, self.related.path)
         for page in self.pages:
             self.bases[page.doc_id] = "/"
@@ -876,7 +876,9 @@ class DSpaceSite(SlugSite):
         handle = f"{base}/handle/{self.handle_of(page)}"
         forms = [handle, f"{page.url}/"]
         if page in self.items:
-            forms += [f"{handle}?show=full", f"{page.url}?show=full", f"{page.url}/full"]
+            forms += [f"{handle}?show=full", f"{page.url}?show=full"]
+            if page is not self.related_from:  # (its /full is the exception)
+                forms.append(f"{page.url}/full")
         return forms
 
 
