@@ -114,6 +114,15 @@ website endpoint (index documents, ``+`` read as a space, routing rules), WPML's
 an exception linked late), with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web static --seeds 100 --start 0 --workers 1
+
+``--web slugs`` crawls the webs of a twelfth generator, by another outside checker
+(``demoweb.slugweb.generate_slug_web``: sites that route by an id and read the rest of the URL loosely:
+Discourse's topic slugs, post numbers and crawler pages, Stack Exchange's question slugs, share links and
+answer sorts, XenForo's thread titles, query-string routes and post links, Plone's views and Zope
+acquisition, DSpace 7's handles and full item pages, Confluence's titles, page ids and tiny links; each
+with an exception linked late), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web slugs --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -150,6 +159,7 @@ from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E4
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.registryweb import compare_registry, generate_registry_web  # noqa: E402
+from demoweb.slugweb import compare_slugs, generate_slug_web  # noqa: E402
 from demoweb.staticweb import compare_static, generate_static_web  # noqa: E402
 from demoweb.wildweb import compare_wild, generate_wild_web, kind_of  # noqa: E402
 
@@ -212,7 +222,18 @@ ON: dict[str, bool] = {}
 #: ``--web``: which generator builds each seed's web ("random" or "frameworks").
 WEB = "random"
 #: The generators whose hosts are tallied by kind (``kind_of``), not by family.
-KIND_WEBS = ("wild", "coincidence", "quirks", "hosting", "commerce", "community", "registry", "enterprise", "static")
+KIND_WEBS = (
+    "wild",
+    "coincidence",
+    "quirks",
+    "hosting",
+    "commerce",
+    "community",
+    "registry",
+    "enterprise",
+    "static",
+    "slugs",
+)
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
 
@@ -244,6 +265,7 @@ GENERATORS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "registry": (generate_registry_web, compare_registry),
     "enterprise": (generate_enterprise_web, compare_enterprise),
     "static": (generate_static_web, compare_static),
+    "slugs": (generate_slug_web, compare_slugs),
 }
 
 
@@ -832,7 +854,9 @@ def main() -> None:
         "answer them, each kind with exceptions) or enterprise (demoweb.enterpriseweb: URL spellings as Domino, "
         "ColdFusion, Tomcat with Struts, WebSphere Portal, SharePoint, Oracle APEX, SAP BSP and classic ASP "
         "answer them, each kind with exceptions) or static (demoweb.staticweb: URL spellings as static hosts, "
-        "static site generators and multilingual sites answer them, each kind with exceptions)",
+        "static site generators and multilingual sites answer them, each kind with exceptions) or slugs "
+        "(demoweb.slugweb: URL spellings as Discourse, Stack Exchange, XenForo, Plone, DSpace 7 and Confluence, "
+        "which route by an id and read slugs and titles loosely, answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
