@@ -154,7 +154,7 @@ def rebuilt(request: Request | Parked) -> Request:
 class Drop:
     """One request dropped against a claim (or parked under a learned rule)."""
 
-    __slots__ = ("_request", "hold", "host", "learned", "reason", "settled")
+    __slots__ = ("_request", "hold", "host", "learned", "reason", "settled", "swept")
 
     def __init__(self, request: Request, reason: str, host: str, learned: bool, hold: Any = None) -> None:
         self._request: Request | Parked = request
@@ -163,6 +163,8 @@ class Drop:
         self.learned = learned
         #: True once released or discharged for good: never released twice.
         self.settled = False
+        #: True once the idle sweep looked at it (``unvouched``): what it found does not change.
+        self.swept = False
         #: What is given back (``DropLedger.on_hold``) once the drop's fate is known.
         self.hold = hold
 

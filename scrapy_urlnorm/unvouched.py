@@ -10,7 +10,8 @@ five audits had gone to other spellings (community seed 663, session 59). When t
 falls idle nothing is in flight, and what a burst would have cost is one audit per
 place, which the audits' gate (``AuditGate``) stops sending once the place is vouched
 for: so every parked drop still not vouched for is audited then, once. Each drop is
-swept once (:data:`MAX_SWEPT` at most: past it, counted and left parked), never a link of
+looked at once (a sweep costs what the drops parked since cost, not the whole ledger
+again) and audited once (:data:`MAX_SWEPT` at most: past it, counted and left parked), never a link of
 a confirmed audit (its page is its representative's), never with audits off
 (``URLNORM_AUDIT_RATE = 0``); so the sweep cannot feed on itself: its audits' links are
 such links, and a URL is audited once.
@@ -65,8 +66,9 @@ class UnvouchedSweep:
 
     def _unvouched(self, drop: Drop) -> tuple[Drop, Request, int, str] | None:
         """``drop``, its request, its representative's key and its reason, if it is to be audited."""
-        if drop.settled or not drop.learned:
+        if drop.settled or drop.swept or not drop.learned:
             return None
+        drop.swept = True  # (vouched for or not, it stays so while parked: a retraction releases it)
         dedup = self.dedup
         desk = dedup.audits
         choice, auditor = desk.choice, desk.auditor
