@@ -58,8 +58,11 @@ SCOPED_FAMILIES = frozenset({"trailing_slash", "case_insensitive_path", "duplica
 HOST_FAMILIES = frozenset({"www_alias", "https_alias"})
 #: Sections a rule may be narrowed out of; the next contradiction revokes it.
 MAX_EXCLUDED = 8
-#: Sections remembered per rule where it held (its positive pairs').
-MAX_HELD = 32
+#: Sections (a host rule's: top directories) remembered per rule where it held (its positive
+#: pairs'). Past it, a section's drops are never vouched for and each is audited (at idle, past its
+#: budget: ``unvouched``), so it is well above the audit budgets' caps: a 1,000-page IIS site of 42
+#: sections audited every drop of its last ten when it was 32.
+MAX_HELD = 1024
 #: Folders below their section remembered per path rule where it held since it was learned.
 MAX_FOLDERS = 512
 #: (folder, segment) counts remembered per case rule (``Rule.folder_cases``).

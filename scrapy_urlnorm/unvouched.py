@@ -9,7 +9,10 @@ the rule holding: past 256 folders of one site, past 10,000 places, or in a fold
 five audits had gone to other spellings (community seed 663, session 59). When the crawl
 falls idle nothing is in flight, and what a burst would have cost is one audit per
 place, which the audits' gate (``AuditGate``) stops sending once the place is vouched
-for: so every parked drop still not vouched for is audited then, once. Each drop is
+for: so every parked drop still not vouched for is audited then, once, unless its
+place's own budget went to audits that found the rule holding there (two or more:
+``AuditChoice.confirmed_place``, which pairs cannot show on a large site, whose early
+pages ``PagePairs`` no longer remembers). Each drop is
 looked at once (a sweep costs what the drops parked since cost, not the whole ledger
 again) and audited once (:data:`MAX_SWEPT` at most: past it, counted and left parked), never a link of
 a confirmed audit (its page is its representative's), never with audits off
@@ -88,6 +91,8 @@ class UnvouchedSweep:
         asked = own ^ ((key * _MIX) & _MASK)
         if asked in self._swept or not choice.unvouched(request, key, reason, drop.host):
             return None
+        if choice.confirmed_place(drop.host, reason, request.url, key):
+            return None  # (its place's own audits found the rule holding: as its pairs would have)
         if desk.answers.answered_before(request, own, key, reason):
             return None
         if len(self._swept) >= MAX_SWEPT:

@@ -83,3 +83,26 @@ async def test_without_the_idle_audits_that_drop_was_lost(
     with VirtualWeb({"many.test": FunctionSite(many_folders)}) as web:
         addon = await crawl(web, ["http://many.test/"], ADDON)
     assert f"many:/d{FOLDERS - 1}/secret.htm" not in set(addon.doc_ids)
+
+
+def test_a_place_whose_audits_confirmed_its_rule_is_not_audited_again_at_idle() -> None:
+    """Two audits that found their representatives' pages in a top directory of a ``www``
+    twin confirm the rule there, as two pairs would; a directory past the cap, which shares
+    its budget with the rest, is never confirmed that way: its drops are audited at idle."""
+    from scrapy_urlnorm.dedup import Deduplicator
+    from scrapy_urlnorm.policy import Policy
+
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    assert dedup.learner is not None
+    for n in range(1, 7):
+        for host in ("tw.test", "www.tw.test"):
+            dedup.learner.observe_page(f"http://{host}/products/p{n}.htm", n, length=4096)
+    choice, reason, url = dedup.audits.choice, "learned:www_alias", "http://www.tw.test/blog/a.htm"
+    assert dedup.learner.is_active("tw.test", "www_alias")
+    assert not choice.confirmed_place("www.tw.test", reason, url, 7)  # (no budget of its own yet)
+    choice.scope("www.tw.test", reason, url, 7)  # (its first audit: the place gets a budget)
+    for _ in range(2):
+        assert not choice.confirmed_place("www.tw.test", reason, url, 7)
+        choice.confirm_place("www.tw.test", reason, "http://www.tw.test/blog/b.htm", 8)
+    assert choice.confirmed_place("www.tw.test", reason, url, 7)
+    assert not choice.confirmed_place("www.tw.test", reason, "http://www.tw.test/news/a.htm", 9)
