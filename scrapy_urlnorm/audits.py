@@ -103,8 +103,15 @@ AUDITS_PER_SCOPE = 5
 #: Distinct URLs remembered per scope verified on every drop (a redirect-taught rule, VERIFIED_FAMILIES;
 #: past this, a URL linked again is verified again rather than dropped unverified).
 VERIFIED_PER_SCOPE = 20_000
-#: Mixes a representative's key into a URL's (``Auditor.should_audit``): odd, so no two keys mix alike.
+#: Mixes a representative's key into a URL's (:func:`asked`): odd, so no two keys mix alike.
 _MIX, _MASK = 0x9E3779B97F4A7C15, (1 << 128) - 1
+
+
+def asked(own: int, key: int) -> int:
+    """One int for the question whether the URL of static key ``own`` is the page of ``key``."""
+    return own ^ ((key * _MIX) & _MASK)
+
+
 #: Scopes remembered (beyond it, no new scope is audited).
 MAX_SCOPES = 10_000
 #: Digests of delivered pages remembered for audits (LRU).
@@ -221,13 +228,13 @@ class Auditor:
         is not known (such an audit is inconclusive). ``inherited``: a link of an audit
         that confirmed its drop, verified (where ``every``) only while its URL can be
         remembered as verified, so audits of audits' links cannot go round."""
-        asked = own ^ ((key * _MIX) & _MASK)  # (one int per URL and representative)
+        question = asked(own, key)
         if every:
             verified = self._verified.setdefault(scope, set())
-            if asked in verified:
+            if question in verified:
                 return False
             if len(verified) < VERIFIED_PER_SCOPE:
-                verified.add(asked)
+                verified.add(question)
             elif inherited:
                 return False
             return True
@@ -242,7 +249,7 @@ class Auditor:
             if len(self._audited) >= MAX_SCOPES:
                 return False
             audited = self._audited[scope] = set()
-        if len(audited) >= AUDITS_PER_SCOPE or asked in audited:
+        if len(audited) >= AUDITS_PER_SCOPE or question in audited:
             return False
         if not first:
             if not known:
@@ -251,7 +258,7 @@ class Auditor:
             if self._credit < 1.0:
                 return False
             self._credit -= 1.0
-        audited.add(asked)
+        audited.add(question)
         return True
 
     def settle(self, key: int, digest: int) -> bool | None:

@@ -26,7 +26,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .audit_choice import UNTIL_VOUCHED
-from .audits import mark_audit
+from .audits import asked, mark_audit
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 
 #: Drops the sweep audits in a crawl at most (beyond: left parked, ``urlnorm/idle_audits_overflow``).
 MAX_SWEPT = 100_000
-#: Mixes a representative's key into a URL's (one int per URL and representative).
-_MIX, _MASK = 0x9E3779B97F4A7C15, (1 << 128) - 1
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +53,7 @@ class UnvouchedSweep:
         reschedule, desk = dedup.reschedule_request, dedup.audits
         if reschedule is None or dedup.learned is None or not desk.auditor.rate:
             return 0
-        found = [found for drop in list(dedup.ledger.parked_drops()) if (found := self._unvouched(drop)) is not None]
+        found = [hit for drop in list(dedup.ledger.parked_drops()) if (hit := self._unvouched(drop)) is not None]
         for drop, request, key, reason in found:
             logger.debug("Auditing %s at idle: %s had not held where it is", request.url, reason)
             dedup.ledger.discharge(drop)
@@ -86,10 +84,10 @@ class UnvouchedSweep:
         fingerprint = dedup.fingerprint(request)
         key = next((key for key in fingerprint.keys if auditor.digest(key) is not None), fingerprint.value)
         own = dedup.keys.static(request).value
-        if own == key or dedup.audited_already(own):
+        if dedup.audited_already(own):
             return None
-        asked = own ^ ((key * _MIX) & _MASK)
-        if asked in self._swept or not choice.unvouched(request, key, reason, drop.host):
+        question = asked(own, key)
+        if question in self._swept or not choice.unvouched(request, key, reason, drop.host):
             return None
         if choice.confirmed_place(drop.host, reason, request.url, key):
             return None  # (its place's own audits found the rule holding: as its pairs would have)
@@ -98,7 +96,7 @@ class UnvouchedSweep:
         if len(self._swept) >= MAX_SWEPT:
             dedup.count("urlnorm/idle_audits_overflow")
             return None
-        self._swept.add(asked)
+        self._swept.add(question)
         return drop, request, key, reason
 
     def sizes(self) -> dict[str, int]:
