@@ -157,6 +157,10 @@ class AuditChoice:
         if scope in confirmations or len(confirmations) < CONFIRMED_PLACES:
             confirmations[scope] = confirmations.get(scope, 0) + 1
 
+    def confirmed_places(self) -> int:
+        """How many places' confirmed audits are counted (a memory figure)."""
+        return len(self._confirmations)
+
     def confirmed_place(self, host: str, reason: str, url: str, key: int) -> bool:
         """Whether :data:`~scrapy_urlnorm.vouching.VERIFY_FIRST` audits in the place of a
         learned drop of ``url`` against ``key`` (its audit budget's scope, never one shared past

@@ -430,6 +430,10 @@ STATS: tuple[StatKey, ...] = (
         "100,000 in all)",
     ),
     StatKey(
+        "urlnorm/memory/audit_confirmed_places", "memory", "close",
+        "places (audit scopes) whose audits that found their representatives' pages are counted (10,000)",
+    ),
+    StatKey(
         "urlnorm/memory/idle_audit_marks", "memory", "close",
         "learned drops audited at idle, remembered so none is audited there twice (100,000)",
     ),
