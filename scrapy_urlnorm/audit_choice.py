@@ -148,7 +148,7 @@ class AuditChoice:
             return False
         return self.vouching.vouched(host, reason, request.url, key)
 
-    def confirm_place(self, host: str, reason: str, url: str, key: int) -> None:
+    def _confirm_place(self, host: str, reason: str, url: str, key: int) -> None:
         """An audit of a learned drop of ``url`` against ``key`` found the representative's page."""
         scope = self.place(host, reason, url, key) if reason.startswith("learned:") else None
         if scope is None:
@@ -172,17 +172,20 @@ class AuditChoice:
         scope = self.place(host, reason, url, key) if reason.startswith("learned:") else None
         return scope is not None and self._confirmations.get(scope, 0) >= VERIFY_FIRST
 
-    def confirmed(self, host: str, reason: str, digest: int | None) -> None:
-        """A verification of a learned drop for ``reason`` on ``host`` confirmed it: the
-        site answered with the representative's page ``digest`` (downloaded), or with a
-        redirect to it (``None``). A rule its site's redirects taught is verified on every
-        drop because a held redirect costs no page; where the site answers
+    def confirmed(self, url: str, audit: dict[str, Any], digest: int | None) -> None:
+        """A verification (``audit``) of a learned drop of ``url`` confirmed it: the site
+        answered with the representative's page ``digest`` (downloaded), or with a redirect
+        to it (``None``). It counts for its place (:meth:`confirmed_place`). Besides, a rule
+        its site's redirects taught is verified on every drop because a held redirect costs
+        no page; where the site answers
         :data:`PAGE_ANSWERS_TO_SAMPLE` of them with the page itself and none with a
         redirect, the redirects that taught it were not the site's way with these URLs
         (a loop's ``www.h/track`` to ``h/track`` on a site serving both twins): every
         verification would be a download, so the rule is sampled from then on, as its
         content would have taught it. Never a family verified on every drop for its
         traps, nor on a catch-all page (which says nothing of its URL)."""
+        host, reason = audit["host"], audit["reason"]
+        self._confirm_place(host, reason, url, audit["key"])
         learned, learner = self.dedup.learned, self.dedup.learner
         family = reason.removeprefix("learned:")
         if learned is None or learner is None or family in VERIFIED_FAMILIES or not reason.startswith("learned:"):

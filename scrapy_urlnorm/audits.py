@@ -493,8 +493,7 @@ class AuditDesk:
             return
         self.dedup.count("urlnorm/audits")
         if same:
-            self.choice.confirmed(audit["host"], audit["reason"], digest)
-            self.choice.confirm_place(audit["host"], audit["reason"], request.url, audit["key"])
+            self.choice.confirmed(request.url, audit, digest)
         else:
             logger.info(
                 "Audit found %s is a different page than the one %s merged it into", request.url, audit["reason"]
@@ -513,8 +512,7 @@ class AuditDesk:
         self.dedup.count("urlnorm/audits")
         self.auditor.audits += 1
         if verdict == REDIRECT_AGREES:
-            self.choice.confirmed(audit["host"], audit["reason"], None)
-            self.choice.confirm_place(audit["host"], audit["reason"], request.url, audit["key"])
+            self.choice.confirmed(request.url, audit, None)
             return verdict
         if verdict == REDIRECT_UNDECIDED:
             # Its target is merged with the representative only by a rule verified on

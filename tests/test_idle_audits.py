@@ -103,6 +103,7 @@ def test_a_place_whose_audits_confirmed_its_rule_is_not_audited_again_at_idle() 
     choice.scope("www.tw.test", reason, url, 7)  # (its first audit: the place gets a budget)
     for _ in range(2):
         assert not choice.confirmed_place("www.tw.test", reason, url, 7)
-        choice.confirm_place("www.tw.test", reason, "http://www.tw.test/blog/b.htm", 8)
+        audit = {"host": "www.tw.test", "reason": reason, "key": 8}
+        choice.confirmed("http://www.tw.test/blog/b.htm", audit, 1)  # (an audit found its page)
     assert choice.confirmed_place("www.tw.test", reason, url, 7)
     assert not choice.confirmed_place("www.tw.test", reason, "http://www.tw.test/news/a.htm", 9)
