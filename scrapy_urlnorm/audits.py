@@ -90,7 +90,7 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from .dedup import Deduplicator
-    from .ledger import Claim
+    from .ledger import Claim, Drop
 
 logger = logging.getLogger(__name__)
 
@@ -406,8 +406,7 @@ class AuditDesk:
         the page ``key`` names, where the caller knows it (a redirect's hop that landed on a
         delivered key is not it: see ``RedirectVerdicts._rests_on_unvouched``)."""
         dedup = self.dedup
-        reschedule = dedup.reschedule_request
-        if reschedule is None:
+        if dedup.reschedule_request is None:
             return
         for drop in claim.drops or ():
             if drop.settled or not (drop.learned or drop.reason in SEMANTIC_REASONS):
@@ -428,11 +427,19 @@ class AuditDesk:
                 if self.answers.answered_before(request, own, key, reason):
                     self.count_answered()  # kept as a learned drop, parked when the claim settles
                     continue
-                dedup.ledger.discharge(drop)
-                dedup.count("urlnorm/audits_scheduled")
-                meta = dict(request.meta)
-                mark_audit(meta, key, reason, drop.host, why, self.epoch(drop.host), rep=rep)
-                reschedule(request.replace(dont_filter=True, meta=meta))
+                self.send_drop(drop, request, key, reason, why, rep=rep)
+
+    def send_drop(
+        self, drop: Drop, request: Request, key: int, reason: str, why: str, *, rep: str | None = None
+    ) -> None:
+        """Take ``drop`` (of ``request``) out of the ledger and fetch it as an audit against ``key``."""
+        dedup = self.dedup
+        assert dedup.reschedule_request is not None
+        dedup.ledger.discharge(drop)
+        dedup.count("urlnorm/audits_scheduled")
+        meta = dict(request.meta)
+        mark_audit(meta, key, reason, drop.host, why, self.epoch(drop.host), rep=rep)
+        dedup.reschedule_request(request.replace(dont_filter=True, meta=meta))
 
     def keep_as_drop(self, request: Request, audit: dict[str, Any]) -> bool:
         """Settle an audit without fetching it: the request, as it was dropped, is kept

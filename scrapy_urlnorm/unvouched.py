@@ -26,7 +26,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .audit_choice import UNTIL_VOUCHED
-from .audits import asked, mark_audit
+from .audits import asked
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -50,19 +50,15 @@ class UnvouchedSweep:
     def sweep(self) -> int:
         """Schedule an audit of each parked drop still not vouched for; how many."""
         dedup = self.dedup
-        reschedule, desk = dedup.reschedule_request, dedup.audits
-        if reschedule is None or dedup.learned is None or not desk.auditor.rate:
+        desk = dedup.audits
+        if dedup.reschedule_request is None or dedup.learned is None or not desk.auditor.rate:
             return 0
         found = [hit for drop in list(dedup.ledger.parked_drops()) if (hit := self._unvouched(drop)) is not None]
         for drop, request, key, reason in found:
             logger.debug("Auditing %s at idle: %s had not held where it is", request.url, reason)
-            dedup.ledger.discharge(drop)
-            meta = dict(request.meta)
-            mark_audit(meta, key, reason, drop.host, UNTIL_VOUCHED, desk.epoch(drop.host))
-            reschedule(request.replace(dont_filter=True, meta=meta))
+            desk.send_drop(drop, request, key, reason, UNTIL_VOUCHED)
         if found:
             dedup.count("urlnorm/idle_audits", len(found))
-            dedup.count("urlnorm/audits_scheduled", len(found))
         return len(found)
 
     def _unvouched(self, drop: Drop) -> tuple[Drop, Request, int, str] | None:
