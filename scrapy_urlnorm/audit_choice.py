@@ -13,9 +13,9 @@ rule until content vouched for it (:meth:`~scrapy_urlnorm.vouching.PlaceVouching
 A path rule (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``)
 is budgeted, and vouched for, per section of its site (:mod:`scrapy_urlnorm.sections`):
 a mixed site's other backend under ``/legacy/`` shows in the first drops there. So is
-a host rule (``www_alias``, ``https_alias``) per top directory: ``www.h/blog/``, another
-virtual host beside ``h/blog/``, shows at the first drop there, where the rest of the
-site had vouched for the twins.
+a host rule (``www_alias``, ``https_alias``) per directory, at any depth: ``www.h/blog/``
+(or ``www.h/support/blog/``), another virtual host beside ``h/blog/``, shows at the first
+drop there, where the rest of the site had vouched for the twins.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from . import meta as M
 from .callbacks import callback_salt
 from .learning import VERIFIED_FAMILIES, RuleKind
-from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_of
+from .sections import HOST_FAMILIES, SCOPED_FAMILIES, directory_path_of
 from .vouching import VERIFY_FIRST, PlaceVouching
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Top directories of one host rule's site with an audit budget of their own (past them
+#: Directories of one host rule's site with an audit budget of their own (past them
 #: the rest share one, and a drop there not vouched for by a pair is audited at idle: a
 #: site of 42 top directories audited 395 drops at idle with 32).
 SECTION_BUDGETS = 256
@@ -229,8 +229,8 @@ class AuditChoice:
         """What a learned drop (of ``url``, against ``key``) has its audit budget counted
         against: the rule on its site. Twins an active ``www_alias`` made one site share their
         rules, so they share the rules' audits too (``www_alias`` itself lives on the bare
-        twin). A path rule has a budget per section of the site, a host rule per top
-        directory (see :mod:`scrapy_urlnorm.sections`). Below a section, a case rule's drops
+        twin). A path rule has a budget per section of the site, a host rule per
+        directory at any depth (see :mod:`scrapy_urlnorm.sections`). Below a section, a case rule's drops
         have a budget per set of segments they spell otherwise than a URL that delivered the
         page (``PlaceVouching.cased_positions``): what its pairs vouch for there, segment by
         segment. Community seed 663 (cookies off, one run in six): the Gitea host's five
@@ -259,7 +259,7 @@ class AuditChoice:
 
     def _place(self, host: str, reason: str, url: str, key: int | None) -> tuple[str, bool, str | None]:
         """The rule's scope on its site; whether its audits are budgeted by place; and if so
-        the drop's section, folder or top directory (``None``: the top of the site)."""
+        the drop's section, folder or directory (``None``: the top of the site)."""
         learned = self.dedup.learned
         kind = reason.removeprefix("learned:")
         # (a path or host rule's kind is its family: no rule to look up for any other reason)
@@ -272,7 +272,7 @@ class AuditChoice:
             return scope, False, None
         # (a path rule's budget is per folder: a section's own, or one below it, which its
         # pairs do not vouch for: see _held_in_folder)
-        section = learned.folder_of(url) if kind in SCOPED_FAMILIES else directory_of(url)
+        section = learned.folder_of(url) if kind in SCOPED_FAMILIES else directory_path_of(url)
         if kind == RuleKind.CASE_INSENSITIVE_PATH.value and section and "/" in section:
             positions = self.vouching.cased_positions(url, key)
             section = f"{section} #{','.join(map(str, positions)) if positions is not None else '?'}"

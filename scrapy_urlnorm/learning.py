@@ -55,6 +55,7 @@ from .sections import (
     SCOPED_FAMILIES,
     cased_segments,
     directory_of,
+    directory_path_of,
     folder_of,
     narrows,
     renamed_only,
@@ -250,11 +251,15 @@ def _count_cased(counts: dict[str, int], folder: str, a: str, b: str) -> None:
 
 
 def _count_place(rule: Rule, a: str, b: str, section: str | None, folder_of: Callable[[str, str], str | None]) -> None:
-    """Where the positive pair ``a``, ``b`` of ``rule`` held: its directory (host-wide rules) or
-    section (``held``); below a section, once the rule is active, its folder (``folders``) and,
-    for the case rule, the folder's segments it spelled in two cases. What these vouch for is
+    """Where the positive pair ``a``, ``b`` of ``rule`` held: its top directory (host-wide rules)
+    or section (``held``); below the top directory, a host rule's directory (``folders``); below
+    a section, once the rule is active, a path rule's folder (``folders``) and, for the case
+    rule, the folder's segments it spelled in two cases. What these vouch for is
     :class:`~scrapy_urlnorm.vouching.PlaceVouching`'s business."""
-    held = directory_of(a) if rule.family.value in HOST_FAMILIES else section
+    if rule.family.value in HOST_FAMILIES:
+        _count_directory(rule, a)
+        return
+    held = section
     if rule.family is RuleKind.CASE_INSENSITIVE_PATH and _first_segment_only(a, b):
         # /APP/Report = /app/Report says the front folds the section's name, not that the
         # application behind it folds the rest (/app/report is another page there):
@@ -273,6 +278,18 @@ def _count_place(rule: Rule, a: str, b: str, section: str | None, folder_of: Cal
             rule.folders[folder] = rule.folders.get(folder, 0) + 1
             if rule.family is RuleKind.CASE_INSENSITIVE_PATH:
                 _count_cased(rule.folder_cases, folder, a, b)
+
+
+def _count_directory(rule: Rule, url: str) -> None:
+    """Count a positive pair of host rule ``rule`` at ``url``: in its top directory, and in
+    its directory where that lies deeper (both twins of a pair share the path)."""
+    top, directory = directory_of(url), directory_path_of(url)
+    if top is None:
+        return
+    if top in rule.held or len(rule.held) < MAX_HELD:
+        rule.held[top] = rule.held.get(top, 0) + 1
+    if directory and "/" in directory and (directory in rule.folders or len(rule.folders) < MAX_FOLDERS):
+        rule.folders[directory] = rule.folders.get(directory, 0) + 1
 
 
 def _first_segment_only(a: str, b: str) -> bool:

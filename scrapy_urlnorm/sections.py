@@ -51,9 +51,9 @@ if TYPE_CHECKING:
 #: verify every drop and keep the paths that differ as exceptions).
 SCOPED_FAMILIES = frozenset({"trailing_slash", "case_insensitive_path", "duplicate_slashes"})
 #: Rule families about the host (``www.h`` is ``h``, ``https://h`` is ``http://h``): never
-#: narrowed (a contradiction revokes them), but their drops are audited per *directory*
-#: (:func:`directory_of`), as a path rule's are per section: a site may serve one directory
-#: of one twin from elsewhere (``www.h/blog/`` another virtual host beside the old
+#: narrowed (a contradiction revokes them), but their drops are audited per *directory*, at
+#: any depth (:func:`directory_path_of`), as a path rule's are per folder: a site may serve one
+#: directory of one twin from elsewhere (``www.h/blog/`` another virtual host beside the old
 #: ``h/blog/`` folder), and a rule vouched for by the rest of the site showed nothing there.
 HOST_FAMILIES = frozenset({"www_alias", "https_alias"})
 #: Sections a rule may be narrowed out of; the next contradiction revokes it.
@@ -63,7 +63,9 @@ MAX_EXCLUDED = 8
 #: budget: ``unvouched``), so it is well above the audit budgets' caps: a 1,000-page IIS site of 42
 #: sections audited every drop of its last ten when it was 32.
 MAX_HELD = 1024
-#: Folders below their section remembered per path rule where it held since it was learned.
+#: Folders below their section remembered per path rule where it held since it was learned,
+#: and directories below the top per host rule where it held (past it, a drop in another is
+#: audited within its place's budget, then at idle).
 MAX_FOLDERS = 512
 #: (folder, segment) counts remembered per case rule (``Rule.folder_cases``).
 MAX_FOLDER_CASES = 4 * MAX_FOLDERS
@@ -111,6 +113,21 @@ def directory_of(url: str) -> str | None:
         return None
     first, slash, _ = path.lstrip("/").partition("/")
     return first.lower() if slash else ""
+
+
+def directory_path_of(url: str) -> str | None:
+    """The directory ``url`` is in at any depth, lower-cased, a directory's own page in it as
+    in :func:`directory_of`: ``support/blog`` for ``/support/blog/`` and for
+    ``/support/blog/x.htm``, ``support`` for ``/support/x.htm``; ``""`` for what is in none;
+    ``None`` when ``url`` does not parse. Where it is deeper than the top directory, a host
+    rule's drops there are vouched for by pairs there: another virtual host may be routed
+    below the top (``www.h/support/blog/`` a WordPress beside the old folder on ``h``), and
+    the rest of ``/support/`` answering alike under both names says nothing of it."""
+    try:
+        path = split_url(url).path
+    except ValueError:
+        return None
+    return "/".join(segment for segment in path.split("/")[1:-1] if segment).lower()
 
 
 def renamed_only(a: str, b: str) -> bool:

@@ -5,7 +5,8 @@ answers whether a drop's rule has been seen holding where the drop is. A path ru
 (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``) is vouched for per
 section of its site, and below it per folder (another backend may be mounted there); a
 case rule's pairs in a folder vouch only for the segments they spelled in two cases. A
-host rule (``www_alias``, ``https_alias``) is vouched for per top directory. Every such
+host rule (``www_alias``, ``https_alias``) is vouched for per top directory, and below it per
+directory. Every such
 rule in force at the drop's URL must have held there: a learned key applies them all.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .learning import Rule, RuleKind
-from .sections import HOST_FAMILIES, SCOPED_FAMILIES, cased_segments, directory_of, renamed_only
+from .sections import HOST_FAMILIES, SCOPED_FAMILIES, cased_segments, directory_of, directory_path_of, renamed_only
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ class PlaceVouching:
         while it was undecided or in flight, audits that found its pages): what its first
         audited drops would show, it showed already. A path rule's, in ``url``'s section:
         on :data:`VERIFY_FIRST` pages there; a host rule's, on one page of ``url``'s top
-        directory too (a pair, or an audit that confirmed a drop, there). A drop against
+        directory too, and one of its directory where that lies deeper (a pair, or an
+        audit that confirmed a drop, there). A drop against
         ``key`` that spells a section's name otherwise than a URL that delivered its page
         is vouched for by pairs that did so in the section (:meth:`_renamed`)."""
         learned, learner = self.dedup.learned, self.dedup.learner
@@ -80,8 +82,9 @@ class PlaceVouching:
 
     def _held_in(self, rule: Rule, url: str, key: int | None) -> bool:
         """Whether ``rule``'s pairs held where ``url`` is: :data:`VERIFY_FIRST` pages in its
-        section for a path rule, one in its top directory for a host rule (with its
-        host-wide count, :meth:`vouched`); any other rule is not counted by place."""
+        section for a path rule, one in its top directory and one in its directory (below the
+        top) for a host rule (with its host-wide count, :meth:`vouched`); any other rule is
+        not counted by place."""
         family = rule.family.value
         if family in SCOPED_FAMILIES:
             learned = self.dedup.learned
@@ -96,7 +99,12 @@ class PlaceVouching:
             renamed = rule.renamed.get(section, 0) - rule.taught_renamed.get(section, 0)
             return renamed >= VERIFY_FIRST and self._renamed(url, key)
         if family in HOST_FAMILIES:
-            return rule.held.get(directory_of(url) or "", 0) >= 1
+            if rule.held.get(directory_of(url) or "", 0) < 1:
+                return False
+            # Below the top, a directory of its own (another virtual host may be routed to
+            # /support/blog/ on one twin, where the rest of /support/ is one site).
+            directory = directory_path_of(url) or ""
+            return "/" not in directory or rule.folders.get(directory, 0) >= 1
         return True
 
     def _held_in_folder(self, rule: Rule, url: str, key: int | None) -> bool:

@@ -411,6 +411,47 @@ async def test_a_www_twin_serving_another_site_in_one_directory_loses_nothing() 
     assert addon.stats.get("urlnorm/revoked_rules") == 1
 
 
+def twin_with_another_blog_below(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As :func:`twin_with_another_blog`, one level down: ``www.tw.test/support/blog/`` is
+    another virtual host beside the old ``tw.test/support/blog/`` folder, and the rest of
+    ``/support/`` is one site under both names (its products vouch for the twins there)."""
+    www = headers["Host"].startswith("www.")
+    products = [f"/support/p{n}.htm" for n in range(8)]
+    if path == "/":
+        links = [f"http://{twin}tw.test{p}" for p in products for twin in ("", "www.")]
+        return Reply.page("tw:home", [*links, "/support/about.htm"])
+    if path in products:
+        return Reply.page(f"tw:{path}", ["/", f"http://www.tw.test{products[-1 - products.index(path)]}"])
+    if path == "/support/about.htm":
+        return Reply.page("tw:about", ["/", "/support/contact.htm"])
+    if path == "/support/contact.htm":
+        return Reply.page("tw:contact", ["http://tw.test/support/blog/", "http://www.tw.test/support/blog/"])
+    if path == "/support/blog/":
+        if www:
+            return Reply.page("tw:www-blog", ["/support/blog/hello-world/"])
+        return Reply.page("tw:old-blog", ["/"])
+    if path == "/support/blog/hello-world/" and www:
+        return Reply.page("tw:hello-world", ["/support/blog/"])
+    return Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_www_twin_serving_another_site_below_a_top_directory_loses_nothing() -> None:
+    """The twins' pairs under ``/support/`` vouch for the rule in that top directory, not
+    in ``/support/blog/``, a folder of its own with no pair: the first drop there is
+    verified, finds the other blog and revokes the rule (session 51 left this open)."""
+    sites = {
+        "tw.test": FunctionSite(twin_with_another_blog_below),
+        "www.tw.test": FunctionSite(twin_with_another_blog_below),
+    }
+    with VirtualWeb(sites) as web:
+        stock = await crawl(web, ["http://tw.test/"], ORDERED)
+        addon = await crawl(web, ["http://tw.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
+    assert {"tw:www-blog", "tw:hello-world", "tw:old-blog"} <= set(stock.doc_ids)
+    assert set(addon.doc_ids) == set(stock.doc_ids)
+    assert addon.stats.get("urlnorm/revoked_rules") == 1
+
+
 def bucket_under_files(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """nginx merging doubled slashes everywhere but under ``/files/``, an S3 bucket where
     ``/files//notes.md`` is another object than ``/files/notes.md``; ``www.`` redirects to
