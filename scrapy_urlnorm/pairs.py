@@ -222,6 +222,19 @@ class PagePairs:
                     del bucket[0]
         return found
 
+    def one_step_kinds(self, u: SplitURL, digest: int) -> set[str]:
+        """The rule kinds by which ``u`` is one step from a URL that delivered the page of
+        ``digest``, as far as remembered (read only: nothing moves)."""
+        kinds: set[str] = set()
+        for key, form, host in _registrations(u):
+            buckets = self._buckets.get(host)
+            for seen in (buckets.get(key) if buckets else None) or ():
+                if seen.digest == digest:
+                    kind = _pair_kind(key[0], form, seen.form)
+                    if kind is not None:
+                        kinds.add(kind)
+        return kinds
+
     def delivered_spellings(self, u: SplitURL, digest: int) -> list[str]:
         """The paths that spelled ``u``'s path in another case on its host and delivered
         the page of ``digest``, as far as remembered (read only: nothing moves)."""

@@ -57,7 +57,7 @@ class PlaceVouching:
         # (www.h/app/report against the delivered www.h/app/Report, reported under
         # www_alias, merged by a case rule that never held under /app/: coincidence seed 103).
         # Every sampled path or host rule in force at the URL must have held there too.
-        if not self.others_held(host, url, key, rule.kind):
+        if not self.others_held(host, url, key, rule.kind, () if self._one_step(url, key, rule) else None):
             return False
         if rule.family.value in SCOPED_FAMILIES:
             return True
@@ -106,6 +106,22 @@ class PlaceVouching:
             directory = directory_path_of(url) or ""
             return "/" not in directory or rule.folders.get(directory, 0) >= 1
         return True
+
+    def _one_step(self, url: str, key: int | None, rule: Rule) -> bool:
+        """Whether ``url`` differs from a URL that delivered the page of ``key`` in ``rule``'s
+        aspect alone, as far as remembered: then no other rule merged the two, and none need
+        have held where ``url`` is (``www.h/requests/user/install.html`` against the delivered
+        ``h/requests/user/install.html`` rests on ``www_alias`` alone, not on a doubled-slash
+        rule that has no pair in that folder: each such folder spent its audit budget on them)."""
+        learner = self.dedup.learner
+        digest = None if key is None else self.auditor.digest(key)
+        if learner is None or digest is None:
+            return False
+        try:
+            u = split_url(self.dedup.normalize(url)[0] or "")
+        except ValueError:
+            return False
+        return rule.kind in learner.pages.one_step_kinds(u, digest)
 
     def _held_in_folder(self, rule: Rule, url: str, key: int | None) -> bool:
         """Whether path rule ``rule``, vouched for in ``url``'s section, held in its folder

@@ -355,9 +355,10 @@ async def test_a_mixed_site_keeps_its_case_rule_outside_the_section_that_contrad
 # -- host rules are audited per top directory ------------------------------------------------
 
 
-def test_a_host_rule_is_audited_and_vouched_for_per_top_directory() -> None:
+def test_a_host_rule_is_audited_and_vouched_for_per_directory() -> None:
     """``www_alias`` vouched for by its pairs under /products/ still has its first drop
-    under /blog/ (and /blog/ itself) verified."""
+    under /blog/ (and /blog/ itself) verified, and under /products/blog/, a directory
+    of its own below the top, until a pair there vouches for it."""
     dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
     assert dedup.learner is not None
     for n in range(1, 7):
@@ -372,6 +373,38 @@ def test_a_host_rule_is_audited_and_vouched_for_per_top_directory() -> None:
     assert choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/products/p9.htm")
     assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/blog/")
     assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/blog/hello/")
+    below = scope("www.tw.test", reason, "http://www.tw.test/products/blog/")
+    assert below == scope("www.tw.test", reason, "http://www.tw.test/Products/Blog/x.htm")
+    assert below != scope("www.tw.test", reason, "http://www.tw.test/products/p9.htm")
+    assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/products/blog/x.htm")
+    for host in ("tw.test", "www.tw.test"):
+        dedup.learner.observe_page(f"http://{host}/products/blog/hello.htm", 99, length=BODY)
+    assert choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/products/blog/x.htm")
+    assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/products/blog/old/x.htm")
+
+
+def test_a_drop_one_step_from_a_delivered_url_rests_on_its_own_rule_alone() -> None:
+    """``www.tw.test/docs/guide/x.htm``, one ``www`` away from the delivered
+    ``tw.test/docs/guide/x.htm``, is vouched for where ``www_alias`` held, though the
+    doubled-slash rule of its site never held in that folder: that rule merged nothing
+    here. Against a page that came at another spelling, it needs both (a real
+    documentation tree audited five drops in each of its folders for want of this)."""
+    dedup = Deduplicator(Policy(), learn=True, audit_rate=0.02)
+    learner = dedup.learner
+    assert learner is not None
+    for n in range(3):
+        learner.observe_page(f"http://tw.test/files/p{n}.htm", 200 + n, length=BODY)
+        learner.observe_page(f"http://tw.test/files//p{n}.htm", 200 + n, length=BODY)
+    teach_twins(learner, "docs", "docs/guide", site="tw.test")
+    assert learner.is_active("tw.test", "www_alias") and learner.is_active("tw.test", "duplicate_slashes")
+    learner.observe_page("http://tw.test/docs/guide/x.htm", 300, length=BODY)
+    learner.observe_page("http://tw.test/docs/guide//y.htm", 301, length=BODY)
+    auditor, vouched = dedup.audits.auditor, dedup.audits.choice.vouching.vouched
+    auditor.remember((1,), 300)
+    auditor.remember((2,), 301)
+    reason = "learned:www_alias"
+    assert vouched("www.tw.test", reason, "http://www.tw.test/docs/guide/x.htm", 1)
+    assert not vouched("www.tw.test", reason, "http://www.tw.test/docs/guide/y.htm", 2)
 
 
 def twin_with_another_blog(path: str, query: str, headers: Mapping[str, str]) -> Reply:
