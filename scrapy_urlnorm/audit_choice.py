@@ -229,11 +229,11 @@ class AuditChoice:
         """What a learned drop (of ``url``, against ``key``) has its audit budget counted
         against: the rule on its site. Twins an active ``www_alias`` made one site share their
         rules, so they share the rules' audits too (``www_alias`` itself lives on the bare
-        twin). A path rule has a budget per section of the site, a host rule per
-        directory at any depth (see :mod:`scrapy_urlnorm.sections`). Below a section, a case rule's drops
-        have a budget per set of segments they spell otherwise than a URL that delivered the
-        page (``PlaceVouching.cased_positions``): what its pairs vouch for there, segment by
-        segment. Community seed 663 (cookies off, one run in six): the Gitea host's five
+        twin). A path rule has a budget per section of the site, a host rule per directory
+        at any depth (see :mod:`scrapy_urlnorm.sections`). Below a section, a case rule's
+        drops have a budget per set of segments they spell otherwise than a URL that
+        delivered the page (``PlaceVouching.cased_positions``): what its pairs vouch for
+        there, segment by segment. Community seed 663 (cookies off, one run in six): the Gitea host's five
         audits in the folder of ``README.md`` had gone to drops that spelled the owner and
         the repository otherwise when ``readme.md``, another file, was dropped against
         ``README.md``: not vouched for (no pair there spelled a file's name otherwise), and

@@ -5,9 +5,10 @@ answers whether a drop's rule has been seen holding where the drop is. A path ru
 (``case_insensitive_path``, ``trailing_slash``, ``duplicate_slashes``) is vouched for per
 section of its site, and below it per folder (another backend may be mounted there); a
 case rule's pairs in a folder vouch only for the segments they spelled in two cases. A
-host rule (``www_alias``, ``https_alias``) is vouched for per top directory, and below it per
-directory. Every such
-rule in force at the drop's URL must have held there: a learned key applies them all.
+host rule (``www_alias``, ``https_alias``) is vouched for per top directory, and below it
+per directory. Every such rule in force at the drop's URL must have held there, as a
+learned key applies them all, unless the drop is one step from a URL that delivered its
+page, in its own rule's aspect alone: no other rule merged the two.
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ class PlaceVouching:
         audited drops would show, it showed already. A path rule's, in ``url``'s section:
         on :data:`VERIFY_FIRST` pages there; a host rule's, on one page of ``url``'s top
         directory too, and one of its directory where that lies deeper (a pair, or an
-        audit that confirmed a drop, there). A drop against
-        ``key`` that spells a section's name otherwise than a URL that delivered its page
-        is vouched for by pairs that did so in the section (:meth:`_renamed`)."""
+        audit that confirmed a drop, there). A drop against ``key`` that spells a
+        section's name otherwise than a URL that delivered its page is vouched for by
+        pairs that did so in the section (:meth:`_renamed`)."""
         learned, learner = self.dedup.learned, self.dedup.learner
         rule = self.rule_behind(host, reason)
         if learned is None or learner is None or rule is None or not self._held_in(rule, url, key):

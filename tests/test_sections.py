@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import pytest
 import pytest_twisted
 from demoweb.crawling import crawl
 from demoweb.server import FunctionSite, Reply, VirtualWeb
@@ -407,81 +408,51 @@ def test_a_drop_one_step_from_a_delivered_url_rests_on_its_own_rule_alone() -> N
     assert not vouched("www.tw.test", reason, "http://www.tw.test/docs/guide/y.htm", 2)
 
 
-def twin_with_another_blog(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-    """The bare host and its ``www.`` twin serve the same pages, no redirect, but for the
-    blog: ``www.tw.test/blog/`` is another virtual host (a WordPress) beside the old
-    ``tw.test/blog/`` folder, and only the new blog links its posts."""
-    www = headers["Host"].startswith("www.")
-    products = [f"/products/p{n}.htm" for n in range(8)]
-    if path == "/":
-        # Each product linked under both names first (the coincidence), the blog last.
-        links = [f"http://{twin}tw.test{p}" for p in products for twin in ("", "www.")]
-        return Reply.page("tw:home", [*links, "/about.htm"])
-    if path in products:
-        return Reply.page(f"tw:{path}", ["/", f"http://www.tw.test{products[-1 - products.index(path)]}"])
-    if path == "/about.htm":
-        return Reply.page("tw:about", ["/", "/contact.htm"])
-    if path == "/contact.htm":
-        return Reply.page("tw:contact", ["http://tw.test/blog/", "http://www.tw.test/blog/"])
-    if path == "/blog/":
-        if www:
-            return Reply.page("tw:www-blog", ["/blog/hello-world/"])
-        return Reply.page("tw:old-blog", ["/"])
-    if path == "/blog/hello-world/" and www:
-        return Reply.page("tw:hello-world", ["/blog/"])
-    return Reply.not_found()
+def twin_with_another_blog(products: str, blog: str) -> Callable[[str, str, Mapping[str, str]], Reply]:
+    """The bare host and its ``www.`` twin serve the same pages (the products, in
+    ``products``), no redirect, but for the blog: ``www.tw.test<blog>`` is another virtual
+    host (a WordPress) beside the old ``tw.test<blog>`` folder, and only the new blog links
+    its posts."""
+
+    def answer(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+        www = headers["Host"].startswith("www.")
+        pages = [f"{products}p{n}.htm" for n in range(8)]
+        if path == "/":
+            # Each product linked under both names first (the coincidence), the blog last.
+            links = [f"http://{twin}tw.test{p}" for p in pages for twin in ("", "www.")]
+            return Reply.page("tw:home", [*links, "/about.htm"])
+        if path in pages:
+            return Reply.page(f"tw:{path}", ["/", f"http://www.tw.test{pages[-1 - pages.index(path)]}"])
+        if path == "/about.htm":
+            return Reply.page("tw:about", ["/", "/contact.htm"])
+        if path == "/contact.htm":
+            return Reply.page("tw:contact", [f"http://tw.test{blog}", f"http://www.tw.test{blog}"])
+        if path == blog:
+            return Reply.page("tw:www-blog", [f"{blog}hello-world/"]) if www else Reply.page("tw:old-blog", ["/"])
+        if path == f"{blog}hello-world/" and www:
+            return Reply.page("tw:hello-world", [blog])
+        return Reply.not_found()
+
+    return answer
 
 
+@pytest.mark.parametrize(
+    ("products", "blog"), [("/products/", "/blog/"), ("/support/", "/support/blog/")], ids=["top", "below"]
+)
 @pytest_twisted.ensureDeferred
-async def test_a_www_twin_serving_another_site_in_one_directory_loses_nothing() -> None:
-    sites = {"tw.test": FunctionSite(twin_with_another_blog), "www.tw.test": FunctionSite(twin_with_another_blog)}
-    with VirtualWeb(sites) as web:
+async def test_a_www_twin_serving_another_site_in_one_directory_loses_nothing(products: str, blog: str) -> None:
+    """The twins' pairs vouch for ``www_alias`` where they are (``/products/``, or
+    ``/support/``), not in the blog's directory: the first drop there is verified, finds
+    the other blog and revokes the rule. Below a top directory (``/support/blog/``, a
+    directory of its own) the rule was vouched for by the rest of ``/support/`` until
+    session 61, and the old blog was lost."""
+    site = FunctionSite(twin_with_another_blog(products, blog))
+    with VirtualWeb({"tw.test": site, "www.tw.test": site}) as web:
         stock = await crawl(web, ["http://tw.test/"], ORDERED)
         addon = await crawl(web, ["http://tw.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
     assert {"tw:www-blog", "tw:hello-world", "tw:old-blog"} <= set(stock.doc_ids)
     assert set(addon.doc_ids) == set(stock.doc_ids)
     # (learned from the products, revoked by the blog's first drop, which was verified)
-    assert addon.stats.get("urlnorm/revoked_rules") == 1
-
-
-def twin_with_another_blog_below(path: str, query: str, headers: Mapping[str, str]) -> Reply:
-    """As :func:`twin_with_another_blog`, one level down: ``www.tw.test/support/blog/`` is
-    another virtual host beside the old ``tw.test/support/blog/`` folder, and the rest of
-    ``/support/`` is one site under both names (its products vouch for the twins there)."""
-    www = headers["Host"].startswith("www.")
-    products = [f"/support/p{n}.htm" for n in range(8)]
-    if path == "/":
-        links = [f"http://{twin}tw.test{p}" for p in products for twin in ("", "www.")]
-        return Reply.page("tw:home", [*links, "/support/about.htm"])
-    if path in products:
-        return Reply.page(f"tw:{path}", ["/", f"http://www.tw.test{products[-1 - products.index(path)]}"])
-    if path == "/support/about.htm":
-        return Reply.page("tw:about", ["/", "/support/contact.htm"])
-    if path == "/support/contact.htm":
-        return Reply.page("tw:contact", ["http://tw.test/support/blog/", "http://www.tw.test/support/blog/"])
-    if path == "/support/blog/":
-        if www:
-            return Reply.page("tw:www-blog", ["/support/blog/hello-world/"])
-        return Reply.page("tw:old-blog", ["/"])
-    if path == "/support/blog/hello-world/" and www:
-        return Reply.page("tw:hello-world", ["/support/blog/"])
-    return Reply.not_found()
-
-
-@pytest_twisted.ensureDeferred
-async def test_a_www_twin_serving_another_site_below_a_top_directory_loses_nothing() -> None:
-    """The twins' pairs under ``/support/`` vouch for the rule in that top directory, not
-    in ``/support/blog/``, a folder of its own with no pair: the first drop there is
-    verified, finds the other blog and revokes the rule (session 51 left this open)."""
-    sites = {
-        "tw.test": FunctionSite(twin_with_another_blog_below),
-        "www.tw.test": FunctionSite(twin_with_another_blog_below),
-    }
-    with VirtualWeb(sites) as web:
-        stock = await crawl(web, ["http://tw.test/"], ORDERED)
-        addon = await crawl(web, ["http://tw.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **ORDERED})
-    assert {"tw:www-blog", "tw:hello-world", "tw:old-blog"} <= set(stock.doc_ids)
-    assert set(addon.doc_ids) == set(stock.doc_ids)
     assert addon.stats.get("urlnorm/revoked_rules") == 1
 
 
