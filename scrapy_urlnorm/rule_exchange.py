@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .learning import Rule
+from .sections import MAX_FOLDERS
 
 if TYPE_CHECKING:
     from .learning import Learner
@@ -29,6 +30,11 @@ def adopt_rule(learner: Learner, data: dict[str, Any]) -> None:
     rule.excluded |= shared.excluded
     for section, count in shared.held.items():
         rule.held[section] = max(rule.held.get(section, 0), count)
+    # (where it held below the top: a host rule's directories, a path rule's folders;
+    # without them each directory's first drop here is audited again)
+    for folder, count in shared.folders.items():
+        if folder in rule.folders or len(rule.folders) < MAX_FOLDERS:
+            rule.folders[folder] = max(rule.folders.get(folder, 0), count)
     if shared.revoked and not rule.revoked:
         rule.revoked = True
         if rule.active:

@@ -384,6 +384,18 @@ def test_a_host_rule_is_audited_and_vouched_for_per_directory() -> None:
     assert not choice.vouching.vouched("www.tw.test", reason, "http://www.tw.test/products/blog/old/x.htm")
 
 
+def test_where_a_host_rule_held_below_the_top_travels_to_other_workers() -> None:
+    """A worker that adopts ``www_alias`` from another takes the directories it held in
+    too: its first drop in each is not audited again."""
+    teacher = Learner()
+    teach_twins(teacher, "docs/guide", site="tw.test")
+    state = teacher.rules[("tw.test", "www_alias")].as_dict()
+    assert state["folders"] == {"docs/guide": 6}
+    worker = Learner()
+    adopt_rule(worker, state)
+    assert worker.rules[("tw.test", "www_alias")].folders == {"docs/guide": 6}
+
+
 def test_a_drop_one_step_from_a_delivered_url_rests_on_its_own_rule_alone() -> None:
     """``www.tw.test/docs/guide/x.htm``, one ``www`` away from the delivered
     ``tw.test/docs/guide/x.htm``, is vouched for where ``www_alias`` held, though the
