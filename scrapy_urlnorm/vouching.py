@@ -58,7 +58,7 @@ class PlaceVouching:
         # (www.h/app/report against the delivered www.h/app/Report, reported under
         # www_alias, merged by a case rule that never held under /app/: coincidence seed 103).
         # Every sampled path or host rule in force at the URL must have held there too.
-        if not self.others_held(host, url, key, rule.kind, () if self._one_step(url, key, rule) else None):
+        if not self.others_held(host, url, key, rule.kind) and not self._one_step(url, key, rule):
             return False
         if rule.family.value in SCOPED_FAMILIES:
             return True
