@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from .learning import Rule, RuleKind
 from .sections import HOST_FAMILIES, SCOPED_FAMILIES, cased_segments, directory_of, directory_path_of, renamed_only
-from .urlparts import split_url
+from .urlparts import SplitURL, split_url
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -114,15 +114,8 @@ class PlaceVouching:
         have held where ``url`` is (``www.h/requests/user/install.html`` against the delivered
         ``h/requests/user/install.html`` rests on ``www_alias`` alone, not on a doubled-slash
         rule that has no pair in that folder: each such folder spent its audit budget on them)."""
-        learner = self.dedup.learner
-        digest = None if key is None else self.auditor.digest(key)
-        if learner is None or digest is None:
-            return False
-        try:
-            u = split_url(self.dedup.normalize(url)[0] or "")
-        except ValueError:
-            return False
-        return rule.kind in learner.pages.one_step_kinds(u, digest)
+        learner, known = self.dedup.learner, self._delivered(url, key)
+        return learner is not None and known is not None and rule.kind in learner.pages.one_step_kinds(*known)
 
     def _held_in_folder(self, rule: Rule, url: str, key: int | None) -> bool:
         """Whether path rule ``rule``, vouched for in ``url``'s section, held in its folder
@@ -179,15 +172,21 @@ class PlaceVouching:
         """``url``'s path (normalized by the static policy), and the paths that spelled it
         in another case on its host and delivered the page of ``key``, as far as remembered
         (none where that page, or ``url``, is unknown)."""
-        learner = self.dedup.learner
+        learner, known = self.dedup.learner, self._delivered(url, key)
+        if learner is None or known is None:
+            return "", []
+        return known[0].path, learner.pages.delivered_spellings(*known)
+
+    def _delivered(self, url: str, key: int | None) -> tuple[SplitURL, int] | None:
+        """``url`` normalized by the static policy, split, and the digest of the page ``key``
+        names: what is asked of the pages delivered (``None`` where either is unknown)."""
         digest = None if key is None else self.auditor.digest(key)
-        if learner is None or digest is None:
-            return "", []
+        if digest is None:
+            return None
         try:
-            u = split_url(self.dedup.normalize(url)[0] or "")
+            return split_url(self.dedup.normalize(url)[0] or ""), digest
         except ValueError:
-            return "", []
-        return u.path, learner.pages.delivered_spellings(u, digest)
+            return None
 
     def rule_behind(self, host: str, reason: str) -> Rule | None:
         """The active rule of ``host``'s site behind learned drop ``reason``."""
