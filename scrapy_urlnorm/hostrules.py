@@ -48,7 +48,7 @@ def _params(query: str | None) -> dict[str, str]:
 def may_merge(rule: Rule, a: SplitURL, b: SplitURL) -> bool:
     """Whether ``rule`` may be what makes ``a`` and ``b`` one key: the aspect of the URL
     it merges differs between them (``True`` where the aspect is not told apart). What a
-    shortcut is judged by (:meth:`LearnedPolicies.shortcut_held`) and an audit's blame
+    shortcut is judged by (:func:`shortcut_held`) and an audit's blame
     (:mod:`scrapy_urlnorm.blame`)."""
     family, name = rule.family, rule.argument
     if family is RuleKind.WWW_ALIAS:
@@ -70,6 +70,18 @@ def may_merge(rule: Rule, a: SplitURL, b: SplitURL) -> bool:
     if family is RuleKind.IGNORE_PARAM and name:
         return _params(a.query).get(name) != _params(b.query).get(name)
     return True
+
+
+def shortcut_held(rule: Rule, sent: str, final: str) -> bool:
+    """Whether the aspect of the URL ``rule`` rewrote in the shortcut ``sent`` is what
+    the site delivered at ``final`` (the link as written, after its redirects): host
+    for ``www_alias``, the trailing slash, the scheme."""
+    if rule.family not in _SHORTCUT_FAMILIES:
+        return False
+    try:
+        return not may_merge(rule, split_url(sent), split_url(final))
+    except ValueError:
+        return False
 
 
 def twins(host: str) -> tuple[str, str]:
@@ -383,18 +395,6 @@ class LearnedPolicies:
         if rule.sources.get("redirect") and rule.direction == ("add" if other == bare else "strip"):
             return None  # (a direction from ``rel=canonical`` alone says nothing of redirects)
         return unsplit_url(replace_field(u, HOST, other))
-
-    @staticmethod
-    def shortcut_held(rule: Rule, sent: str, final: str) -> bool:
-        """Whether the aspect of the URL ``rule`` rewrote in the shortcut ``sent``
-        is what the site delivered at ``final`` (the link as written, after its
-        redirects): host for ``www_alias``, the trailing slash, the scheme."""
-        if rule.family not in _SHORTCUT_FAMILIES:
-            return False
-        try:
-            return not may_merge(rule, split_url(sent), split_url(final))
-        except ValueError:
-            return False
 
     def clear(self) -> None:
         self._last_key = None

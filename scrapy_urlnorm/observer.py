@@ -23,7 +23,7 @@ from . import meta as M
 from .blame import delivered_at, merging_rules
 from .callbacks import callback_salt
 from .catch_all import release_caught
-from .hostrules import conflicts_with_active
+from .hostrules import conflicts_with_active, shortcut_held
 from .keys import host_of
 from .learning import VERIFIED_FAMILIES, Rule
 from .rule_exchange import adopt_rule
@@ -163,7 +163,7 @@ class RuleKeeper:
         if url is None:
             return
         rules = self.learned.shortcut_rules(host_of(url))
-        wrong = [rule for rule in rules if not self.learned.shortcut_held(rule, sent, final)]
+        wrong = [rule for rule in rules if not shortcut_held(rule, sent, final)]
         for rule in wrong:
             self.learner.contradict(rule.host, rule.kind, original, sent, via="shortcut")
 

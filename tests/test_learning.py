@@ -612,13 +612,12 @@ def test_a_failed_shortcut_blames_only_the_rule_the_site_contradicted() -> None:
     """``/press`` was sent as ``www.h.test/press/`` (``www_alias`` add, ``trailing_slash``
     add) and failed; as written it redirected to ``www.h.test/press`` and delivered
     (a MultiViews file): the site confirmed the www twin and contradicted the slash."""
-    from scrapy_urlnorm.hostrules import LearnedPolicies
+    from scrapy_urlnorm.hostrules import shortcut_held as held
     from scrapy_urlnorm.learning import Rule
 
     www = Rule(host="h.test", kind="www_alias", direction="add")
     slash = Rule(host="www.h.test", kind="trailing_slash", direction="add")
     https = Rule(host="www.h.test", kind="https_alias", direction="https")
-    held = LearnedPolicies.shortcut_held
     assert held(www, "http://www.h.test/press/", "http://www.h.test/press")
     assert not held(slash, "http://www.h.test/press/", "http://www.h.test/press")
     assert held(https, "https://www.h.test/press/", "https://www.h.test/press")
