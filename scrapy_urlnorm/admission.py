@@ -256,6 +256,8 @@ class Admission:
             if foreign is None or not foreign.keep(key, request):
                 self.count("urlnorm/redis/foreign_fetched")
                 return _ADMIT
+        if claim is not None and hold is None and source is None and claim.repeats(request):
+            return self.dropped(request, fingerprint, reason, learned=learned, key=key)
         if not self.ledger.drop(request, reason, host, learned=learned, claim=claim, hold=hold):
             # The ledger is full: fetch rather than drop without a promise, as written.
             request.meta[M.NO_SHORTCUT] = True

@@ -55,6 +55,9 @@ MAX_DROPS = 200_000
 MAX_PARKED_PER_HOST = 20_000
 #: Learned drops parked in all (part of ``MAX_DROPS``).
 MAX_PARKED = 100_000
+#: A claim's drops looked through for a repeat (:meth:`Claim.repeats`); past this
+#: many distinct spellings, a repeat is written again (it costs memory, not a request).
+_REPEAT_SCAN = 256
 
 #: The attributes of a plain ``Request`` (Scrapy 2.15+ declares them in ``__slots__``;
 #: before, they are in its ``__dict__``); one with any other is parked whole.
@@ -220,6 +223,25 @@ class Claim:
 
     def hand_over(self, url: str) -> None:
         self.holder = hash(url)
+
+    def repeats(self, request: Request) -> bool:
+        """Whether this claim holds an unsettled drop of ``request``'s very URL and callback,
+        no deeper and holding nothing: ``request`` is the same link met again on another
+        page, and that drop's promise covers it, as stock's filter drops a URL it has
+        scheduled. Without this, a tracking spelling of a page linked from every page
+        was written once per page while its representative waited in a long queue (164
+        copies on the Apache tree, ``fifo-c1``), filling the ledger towards its cap, and
+        each copy went through the filter again when the claim moved on."""
+        drops = self.drops
+        if not drops or len(drops) > _REPEAT_SCAN:
+            return False
+        url = request.url
+        for drop in drops:
+            if drop.url == url and not drop.settled and drop.hold is None:
+                kept = drop.request
+                if callback_name(kept) == callback_name(request) and drop.depth <= request.meta.get("depth", 0):
+                    return True
+        return False
 
 
 class ClaimTable:

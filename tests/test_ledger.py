@@ -710,3 +710,23 @@ def test_spellings_of_a_key_that_keeps_failing_are_fetched_not_dropped_again_at_
     # Three rounds of releases before the rest are fetched: linear (it was len(links) ** 2 / 2).
     assert passes <= 4 * len(links)
     assert dedup.ledger.unsettled() == 0
+
+
+def test_the_same_link_met_again_while_its_representative_waits_is_written_once() -> None:
+    """A tracking spelling of a page every page links was written in the ledger once per
+    page while its representative waited in a long queue (164 copies on the Apache tree,
+    ``fifo-c1``): one drop covers them all, as stock's filter drops a URL it has queued.
+    A shallower copy is written again (its page's links may reach further)."""
+    released: list[Request] = []
+    dedup = Deduplicator(
+        Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, reschedule=released.append
+    )
+    page = Request("http://h/about")
+    assert dedup.check(page) is None
+    for _ in range(50):
+        assert dedup.check(Request("http://h/about?utm_source=nav", meta={"depth": 3})) == "tracking_params"
+    assert dedup.ledger.unsettled() == 1
+    assert dedup.check(Request("http://h/about?utm_source=nav", meta={"depth": 1})) == "tracking_params"
+    assert dedup.ledger.unsettled() == 2
+    dedup.settling.settle(page, delivered=False, why="status")
+    assert sorted(r.meta["depth"] for r in released) == [1, 3]  # one of each, not 51
