@@ -123,6 +123,17 @@ acquisition, DSpace 7's handles and full item pages, Confluence's titles, page i
 with an exception linked late), with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web slugs --seeds 100 --start 0 --workers 1
+
+``--web encoding`` crawls the webs of a thirteenth generator, by another outside checker
+(``demoweb.encodingweb.generate_encoding_web``: how servers and applications read escapes, character
+sets and non-ASCII in URLs: MediaWiki's title normalization (spaces, first letter, NFC), classic ASP on
+IIS (case folding of non-ASCII letters, the code page fallback, ``%5C``), Apache serving ISO-8859-1
+file names with ``mod_speling``, a shop with an internationalized host name (punycode, an ASCII alias,
+IDNA 2003 against 2008), nginx on a byte-exact file system beside a normalization-insensitive share,
+a CGI.pm application reading ``;``, empty parameters and escaped terms; each with an exception linked
+late), with requests, documents and losses per kind.
+
+    python benchmarks/bench_differential.py --web encoding --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -153,6 +164,7 @@ sys.path.insert(0, str(ROOT / "example_project"))
 from demoweb.coincidenceweb import compare_coincidence, generate_coincidence_web  # noqa: E402
 from demoweb.commerceweb import compare_commerce, generate_commerce_web  # noqa: E402
 from demoweb.communityweb import compare_community, generate_community_web  # noqa: E402
+from demoweb.encodingweb import compare_encoding, generate_encoding_web  # noqa: E402
 from demoweb.enterpriseweb import compare_enterprise, generate_enterprise_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
@@ -233,6 +245,7 @@ KIND_WEBS = (
     "enterprise",
     "static",
     "slugs",
+    "encoding",
 )
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
@@ -266,6 +279,7 @@ GENERATORS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "enterprise": (generate_enterprise_web, compare_enterprise),
     "static": (generate_static_web, compare_static),
     "slugs": (generate_slug_web, compare_slugs),
+    "encoding": (generate_encoding_web, compare_encoding),
 }
 
 
@@ -856,7 +870,10 @@ def main() -> None:
         "answer them, each kind with exceptions) or static (demoweb.staticweb: URL spellings as static hosts, "
         "static site generators and multilingual sites answer them, each kind with exceptions) or slugs "
         "(demoweb.slugweb: URL spellings as Discourse, Stack Exchange, XenForo, Plone, DSpace 7 and Confluence, "
-        "which route by an id and read slugs and titles loosely, answer them, each kind with exceptions)",
+        "which route by an id and read slugs and titles loosely, answer them, each kind with exceptions) or "
+        "encoding (demoweb.encodingweb: URL escapes, character sets and non-ASCII as MediaWiki, classic ASP on IIS, "
+        "Apache with ISO-8859-1 file names, an IDN host, nginx on a byte-exact file system and a CGI.pm "
+        "application read them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
