@@ -9,17 +9,26 @@ families verified on every drop, under its spelling by its host's sampled rules 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from scrapy import Request
+
+from .keys import host_of
 from .learning import VERIFIED_FAMILIES
+from .recent import put_recent
 from .redirect_verdicts import REDIRECT_AGREES
 
 if TYPE_CHECKING:
-    from scrapy import Request
+    from collections.abc import Iterable
 
     from .audits import Auditor
     from .dedup import Deduplicator
     from .redirect_verdicts import RedirectVerdicts
+
+
+#: Files named by negotiating servers kept to be answered again under new rules (the latest).
+NAMED_FILES_REMEMBERED = 20_000
 
 
 class RememberedAnswers:
@@ -29,6 +38,9 @@ class RememberedAnswers:
         self.dedup = dedup
         self.auditor = auditor
         self.verdicts = verdicts
+        #: Files a negotiating server named (URL -> (host, digest of the page it answered)),
+        #: answered again under their hosts' sampled rules each time those change (:meth:`rekey`).
+        self._named: OrderedDict[str, tuple[str, int]] = OrderedDict()
 
     def answered_before(self, request: Request, own: int, key: int, reason: str) -> bool:
         """An audit of ``request`` (static key ``own``) against ``key`` is due: whether its
@@ -79,3 +91,25 @@ class RememberedAnswers:
             return None
         url = self.dedup.normalize(request.url)[0]
         return narrow.lenient_key(request, url) if url is not None else None
+
+    def named(self, url: str, digest: int) -> None:
+        """A negotiating server named the file ``url`` (normalized) as what answered a page
+        with ``digest``: its answer, for its spellings under its host's sampled rules now and
+        under those its host learns later (:meth:`rekey`). A spelling's key is its host's rules
+        of the moment: where ``www_alias`` was learned after ``www.h/x`` named ``x.html``, the
+        drop of ``h/x.html`` found no answer, and was downloaded to verify ``extension_alias``
+        (Debian's handbook on Apache with ``MultiViews``, both twins)."""
+        self.answered_as(Request(url), digest)
+        put_recent(self._named, url, (host_of(url), digest), NAMED_FILES_REMEMBERED)
+
+    def rekey(self, hosts: Iterable[str]) -> None:
+        """The rules of ``hosts`` changed: the files they named answer under their keys now."""
+        if not self._named:
+            return
+        wanted = set(hosts)
+        for url, (host, digest) in list(self._named.items()):
+            if host in wanted:
+                self.answered_as(Request(url), digest)
+
+    def __len__(self) -> int:
+        return len(self._named)

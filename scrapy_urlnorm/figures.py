@@ -48,6 +48,7 @@ def memory_figures(dedup: Deduplicator) -> dict[str, int]:
         **dedup.forbidden.sizes(),
         **dedup.audits.auditor.sizes(),
         "param_spellings": len(dedup.audits.spellings),
+        "negotiated_files": len(dedup.audits.answers),
         "audit_confirmed_places": dedup.audits.choice.confirmed_places(),
         **(dedup.audits.cheap.tags.sizes() if dedup.audits.cheap.tags is not None else {}),
         **(dedup.twins.sizes() if dedup.twins is not None else {}),

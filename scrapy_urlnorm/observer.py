@@ -177,6 +177,7 @@ class RuleKeeper:
         # rules active, and what it releases is checked again against its pages.
         for host in hosts:
             self._rekey(host)
+        self.dedup.audits.answers.rekey(hosts)
         if self.dedup.shared_rules is not None:
             self.dedup.shared_rules.publish(f"{rule.host}|{rule.kind}", json.dumps(rule.as_dict(), sort_keys=True))
         was_active, was_excluded = self._rebuilt_for.get((rule.host, rule.kind), (False, 0))

@@ -492,6 +492,11 @@ STATS: tuple[StatKey, ...] = (
         "resources and token values remembered for session-like parameters (20,000 each, LRU)",
     ),
     StatKey(
+        "urlnorm/memory/negotiated_files", "memory", "close",
+        "files a negotiating server named, answered again under their hosts' rules when those change "
+        "(cap 20,000, LRU)",
+    ),
+    StatKey(
         "urlnorm/memory/audit_answers", "memory", "close",
         "what URLs fetched as audits answered, kept so none is fetched for an audit twice (cap 100,000, LRU)",
     ),

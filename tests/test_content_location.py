@@ -227,6 +227,37 @@ async def test_a_twins_file_is_verified_by_what_the_other_twin_negotiated() -> N
     assert result.stats.get("urlnorm/audits_answered", 0) >= 6
 
 
+def twins_learned_late_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """As ``twins_site``, in another order (breadth first, one request at a time): ``/pN``
+    (each naming ``pN.html``) are delivered at depth 2, the pairs that teach ``www_alias``
+    (``/c.html``, ``/d.html`` on both twins) at depth 3, and the files on the other twin,
+    ``www.mv.test/pN.html``, are linked at depth 4."""
+    www = "http://www.mv.test"
+    pairs = [f"/p{n}" for n in range(1, 9)]
+    pages: dict[str, list[str]] = {"/": ["/hub.html"], "/hub.html": [*pairs, "/twins.html"]}
+    pages |= {"/twins.html": ["/c.html", f"{www}/c.html", "/d.html", f"{www}/d.html", "/deep.html"]}
+    pages |= {"/c.html": [], "/d.html": [], "/deep.html": ["/more.html"]}
+    pages |= {"/more.html": [f"{www}{p}.html" for p in pairs]} | {p + ".html": [] for p in pairs}
+    return negotiating_reply("mv", pages, path)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_named_before_the_twins_were_one_site_answers_for_the_other_twin() -> None:
+    """A named file's answer is kept under its spelling by its host's sampled rules: when
+    ``/pN`` named ``pN.html``, ``www_alias`` was not learned yet (and ``extension_alias``,
+    verified on every drop, was all the host had: no such spelling at all). Once the twins
+    are one site, the files are answered again under the new rules, so
+    ``www.mv.test/pN.html`` is settled by what ``mv.test/pN`` named, as when the twins
+    came first (Debian's handbook on Apache: each such drop was a download)."""
+    site = FunctionSite(twins_learned_late_site)
+    with VirtualWeb({"mv.test": site, "www.mv.test": site}) as web:
+        result = await crawl(web, ["http://mv.test/"], ONE_AT_A_TIME)
+        twin_files = [hit for hit in web.hits if hit.host == "www.mv.test" and hit.target.startswith("/p")]
+    assert len(set(result.doc_ids)) == 15  # the home page, hub, twins, c, d, deep, more and the eight pN
+    assert len(twin_files) <= 2  # (the twins' rule's own first drops may be audited)
+    assert result.stats.get("urlnorm/audits_answered", 0) >= 6
+
+
 def speling_site(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     """Apache with MultiViews and ``mod_speling`` (``CheckCaseOnly``) on a file system
     that tells case apart: a file is served as itself; ``/x`` negotiates ``x.html``
