@@ -134,6 +134,17 @@ a CGI.pm application reading ``;``, empty parameters and escaped terms; each wit
 late), with requests, documents and losses per kind.
 
     python benchmarks/bench_differential.py --web encoding --seeds 100 --start 0 --workers 1
+
+``--web press`` crawls the webs of a fourteenth generator, by another outside checker
+(``demoweb.pressweb.generate_press_web``: how news sites, magazines and publishing platforms spell the
+URLs of an article: WordPress's date permalinks, ``?p=``, slug guessing, AMP views and paginated posts,
+Ghost's trailing slashes, lower-casing, preview links and ``-2`` slugs, a Medium-style platform's story
+ids, ``?source=`` and friend links, a newspaper CMS's story ids, AMP and print views and gallery pages,
+a magazine's ``?page=N``, ``view=all`` and section pages, a Guardian-style live blog's
+``?page=with:block-<id>`` and key events; each with an exception linked late), with requests, documents
+and losses per kind.
+
+    python benchmarks/bench_differential.py --web press --seeds 100 --start 0 --workers 1
 """
 
 from __future__ import annotations
@@ -168,6 +179,7 @@ from demoweb.encodingweb import compare_encoding, generate_encoding_web  # noqa:
 from demoweb.enterpriseweb import compare_enterprise, generate_enterprise_web  # noqa: E402
 from demoweb.frameworkweb import compare_frameworks, family_of, generate_framework_web  # noqa: E402
 from demoweb.hostingweb import compare_hosting, generate_hosting_web  # noqa: E402
+from demoweb.pressweb import compare_press, generate_press_web  # noqa: E402
 from demoweb.quirksweb import compare_quirks, generate_quirks_web  # noqa: E402
 from demoweb.randomweb import Comparison, CrawlOrder, CrawlSummary, RandomWeb, compare, generate  # noqa: E402
 from demoweb.registryweb import compare_registry, generate_registry_web  # noqa: E402
@@ -246,6 +258,7 @@ KIND_WEBS = (
     "static",
     "slugs",
     "encoding",
+    "press",
 )
 #: ``--settings``: Scrapy settings both crawls get (stock and add-on).
 SHARED_SETTINGS: dict[str, Any] = {}
@@ -280,6 +293,7 @@ GENERATORS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "static": (generate_static_web, compare_static),
     "slugs": (generate_slug_web, compare_slugs),
     "encoding": (generate_encoding_web, compare_encoding),
+    "press": (generate_press_web, compare_press),
 }
 
 
@@ -873,7 +887,9 @@ def main() -> None:
         "which route by an id and read slugs and titles loosely, answer them, each kind with exceptions) or "
         "encoding (demoweb.encodingweb: URL escapes, character sets and non-ASCII as MediaWiki, classic ASP on IIS, "
         "Apache with ISO-8859-1 file names, an IDN host, nginx on a byte-exact file system and a CGI.pm "
-        "application read them, each kind with exceptions)",
+        "application read them, each kind with exceptions) or press (demoweb.pressweb: URL spellings of an "
+        "article as WordPress, Ghost, a Medium-style platform, a newspaper CMS, a paginated magazine and a "
+        "Guardian-style live blog answer them, each kind with exceptions)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--heartbeat", action="store_true", help=argparse.SUPPRESS)
