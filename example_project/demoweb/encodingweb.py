@@ -100,10 +100,10 @@ from typing import Any
 from urllib.parse import quote, unquote_plus, unquote_to_bytes
 
 from .commerceweb import _int, _link, _tail
-from .communityweb import CommunitySite
 from .quirksweb import QuirksWeb, compare_kinds, web_of_kinds
 from .randomweb import CrawlOrder, FamilyComparison, Page
 from .server import NETLOC_HEADER, Reply
+from .slugweb import SlugSite
 from .wildweb import Pen, decode_path, encode_path, render
 
 KINDS = ("mediawiki", "iis", "latin1", "idn", "unicode_fs", "query")
@@ -181,24 +181,11 @@ def _punycode(name: str) -> str:
     )
 
 
-class EncodingSite(CommunitySite):
+class EncodingSite(SlugSite):
     """A host of one kind: its :meth:`forms` are the other URLs that answer a page."""
 
     #: The pages' character set (others than UTF-8 carry no raw non-ASCII byte).
     charset = "utf-8"
-
-    def plain(self, page: Page) -> bool:
-        """Whether ``page`` is neither an exception nor behind one (only those have spellings)."""
-        return page.doc_id not in self.late and page.doc_id not in self.hidden
-
-    def spellings(self, page: Page) -> list[str]:
-        if not self.plain(page):
-            return []
-        return list(dict.fromkeys(url for url in self.forms(page) if url != page.url))
-
-    def forms(self, page: Page) -> list[str]:
-        """Other URLs that answer ``page`` (each kind's coincidences)."""
-        return []
 
     def render(self, page: Page) -> Reply:
         return self.charset_of(super().render(page))

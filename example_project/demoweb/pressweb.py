@@ -109,14 +109,13 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from .commerceweb import _hex, _int, _tail, _without
-from .communityweb import CommunitySite
 from .quirksweb import QuirksWeb, compare_kinds, web_of_kinds
 from .randomweb import CrawlOrder, FamilyComparison, Page
 from .server import Reply
-from .wildweb import Pen, encode_path, render
+from .slugweb import SlugSite
+from .wildweb import Pen, encode_path
 
 KINDS = ("wordpress_news", "ghost", "medium", "newspaper_cms", "magazine_paged", "liveblog")
-_HTML = {"Content-Type": "text/html; charset=utf-8"}
 _HEADLINES = (
     "council-approves-new-budget",
     "storm-closes-coastal-roads",
@@ -167,29 +166,9 @@ def _rooted(page: Page, href: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
 
 
-class PressSite(CommunitySite):
-    """A host of one kind: its :meth:`forms` are the other URLs that answer a page."""
-
-    def plain(self, page: Page) -> bool:
-        """Whether ``page`` is neither an exception nor behind one (only those have spellings)."""
-        return page.doc_id not in self.late and page.doc_id not in self.hidden
-
-    def spellings(self, page: Page) -> list[str]:
-        if not self.plain(page):
-            return []
-        return list(dict.fromkeys(url for url in self.forms(page) if url != page.url))
-
-    def forms(self, page: Page) -> list[str]:
-        """Other URLs that answer ``page`` (each kind's coincidences)."""
-        return []
-
-    def unlisted(self, doc_id: str, text: str) -> Reply:
-        """A document the software serves that no page of the model links (never met in a crawl:
-        answered so that a route is faithful, not counted among the web's documents)."""
-        return Reply(200, render(doc_id, [], title=doc_id.split("/", 1)[-1], text=text), dict(_HTML))
-
-    def head_links(self, page: Page) -> str:
-        return self.canonical(page)
+class PressSite(SlugSite):
+    """A host of one kind: its :meth:`forms` are the other URLs that answer a page (the
+    twelfth generator's base: :class:`~demoweb.slugweb.SlugSite`)."""
 
 
 # -- kinds ------------------------------------------------------------------------------------
