@@ -16,7 +16,6 @@ from scrapy import Request
 
 from .keys import host_of
 from .learning import VERIFIED_FAMILIES
-from .recent import put_recent
 from .redirect_verdicts import REDIRECT_AGREES
 
 if TYPE_CHECKING:
@@ -39,8 +38,10 @@ class RememberedAnswers:
         self.auditor = auditor
         self.verdicts = verdicts
         #: Files a negotiating server named (URL -> (host, digest of the page it answered)),
-        #: answered again under their hosts' sampled rules each time those change (:meth:`rekey`).
+        #: answered again under their hosts' sampled rules each time those change (:meth:`rekey`),
+        #: and the same URLs by host (a rule change walks its hosts' files only).
         self._named: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        self._named_by_host: dict[str, set[str]] = {}
 
     def answered_before(self, request: Request, own: int, key: int, reason: str) -> bool:
         """An audit of ``request`` (static key ``own``) against ``key`` is due: whether its
@@ -100,16 +101,22 @@ class RememberedAnswers:
         drop of ``h/x.html`` found no answer, and was downloaded to verify ``extension_alias``
         (Debian's handbook on Apache with ``MultiViews``, both twins)."""
         self.answered_as(Request(url), digest)
-        put_recent(self._named, url, (host_of(url), digest), NAMED_FILES_REMEMBERED)
+        host, named = host_of(url), self._named
+        named[url] = (host, digest)
+        named.move_to_end(url)
+        self._named_by_host.setdefault(host, set()).add(url)
+        while len(named) > NAMED_FILES_REMEMBERED:
+            old, (old_host, _) = named.popitem(last=False)
+            files = self._named_by_host[old_host]
+            files.discard(old)
+            if not files:
+                del self._named_by_host[old_host]
 
     def rekey(self, hosts: Iterable[str]) -> None:
         """The rules of ``hosts`` changed: the files they named answer under their keys now."""
-        if not self._named:
-            return
-        wanted = set(hosts)
-        for url, (host, digest) in list(self._named.items()):
-            if host in wanted:
-                self.answered_as(Request(url), digest)
+        for host in set(hosts):
+            for url in list(self._named_by_host.get(host, ())):
+                self.answered_as(Request(url), self._named[url][1])
 
     def __len__(self) -> int:
         return len(self._named)

@@ -11,6 +11,7 @@ import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 import pytest_twisted
 from demoweb.crawling import crawl
 from demoweb.server import EntityTagged, FunctionSite, Reply, VirtualWeb
@@ -284,3 +285,23 @@ async def test_a_file_named_by_content_location_is_no_proof_across_a_verified_ru
     with VirtualWeb({"sp.test": FunctionSite(speling_site)}) as web:
         result = await crawl(web, ["http://sp.test/"], ONE_AT_A_TIME)
     assert {"sp:/FAQ.html", "sp:/faq.html"} <= set(result.doc_ids)
+
+
+def test_named_files_are_bounded_and_found_by_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files kept to be answered again are the latest, and a rule change walks its
+    hosts' files only."""
+    from scrapy.utils.request import RequestFingerprinter
+
+    from scrapy_urlnorm import Policy, answers
+    from scrapy_urlnorm.dedup import Deduplicator
+
+    monkeypatch.setattr(answers, "NAMED_FILES_REMEMBERED", 3)
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
+    named = dedup.audits.answers
+    for n, host in enumerate(["a.test", "a.test", "b.test", "c.test"]):
+        named.named(f"http://{host}/p{n}.html", n)
+    assert len(named) == 3 and sorted(named._named_by_host) == ["a.test", "b.test", "c.test"]
+    asked: list[str] = []
+    monkeypatch.setattr(named, "answered_as", lambda request, digest: asked.append(request.url))
+    named.rekey(["a.test", "www.a.test"])
+    assert asked == ["http://a.test/p1.html"]  # p0, the oldest, was forgotten
