@@ -93,14 +93,15 @@ class RememberedAnswers:
         url = self.dedup.normalize(request.url)[0]
         return narrow.lenient_key(request, url) if url is not None else None
 
-    def named(self, url: str, digest: int) -> None:
-        """A negotiating server named the file ``url`` (normalized) as what answered a page
+    def named(self, request: Request, digest: int) -> None:
+        """A negotiating server named the file ``request`` asks for (its URL normalized) as what answered a page
         with ``digest``: its answer, for its spellings under its host's sampled rules now and
         under those its host learns later (:meth:`rekey`). A spelling's key is its host's rules
         of the moment: where ``www_alias`` was learned after ``www.h/x`` named ``x.html``, the
         drop of ``h/x.html`` found no answer, and was downloaded to verify ``extension_alias``
         (Debian's handbook on Apache with ``MultiViews``, both twins)."""
-        self.answered_as(Request(url), digest)
+        self.answered_as(request, digest)
+        url = request.url
         host, named = host_of(url), self._named
         named[url] = (host, digest)
         named.move_to_end(url)

@@ -46,6 +46,7 @@ from scrapy import Request
 
 from . import meta as M
 from .callbacks import callback_name
+from .depths import depth_of
 from .parking import ParkedDrops, Parking
 
 #: Drops held at once (waiting on pending claims, plus learned drops parked for revocation).
@@ -239,7 +240,7 @@ class Claim:
         for drop in drops:
             if drop.url == url and not drop.settled and drop.hold is None:
                 kept = drop.request
-                if callback_name(kept) == callback_name(request) and drop.depth <= request.meta.get("depth", 0):
+                if callback_name(kept) == callback_name(request) and drop.depth <= depth_of(request):
                     return True
         return False
 

@@ -295,7 +295,7 @@ class CheapAudits:
             if digest is not None:
                 named = ScrapyRequest(target)
                 self.desk.auditor.answered(self.desk.dedup.keys.static(named).value, digest)
-                self.desk.answers.named(target, digest)
+                self.desk.answers.named(named, digest)
         return source, target
 
     def head_answered(self, request: Request, location: str | None) -> bool:

@@ -290,6 +290,7 @@ async def test_a_file_named_by_content_location_is_no_proof_across_a_verified_ru
 def test_named_files_are_bounded_and_found_by_host(monkeypatch: pytest.MonkeyPatch) -> None:
     """The files kept to be answered again are the latest, and a rule change walks its
     hosts' files only."""
+    from scrapy import Request
     from scrapy.utils.request import RequestFingerprinter
 
     from scrapy_urlnorm import Policy, answers
@@ -299,7 +300,7 @@ def test_named_files_are_bounded_and_found_by_host(monkeypatch: pytest.MonkeyPat
     dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
     named = dedup.audits.answers
     for n, host in enumerate(["a.test", "a.test", "b.test", "c.test"]):
-        named.named(f"http://{host}/p{n}.html", n)
+        named.named(Request(f"http://{host}/p{n}.html"), n)
     assert len(named) == 3 and sorted(named._named_by_host) == ["a.test", "b.test", "c.test"]
     asked: list[str] = []
     monkeypatch.setattr(named, "answered_as", lambda request, digest: asked.append(request.url))
