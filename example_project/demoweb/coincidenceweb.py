@@ -85,9 +85,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
-from w3lib.url import canonicalize_url
-
-from .randomweb import CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
+from .randomweb import CrawlOrder, FamilyComparison, Page, canonicalize_url, compare_by_family, doc_id_of
 from .server import NETLOC_HEADER, Reply
 from .wildweb import (
     Pen,

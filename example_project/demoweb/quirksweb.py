@@ -96,10 +96,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urljoin
 
-from w3lib.url import canonicalize_url, safe_url_string
-
 from .coincidenceweb import CoincidenceWeb, CoSite, draw_cross_cutting, hosted, woven
-from .randomweb import REDIRECT_STATUSES, CrawlOrder, FamilyComparison, Page, compare_by_family, doc_id_of
+from .randomweb import (
+    REDIRECT_STATUSES,
+    CrawlOrder,
+    FamilyComparison,
+    Page,
+    canonicalize_url,
+    compare_by_family,
+    doc_id_of,
+    safe_url_string,
+)
 from .server import Reply
 from .wildweb import Pen, decode_path, kind_of, serve_wild, split_budget
 

@@ -70,14 +70,15 @@ import zlib
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.spiders import SitemapSpider
-from w3lib.url import canonicalize_url, safe_url_string
+from w3lib.url import canonicalize_url as _canonicalize_url
+from w3lib.url import safe_url_string as _safe_url_string
 
 from .aspnet import AspNetSessions
 from .crawling import LinkSpider, RulesSpider, crawl
@@ -96,6 +97,11 @@ from .server import (
     request_cookie,
 )
 from .sitemaps import Sitemaps, sitemap_urls
+
+#: Scrapy's spelling of a link and stock's fingerprint key, remembered: the simulated stock
+#: crawls and the generators' self-checks ask both of the same few URLs thousands of times.
+safe_url_string = lru_cache(maxsize=1 << 16)(_safe_url_string)
+canonicalize_url = lru_cache(maxsize=1 << 16)(_canonicalize_url)
 
 FAMILIES = ("apache", "iis", "nginx", "twin", "multiviews", "trap")
 #: www twin modes: no twin, www 301 -> bare, bare 301 -> www, both serve the same, www is another site.

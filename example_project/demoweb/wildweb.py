@@ -80,6 +80,7 @@ URL from an earlier host's page. :meth:`WildWeb.check` verifies it over the data
 
 from __future__ import annotations
 
+import functools
 import gzip
 import html
 import itertools
@@ -94,8 +95,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes, urljoin, urlsplit
 
-from w3lib.url import canonicalize_url, safe_url_string
-
 from .randomweb import (
     CrawlOrder,
     FamilyComparison,
@@ -103,8 +102,10 @@ from .randomweb import (
     RandomWeb,
     TwinHosts,
     _relative,
+    canonicalize_url,
     compare_by_family,
     route,
+    safe_url_string,
     serve,
     span_sites,
 )
@@ -1050,6 +1051,16 @@ _CLASSES: dict[str, type[WildSite]] = {
 # -- the web ------------------------------------------------------------------------------------
 
 
+# The generators' self-checks read each page's links many times over (a pure function of
+# the URL and the bytes): kept, the generator tests take a fraction of the time.
+@functools.lru_cache(maxsize=1 << 15)
+def _links_of(url: str, body: bytes) -> tuple[str, ...]:
+    text = body.decode("utf-8", "replace")
+    base_match = _BASE.search(text)
+    base = urljoin(url, html.unescape(base_match.group(1))) if base_match else url
+    return tuple(safe_url_string(urljoin(base, html.unescape(href).strip())) for href in _HREF.findall(text))
+
+
 class WildWeb(RandomWeb):
     """A :class:`RandomWeb` whose fetches name the port (``h:8080``) and the method, and whose
     stock simulation resolves links against ``<base href>`` as Scrapy does."""
@@ -1066,10 +1077,7 @@ class WildWeb(RandomWeb):
 
     def links_of(self, url: str, body: bytes) -> list[str]:
         """The URLs Scrapy follows from a page at ``url``: each ``<a href>`` joined to the page's base."""
-        text = body.decode("utf-8", "replace")
-        base_match = _BASE.search(text)
-        base = urljoin(url, html.unescape(base_match.group(1))) if base_match else url
-        return [safe_url_string(urljoin(base, html.unescape(href).strip())) for href in _HREF.findall(text)]
+        return list(_links_of(url, body))
 
     def plain_reachable(self) -> set[str]:
         """Documents reached from the start URLs by links that name a document's own URL
