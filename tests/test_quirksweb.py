@@ -1,6 +1,6 @@
-"""The fifth generator (:mod:`demoweb.quirksweb`): deterministic, every document collected by stock
-through URLs that answer ``200`` with no fingerprint shared by two outcomes, each kind's
-coincidences and exceptions answered as described, and a differential crawl or two."""
+"""The fifth generator (:mod:`demoweb.quirksweb`): each kind's coincidences and exceptions answered
+as described, and a differential crawl or two. The battery every generator passes (deterministic,
+every document collected by stock, every kind drawn) is in ``test_generators.py``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from demoweb.hostingweb import KINDS as HOSTING_KINDS
-from demoweb.hostingweb import HSite, generate_hosting_web
 from demoweb.quirksweb import (
     KINDS,
     AspNetSite,
@@ -30,50 +28,6 @@ from demoweb.quirksweb import (
 )
 
 SEEDS = range(40)
-
-
-#: The generators of webs of kinds (see ``demoweb.quirksweb.web_of_kinds``): this one, and the
-#: sixth (``demoweb.hostingweb``), whose own tests are in ``test_hostingweb.py``.
-KIND_GENERATORS = {
-    "quirks": (generate_quirks_web, KINDS, QSite),
-    "hosting": (generate_hosting_web, HOSTING_KINDS, HSite),
-}
-
-
-def _fingerprint(web: QuirksWeb) -> list[object]:
-    return [web.describe(), web.start_urls, [(page.url, page.links) for page in web.pages]]
-
-
-@pytest.mark.parametrize("name", KIND_GENERATORS)
-def test_same_seed_same_web(name: str) -> None:
-    generate = KIND_GENERATORS[name][0]
-    for seed in (0, 5, 17):
-        assert _fingerprint(generate(seed)) == _fingerprint(generate(seed))
-    assert _fingerprint(generate(1)) != _fingerprint(generate(2))
-
-
-@pytest.mark.parametrize("name", KIND_GENERATORS)
-@pytest.mark.parametrize("options", [{}, {"meta_refresh": True, "query_pages": True}])
-def test_every_document_collected_by_stock(name: str, options: dict[str, bool]) -> None:
-    generate = KIND_GENERATORS[name][0]
-    for seed in SEEDS:
-        web = generate(seed, **options)
-        assert 3 <= len(web.hosts) <= 5
-        assert 20 <= len(web.documents) <= 90, (seed, len(web.documents))
-        assert not web.check(), (seed, web.check(), web.describe())
-        assert web.simulate_stock()[1] == web.documents, seed
-
-
-@pytest.mark.parametrize("name", KIND_GENERATORS)
-def test_every_kind_is_drawn_with_its_exceptions(name: str) -> None:
-    generate, all_kinds, site_type = KIND_GENERATORS[name]
-    kinds: set[str] = set()
-    for seed in SEEDS:
-        for site in generate(seed).hosts:
-            assert isinstance(site, site_type)
-            assert site.late and site.traps, site.kind
-            kinds.add(site.kind)
-    assert kinds == set(all_kinds)
 
 
 def test_check_rejects_a_pair_stock_takes_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
