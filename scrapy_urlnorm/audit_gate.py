@@ -9,14 +9,19 @@ not been vouched for where the drop is, has been since (the audits sent before i
 found their pages). Either way it is kept as the learned drop it was, against its
 delivered representative, so a revoked rule still releases it, instead of being
 downloaded. While the representative is pending (or failed) it is sent: a drop then
-would have no claim to be released by if the representative fails.
+would have no claim to be released by if the representative fails. An audit of a URL
+another audit is fetching (the same link met on two pages, each drop picked for an
+audit while the first was in flight) is kept as its drop too: the URL is being fetched.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from . import meta as M
+from .ledger import same_url_and_callback
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -24,11 +29,18 @@ if TYPE_CHECKING:
     from .audits import AuditDesk
 
 
+#: Audits in flight remembered at most (a bound: ones whose answer never came back age out).
+_IN_FLIGHT_REMEMBERED = 4096
+
+
 class AuditGate:
     """For an :class:`~scrapy_urlnorm.audits.AuditDesk`: audits that need not go."""
 
     def __init__(self, desk: AuditDesk) -> None:
         self.desk = desk
+        #: The audits sent and not answered yet: their URL and callback, and their serial.
+        self._in_flight: OrderedDict[int, int] = OrderedDict()
+        self._serials = itertools.count(1)
 
     def needless(self, request: Request) -> str | None:
         """Why the audit ``request``, about to be sent, is not (then kept as a drop), or ``None``."""
@@ -36,7 +48,47 @@ class AuditGate:
             return "audit settled by an earlier fetch of the same URL"
         if self.vouched_since(request):
             return "audit no longer needed, its rule held where it is since"
+        if self.fetched_by_another(request):
+            return "audit of a URL another audit is fetching"
         return None
+
+    def fetched_by_another(self, request: Request) -> bool:
+        """Whether another audit of this very URL and callback is in flight (``lifo-c16`` on
+        the real servers' trees: one to three URLs a crawl audited twice at once); else the
+        audit is entered as in flight, under a serial its retries and re-sends carry.
+        Excluded as in :meth:`vouched_since`; a first audit that never comes back leaves
+        its URL's later audits kept as drops, which is what any unaudited learned drop is."""
+        audit = request.meta[M.AUDIT]
+        if audit.get("serial") is not None:
+            return False  # this audit, sent again (retried, or its HEAD followed by a GET)
+        desk = self.desk
+        dedup = desk.dedup
+        same = same_url_and_callback(request)
+        if (
+            same in self._in_flight
+            and dedup.depths is None
+            and not dedup.forbidden.active
+            and not dedup.distributed
+            and dedup.delivered_here(audit["key"])
+            and desk.keep_as_drop(request, audit)
+        ):
+            dedup.count("urlnorm/audits_in_flight_twice")
+            return True
+        serial = next(self._serials)
+        request.meta[M.AUDIT] = {**audit, "serial": serial}
+        self._in_flight[same] = serial
+        if len(self._in_flight) > _IN_FLIGHT_REMEMBERED:
+            self._in_flight.popitem(last=False)
+        return False
+
+    def done(self, request: Request) -> None:
+        """A response or an error came back for ``request``: if an audit in flight, it is no more."""
+        audit = request.meta.get(M.AUDIT)
+        serial = audit.get("serial") if audit is not None else None
+        if serial is not None:
+            same = same_url_and_callback(request)
+            if self._in_flight.get(same) == serial:
+                del self._in_flight[same]
 
     def answered_since(self, request: Request) -> bool:
         """Whether this audit's URL was fetched since it was scheduled (another rule's

@@ -220,6 +220,8 @@ class NormalizeMiddleware:
             return response  # not the spider's page (see process_request)
         self.answers.own_question(request, response)
         audit = request.meta.get(M.AUDIT)
+        if audit is not None:
+            self.dedup.audits.gate.done(request)
         if self.second_chances is not None and status >= 400:
             # Before a shortcut's fallback: its taught form was only unlucky. An audit too:
             # where every drop is verified, it is the only fetch of what may be a page.
@@ -298,6 +300,7 @@ class NormalizeMiddleware:
         return keys
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
+        self.dedup.audits.gate.done(request)
         if isinstance(exception, LateDuplicate):
             if self.dedup.debug:  # (URLNORM_DEBUG: every drop is logged, at download time too)
                 logger.debug("Dropped at download time: %s", exception)

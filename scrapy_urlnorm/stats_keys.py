@@ -322,6 +322,10 @@ STATS: tuple[StatKey, ...] = (
         "vouched for there before they went (kept as learned drops)",
     ),
     StatKey(
+        "urlnorm/audits_in_flight_twice", "audits", "live",
+        "audits not sent because another audit of the very URL and callback was in flight (kept as drops)",
+    ),
+    StatKey(
         "urlnorm/audits_redirects_followed", "audits", "live",
         "audits whose redirect neither confirms nor contradicts their drop (a target merged with the "
         "representative only by a rule verified on every drop, or a representative that redirected alike): "

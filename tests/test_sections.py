@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -611,6 +612,57 @@ async def test_audits_scheduled_until_a_rule_is_vouched_for_stop_once_it_is() ->
     assert set(addon.doc_ids) == set(stock.doc_ids)
     assert addon.stats.get("urlnorm/audits_vouched_since") == 3
     assert len(capitals) == 5 + 2  # stock's five, and two audits
+    assert "urlnorm/revoked_rules" not in addon.stats
+
+
+#: How long ``/s/P1`` takes to answer in :func:`slow_capital`: its first audit is still in flight
+#: when a second link to it is met.
+SLOW_AUDIT_SECONDS = 1.5
+
+
+def slow_capital(path: str, query: str, headers: Mapping[str, str]) -> Reply:
+    """Twins whose paths fold case. ``/t/`` teaches the case rule; ``/n`` links ``/s/p1`` and
+    ``/s/P1`` (a drop under ``/s/``, where the rule is not vouched for: audited); ``/s/p1``
+    links two pages of the ``www`` twin (``www_alias`` is learned from them), and behind
+    them ``/m`` links ``/s/P1`` again, slow to answer."""
+    www = "http://www.sc.test"
+    pages: dict[str, list[str]] = {
+        "/": ["/t/a", "/t/A", "/t/b", "/t/B", "/n"],
+        "/n": ["/s/p1", "/s/P1"],
+        "/s/p1": [f"{www}/t/a", f"{www}/t/b", "/k"],
+        "/t/a": [],
+        "/t/b": [],
+        "/k": ["/m"],
+        "/m": ["/s/P1"],
+    }
+    folded = {name.lower(): name for name in pages}
+    name = folded.get(path.lower())
+    if path == "/s/P1":
+        time.sleep(SLOW_AUDIT_SECONDS)
+    elif path == "/k":
+        time.sleep(SLOW_AUDIT_SECONDS / 3)
+    return Reply.page(f"sc:{name}", pages[name]) if name else Reply.not_found()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_audit_of_a_url_another_audit_is_fetching_is_kept_as_its_drop() -> None:
+    """``/s/P1``'s drop is audited when ``/s/p1`` delivers. While that audit waits on the
+    slow page, ``www_alias`` is learned (the host's learned keys change), and ``/m`` links
+    ``/s/P1`` again: under its new key, another question, that drop is picked for an audit
+    too. It is not sent: the very URL is being fetched (one to three such URLs a crawl of
+    the real servers' trees at ``lifo-c16``). Without this the page was downloaded twice."""
+    sites = {"sc.test": FunctionSite(slow_capital), "www.sc.test": FunctionSite(slow_capital)}
+    settings = {**ORDERED, "CONCURRENT_REQUESTS": 4}
+    with VirtualWeb(sites) as web:
+        stock = await crawl(web, ["http://sc.test/"], settings)
+        stock_hits = len(web.hits)
+        addon = await crawl(web, ["http://sc.test/"], {"ADDONS": {"scrapy_urlnorm.Addon": 0}, **settings})
+        added = [f"{hit.host}{hit.target}" for hit in web.hits[stock_hits:]]
+    assert addon.stats["urlnorm/learned/case_insensitive_path"] == 1
+    assert addon.stats["urlnorm/learned/www_alias"] == 1
+    assert set(addon.doc_ids) == set(stock.doc_ids)
+    assert addon.stats.get("urlnorm/audits_in_flight_twice") == 1, added
+    assert added.count("sc.test/s/P1") == 1, added
     assert "urlnorm/revoked_rules" not in addon.stats
 
 
