@@ -213,7 +213,11 @@ class VirtualWeb:
         return f"http://{host}:{port}"
 
     def start(self) -> VirtualWeb:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="VirtualWeb", daemon=True)
+        # ``shutdown()`` waits for the serving loop to look up: at the default half second,
+        # each crawl test spent about that long stopping its server.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="VirtualWeb", daemon=True
+        )
         self._thread.start()
         return self
 
