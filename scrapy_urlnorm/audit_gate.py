@@ -56,8 +56,9 @@ class AuditGate:
         """Whether another audit of this very URL and callback is in flight (``lifo-c16`` on
         the real servers' trees: one to three URLs a crawl audited twice at once); else the
         audit is entered as in flight, under a serial its retries and re-sends carry.
-        Excluded as in :meth:`vouched_since`; a first audit that never comes back leaves
-        its URL's later audits kept as drops, which is what any unaudited learned drop is."""
+        Excluded as in :meth:`vouched_since`. A first audit whose answer never comes back
+        (a component swallowed it) leaves its URL's later audits kept as drops, against a
+        delivered page and released if the rule is revoked, as an unaudited drop is."""
         audit = request.meta[M.AUDIT]
         if audit.get("serial") is not None:
             return False  # this audit, sent again (retried, or its HEAD followed by a GET)
