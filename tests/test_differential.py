@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import pytest_twisted
+import scrapy
 from demoweb import randomweb
 from demoweb.aspnet import PROBE, AspNetSessions
 from demoweb.frameworkweb import FrameworkComparison, generate_framework_web
@@ -629,9 +630,20 @@ def test_robots_txt_luck_on_a_default_port_stock_read_without_its_robots_txt(
 @pytest.mark.parametrize(
     ("frameworks", "seed", "flags", "doc", "luck"),
     [
-        # Stock misses it (and ten more) in 6 of the 16 orders, on Scrapy 2.13 as on 2.19
-        # (whose crawl orders differ: another default priority queue, another start).
-        (False, 164846, {"rules": True, "cookies": True, "sessions": True}, "h2.test/story-1.html", True),
+        # Stock misses it (and ten more) in every ``c1-prio`` order of Scrapy 2.14+. On
+        # 2.13 even ``c1`` crawls vary from run to run (start requests interleave with
+        # responses as the timing has it): stock missed it in about half of them, and in
+        # none of the 16 once in CI, so there whether some order misses it is luck too.
+        pytest.param(
+            False,
+            164846,
+            {"rules": True, "cookies": True, "sessions": True},
+            "h2.test/story-1.html",
+            True,
+            marks=pytest.mark.skipif(
+                scrapy.version_info < (2, 14), reason="Scrapy 2.13's stock crawl orders vary with timing"
+            ),
+        ),
         # The add-on once lost it by dropping the spelling stock fetched with the cookie:
         # stock collects it in every order, so it stays lost.
         (True, 584112, {"rules": True, "cookies": True}, "tomcat1.test/app/help/faq.html", False),
