@@ -13,7 +13,6 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.http.request import NO_CALLBACK
 
 from . import meta as M
-from .audits import unmarked
 from .bodiless import BodilessAnswers, LateDuplicate, content_location
 from .dedup import Deduplicator
 from .digests import page_digest
@@ -242,23 +241,7 @@ class NormalizeMiddleware:
             verdict = self.dedup.audits.redirected(request, held_target)
             if verdict == REDIRECT_AGREES:
                 return response
-            # Undecided, or it leads elsewhere: to its target, as Scrapy's redirect middleware
-            # builds it from the request the audit was, through the filter as stock's redirect
-            # goes; the audited URL represents its keys, as the request it was would, so the
-            # target continues that claim (its drop under a rule verified on every drop is
-            # then checked). Sent again as written instead, the URL was fetched twice, and its
-            # redirect, built from a ``dont_filter`` request, passed the filter: a page
-            # answered at its target again (seed 169824, ``--sessions``: a new session in its
-            # links each time, and the crawl ran away).
-            plain = self.held.as_sent(request)
-            followed = self.held.follow(plain, response)
-            if followed is not None:
-                self.dedup.record(plain)
-                return followed
-            # (No redirect middleware to build it: sent again, as stock Scrapy would send it.)
-            meta = {**unmarked(request.meta), M.NO_SHORTCUT: True}
-            method = "GET" if audit.get("head") else request.method
-            return request.replace(method=method, dont_filter=True, meta=meta)
+            return self.held.onward(request, response, self.dedup.record)
         try:
             # (keys are made only for such a page: cookies are on in most crawls)
             session_links = self.dedup.session_links
