@@ -326,6 +326,22 @@ class ClaimTable:
     def pending_claims(self) -> int:
         return len(self.pending())
 
+    def pending_drops(self) -> Iterator[Drop]:
+        """The drops written under pending claims (settled ones too)."""
+        for claim in self.pending():
+            yield from claim.drops or ()
+
+    def take_drops(self, taken: Callable[[Drop], bool]) -> list[Drop]:
+        """Remove from pending claims, and return, the drops ``taken`` says."""
+        took: list[Drop] = []
+        for claim in self.pending():
+            if claim.drops:
+                kept: list[Drop] = []
+                for drop in claim.drops:
+                    (took if taken(drop) else kept).append(drop)
+                claim.drops = kept
+        return took
+
 
 class DropLedger(ClaimTable):
     """Claims of pending representatives and the drops written under them.
@@ -431,13 +447,12 @@ class DropLedger(ClaimTable):
         if self.held >= self.max_drops:
             self._count("urlnorm/ledger_full", 1)
             return False
-        else:
-            entry.hold = hold
-            if claim.drops is None:
-                claim.drops = []
-            claim.drops.append(entry)
-            if hold is not None and self.on_take is not None:
-                self.on_take(hold)
+        entry.hold = hold
+        if claim.drops is None:
+            claim.drops = []
+        claim.drops.append(entry)
+        if hold is not None and self.on_take is not None:
+            self.on_take(hold)
         self.held += 1
         return True
 
@@ -496,16 +511,7 @@ class DropLedger(ClaimTable):
         # filter and may be dropped again (under the host's other rules) into the
         # very lists walked here; walking them while they grow never ends.
         revoked = self._parked.pop_host(host)
-        for claim in self.pending():
-            if not claim.drops:
-                continue
-            kept = []
-            for drop in claim.drops:
-                if drop.learned and drop.host == host and not drop.settled:
-                    revoked.append(drop)
-                else:
-                    kept.append(drop)
-            claim.drops = kept
+        revoked += self.take_drops(lambda drop: drop.learned and drop.host == host and not drop.settled)
         for drop in revoked:
             self._release(drop, "revoked")
         return len(revoked)
@@ -523,10 +529,9 @@ class DropLedger(ClaimTable):
         drop = self._parked.get(host, url)
         if drop is not None:
             self.discharge(drop)
-        for claim in self.pending():
-            for drop in claim.drops or ():
-                if drop.url == request.url:
-                    self.discharge(drop)
+        for drop in self.pending_drops():
+            if drop.url == request.url:
+                self.discharge(drop)
 
     def parked_drop(self, host: str, request: Request) -> Drop | None:
         """The drop parked against a delivered page that is one URL with ``request``'s, if any."""
@@ -575,7 +580,7 @@ class DropLedger(ClaimTable):
 
     def unsettled(self) -> int:
         """Drops still waiting on a pending claim."""
-        return sum(1 for claim in self.pending() for drop in claim.drops or () if not drop.settled)
+        return sum(1 for drop in self.pending_drops() if not drop.settled)
 
     def parked(self) -> int:
         return len(self._parked)
