@@ -124,21 +124,12 @@ class Admission:
                 verdict = self._against(request, fingerprint, key, rank, source, hop, learned=True)
                 if verdict is not _ADMIT or M.AUDIT in meta:
                     return verdict
-        # A variant of an undecided rule may wait instead of being admitted (see _hold_back).
-        if self.dedup.holdback is not None and source is None and self._hold_back(request, fingerprint):
+        # A variant of an undecided rule may wait instead of being admitted (see holdback.py).
+        holdback = self.dedup.holdback
+        if holdback is not None and source is None and holdback.holds_request(request, fingerprint.url):
             return HELD_BACK
         self.claim(request, fingerprint, source)
         return None
-
-    def _hold_back(self, request: Request, fingerprint: Fingerprint) -> bool:
-        url = fingerprint.url
-        meta = request.meta
-        if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta:
-            return False
-        if refetching(request):
-            return False  # let through for its page's plain links: held, it would be dropped
-        assert self.dedup.holdback is not None
-        return self.dedup.holdback.hold(request, url, host_of(url))
 
     def _against(
         self,

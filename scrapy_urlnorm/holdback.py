@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from . import meta as M
+from .keys import host_of
 from .learning import Learner, Rule
 from .pairs import ALIAS_EXTENSIONS, one_step_pairs
 from .params import DEFAULT_PAGES
+from .session_links import refetching
 from .urlparts import split_url
 
 if TYPE_CHECKING:
@@ -142,6 +144,15 @@ class HoldBack:
         self._gates: dict[tuple[str, str], _Gate] = {}
         self._probes: dict[str, list[tuple[str, str]]] = {}  # probe URL -> its gates
         self.held = 0
+
+    def holds_request(self, request: Request, url: str | None) -> bool:
+        """Whether the filter holds ``request`` (normalized ``url``) back instead of
+        admitting it (:meth:`hold`). Never an audit, a ``verbatim_url`` request, a
+        shortcut, nor one let through for its page's plain links (held, it would be dropped)."""
+        meta = request.meta
+        if url is None or M.AUDIT in meta or meta.get("verbatim_url") or M.SHORTCUT_OF in meta or refetching(request):
+            return False
+        return self.hold(request, url, host_of(url))
 
     def hold(self, request: Request, url: str, host: str) -> bool:
         """``request`` (normalized ``url`` on ``host``) is about to be admitted:
