@@ -308,6 +308,9 @@ class RuleBook:
         self.max_rules = max_rules
         self.rules: OrderedDict[tuple[str, str], Rule] = OrderedDict()
         self._active: dict[str, dict[str, Rule]] = {}  # host -> kind -> active rule
+        #: Site (bare name, both twins) -> how many times an active rule of it was revoked
+        #: or narrowed: a decision taken under its rules before that may rest on one gone.
+        self._retractions: dict[str, int] = {}
 
     def active_rules(self, host: str | None = None) -> list[Rule]:
         if host is not None:
@@ -346,6 +349,16 @@ class RuleBook:
                 del self.rules[oldest_inactive]
             rule = self.rules[(host, kind)] = Rule(host, kind)
         return rule
+
+    def retracted(self, host: str) -> None:
+        """An active rule of ``host``'s site was revoked or narrowed."""
+        site, retractions = host.removeprefix("www."), self._retractions
+        if site in retractions or len(retractions) < self.max_rules:
+            retractions[site] = retractions.get(site, 0) + 1
+
+    def retractions_of(self, host: str) -> int:
+        """How many times an active rule of ``host``'s site (either twin) was revoked or narrowed."""
+        return self._retractions.get(host.removeprefix("www."), 0)
 
 
 def _unshare(rules: Iterable[Rule], site: str) -> None:
@@ -411,9 +424,8 @@ class Learner:
         self.section_of: Callable[[str, str], str | None] = sections_of
         #: Likewise, the folder (:func:`~scrapy_urlnorm.sections.folder_of`).
         self.folder_of: Callable[[str, str], str | None] = lambda a, b: sections_of(a, b, folder_of)
-        #: Site (bare name, both twins) -> how many times an active rule of it was revoked
-        #: or narrowed: a decision taken under its rules before that may rest on one gone.
-        self.retractions: dict[str, int] = {}
+        #: How many times an active rule of a host's site was revoked or narrowed.
+        self.retractions_of = self.book.retractions_of
 
     # -- observations -------------------------------------------------------------
 
@@ -593,21 +605,12 @@ class Learner:
         if rule.active and rule.family is RuleKind.WWW_ALIAS:
             _unshare(self.rules.values(), rule.host)
         if rule.active:
-            self._retracted(rule.host)
+            self.book.retracted(rule.host)
             self.book.set_active(rule, False)
             logger.debug("Revoked rule %s on %s (%s)", rule.kind, rule.host, why)
             self.changed(rule)
         else:
             logger.debug("Rule %s on %s will not be learned (%s)", rule.kind, rule.host, why)
-
-    def _retracted(self, host: str) -> None:
-        site = host.removeprefix("www.")
-        if site in self.retractions or len(self.retractions) < self.max_rules:
-            self.retractions[site] = self.retractions.get(site, 0) + 1
-
-    def retractions_of(self, host: str) -> int:
-        """How many times an active rule of ``host``'s site (either twin) was revoked or narrowed."""
-        return self.retractions.get(host.removeprefix("www."), 0)
 
     def _narrow(self, rule: Rule, section: str, why: str) -> None:
         """``rule`` no longer applies in ``section`` (see :mod:`scrapy_urlnorm.sections`)."""
@@ -616,7 +619,7 @@ class Learner:
             "Rule %s on %s no longer applies under /%s/ (contradicted by %s)", rule.kind, rule.host, section, why
         )
         if rule.active:
-            self._retracted(rule.host)
+            self.book.retracted(rule.host)
             self.changed(rule)
         elif self.share is not None:
             self.share(rule, None)
