@@ -506,6 +506,25 @@ class LocalSpill:
             self.file.close()
 
 
+def claim_handed_over(df: Any, request: Request) -> None:
+    """``request``, popped from Redis, holds its claim in this worker (``df``, the dupe
+    filter) if another worker checked it (``FOREIGN``) or it was reclaimed from one.
+
+    Checked by another worker: this one holds its claim now (as after a crash), so
+    what this worker drops against it waits on its page. So does any request reclaimed
+    from a worker that died while fetching it, even one this worker queued: that worker
+    settles a page as delivered when its response arrives, before the spider's callback,
+    and may have told this worker so (its claim here closed) before it was killed. Not
+    claimed again, the reclaimed fetch, dropped at download time under a rule learned
+    since (against a twin that then redirected to this very URL), left that twin's
+    redirect dropped against a page the spider never had (``--redis 2 --kills 1 --params
+    --cookies``, seed 169583). A start request's key was claimed by that fetch."""
+    if request.meta.pop(FOREIGN, False) or request.meta.get(RECLAIMED):
+        claim = getattr(df, "claim_foreign", None)
+        if claim is not None:
+            claim(request)
+
+
 class RedisScheduler(Scheduler):
     """scrapy-redis' scheduler that never loses an admitted request (see the module doc).
 
@@ -688,21 +707,8 @@ class RedisScheduler(Scheduler):
                 self.stats.inc_value("urlnorm/redis_errors")
             logger.debug("Could not pop from Redis: %s", exc)
             return None
-        if request is not None and (request.meta.pop(FOREIGN, False) or request.meta.get(RECLAIMED)):
-            # Checked by another worker: this one holds its claim now (as after a
-            # crash), so what this worker drops against it waits on its page. So does
-            # any request reclaimed from a worker that died while fetching it, even one
-            # this worker queued: that worker settles a page as delivered when its
-            # response arrives, before the spider's callback, and may have told this
-            # worker so (its claim here closed) before it was killed. Not claimed again,
-            # the reclaimed fetch, dropped at download time under a rule learned since
-            # (against a twin that then redirected to this very URL), left that twin's
-            # redirect dropped against a page the spider never had (``--redis 2
-            # --kills 1 --params --cookies``, seed 169583). A start request's key was
-            # claimed by that fetch.
-            claim = getattr(self.df, "claim_foreign", None)
-            if claim is not None:
-                claim(request)
+        if request is not None:
+            claim_handed_over(self.df, request)
         if request is not None and self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
