@@ -11,7 +11,10 @@ delivered representative, so a revoked rule still releases it, instead of being
 downloaded. While the representative is pending (or failed) it is sent: a drop then
 would have no claim to be released by if the representative fails. An audit of a URL
 another audit is fetching (the same link met on two pages, each drop picked for an
-audit while the first was in flight) is kept as its drop too: the URL is being fetched.
+audit while the first was in flight) is kept as its drop too: the URL is being fetched;
+so is one whose URL an earlier audit found no page at (``404``, ``410``, Apache's ``300
+Multiple Choices``): stock fetches a URL once, and the answer does not depend on which
+rule asks.
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ if TYPE_CHECKING:
 
 #: Audits in flight remembered at most (a bound: ones whose answer never came back age out).
 _IN_FLIGHT_REMEMBERED = 4096
+#: What an audit's ``GET`` may answer that says for good there is no page at its URL: gone,
+#: or ``300 Multiple Choices``, which Scrapy's redirect middleware does not follow. A server
+#: error or a refusal may pass: that URL is audited again when asked again.
+NO_PAGE_STATUSES = frozenset({300, 404, 410})
+#: URLs whose audit found no page there, remembered at most (least recently found go first).
+_NO_PAGE_REMEMBERED = 20_000
 
 
 class AuditGate:
@@ -41,6 +50,8 @@ class AuditGate:
         #: The audits sent and not answered yet: their URL and callback, and their serial.
         self._in_flight: OrderedDict[int, int] = OrderedDict()
         self._serials = itertools.count(1)
+        #: The URLs and callbacks whose ``GET`` audit found no page there (:meth:`no_page`).
+        self._no_page: OrderedDict[int, None] = OrderedDict()
 
     def needless(self, request: Request) -> str | None:
         """Why the audit ``request``, about to be sent, is not (then kept as a drop), or ``None``."""
@@ -49,7 +60,7 @@ class AuditGate:
         if self.vouched_since(request):
             return "audit no longer needed, its rule held where it is since"
         if self.fetched_by_another(request):
-            return "audit of a URL another audit is fetching"
+            return "audit of a URL another audit is fetching or found no page at"
         return None
 
     def fetched_by_another(self, request: Request) -> bool:
@@ -58,22 +69,31 @@ class AuditGate:
         audit is entered as in flight, under a serial its retries and re-sends carry.
         Excluded as in :meth:`vouched_since`. A first audit whose answer never comes back
         (a component swallowed it) leaves its URL's later audits kept as drops, against a
-        delivered page and released if the rule is revoked, as an unaudited drop is."""
+        delivered page and released if the rule is revoked, as an unaudited drop is. Also
+        kept: an audit of a URL and callback an earlier audit found no page at
+        (:meth:`no_page`; ``urlnorm/audits_no_page``)."""
         audit = request.meta[M.AUDIT]
         if audit.get("serial") is not None:
             return False  # this audit, sent again (retried, or its HEAD followed by a GET)
         desk = self.desk
         dedup = desk.dedup
         same = same_url_and_callback(request)
+        fetched = (
+            "urlnorm/audits_in_flight_twice"
+            if same in self._in_flight
+            else "urlnorm/audits_no_page"
+            if same in self._no_page
+            else None
+        )
         if (
-            same in self._in_flight
+            fetched is not None
             and dedup.depths is None
             and not dedup.forbidden.active
             and not dedup.distributed
             and dedup.delivered_here(audit["key"])
             and desk.keep_as_drop(request, audit)
         ):
-            dedup.count("urlnorm/audits_in_flight_twice")
+            dedup.count(fetched)
             return True
         serial = next(self._serials)
         request.meta[M.AUDIT] = {**audit, "serial": serial}
@@ -90,6 +110,21 @@ class AuditGate:
             same = same_url_and_callback(request)
             if self._in_flight.get(same) == serial:
                 del self._in_flight[same]
+
+    def no_page(self, request: Request) -> None:
+        """The audit ``request`` answered, for good, that there is no page at its URL
+        (:data:`NO_PAGE_STATUSES`, no redirect held): a later audit of that URL and
+        callback is kept as its drop (:meth:`fetched_by_another`). The real servers'
+        crawls audited such a URL once per rule scope that dropped it (Apache's ``300``
+        for ``/vim/Cmdline``, nginx's ``404`` for ``Index.html``: two or three fetches
+        where stock makes one). Not a ``HEAD`` audit's answer: a server may refuse ``HEAD``."""
+        if request.method != "GET":
+            return
+        same, no_page = same_url_and_callback(request), self._no_page
+        no_page[same] = None
+        no_page.move_to_end(same)
+        if len(no_page) > _NO_PAGE_REMEMBERED:
+            no_page.popitem(last=False)
 
     def answered_since(self, request: Request) -> bool:
         """Whether this audit's URL was fetched since it was scheduled (another rule's

@@ -13,6 +13,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.http.request import NO_CALLBACK
 
 from . import meta as M
+from .audit_gate import NO_PAGE_STATUSES
 from .bodiless import BodilessAnswers, LateDuplicate, content_location
 from .dedup import Deduplicator
 from .digests import page_digest
@@ -234,6 +235,8 @@ class NormalizeMiddleware:
         elif status < 300:
             self.forms.after_success(request, response.url)
         held_target = self.held.target(response) if audit is not None and audit["held_redirect"] else None
+        if audit is not None and held_target is None and status in NO_PAGE_STATUSES:
+            self.dedup.audits.gate.no_page(request)
         in_full = self.answers.in_headers(request, response, audit, held_redirect=held_target is not None)
         if in_full is not None:
             return in_full

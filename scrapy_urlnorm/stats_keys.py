@@ -326,6 +326,11 @@ STATS: tuple[StatKey, ...] = (
         "audits not sent because another audit of the very URL and callback was in flight (kept as drops)",
     ),
     StatKey(
+        "urlnorm/audits_no_page", "audits", "live",
+        "audits not sent because an earlier audit of the very URL and callback found no page there "
+        "(404, 410, 300; kept as drops)",
+    ),
+    StatKey(
         "urlnorm/audits_redirects_followed", "audits", "live",
         "audits whose redirect neither confirms nor contradicts their drop (a target merged with the "
         "representative only by a rule verified on every drop, or a representative that redirected alike): "

@@ -591,6 +591,44 @@ def test_a_url_an_audit_downloaded_is_not_audited_again_for_another_rule() -> No
     assert M.AUDIT not in link.meta
 
 
+@pytest.mark.parametrize(
+    ("status", "method", "kept"),
+    [(404, "GET", True), (410, "GET", True), (300, "GET", True), (404, "HEAD", False), (503, "GET", False)],
+)
+def test_an_audit_of_a_url_an_earlier_audit_found_no_page_at_is_kept_as_its_drop(
+    status: int, method: str, kept: bool
+) -> None:
+    """Real servers: a URL with no page there (nginx's ``404`` for a missing
+    ``Index.html``, Apache's ``300 Multiple Choices`` for ``/vim/Cmdline``) was audited
+    once per rule scope that dropped it, two or three fetches where stock makes one. A
+    later audit of that URL and callback is kept as its drop. Not after a ``HEAD``
+    audit's answer (a server may refuse ``HEAD``), nor a server error (it may pass)."""
+    from scrapy.http import Response
+
+    from scrapy_urlnorm.middlewares import NormalizeMiddleware
+
+    dedup = Deduplicator(Policy.preset("default"), fallback=RequestFingerprinter().fingerprint, learn=True)
+    dedup.responses.observe_redirect("http://h.test/a", "http://h.test/a/")
+    dedup.responses.observe_redirect("http://h.test/b", "http://h.test/b/")  # trailing_slash (add)
+    page = Request("http://h.test/c/")
+    assert dedup.check(page) is None
+    dedup.settling.settle(page, delivered=True)
+    key = dedup.fingerprint(page).value
+
+    def audit_of(url: str, method: str = "GET") -> Request:
+        audit = Request(url, method=method, dont_filter=True)
+        mark_audit(audit.meta, key, "learned:trailing_slash", "h.test")
+        return audit
+
+    first = audit_of("http://h.test/c", method)
+    assert dedup.audits.gate.needless(first) is None
+    NormalizeMiddleware(dedup).process_response(first, Response(first.url, status=status))
+    parked = dedup.ledger.parked()
+    assert (dedup.audits.gate.needless(audit_of("http://h.test/c")) is not None) is kept
+    assert dedup.ledger.parked() == parked + kept  # (released if the rule is revoked)
+    assert dedup.audits.gate.needless(audit_of("http://h.test/c?x")) is None  # another URL
+
+
 def test_a_rewrite_sends_the_normalized_url_but_never_an_audit_or_a_request_as_written() -> None:
     """Differential seed 132200 (``URLNORM_REWRITE = True``): an audit of
     ``/x.html?fbclid=...`` dropped against ``/x.html?utm_campaign=launch`` (sent as
