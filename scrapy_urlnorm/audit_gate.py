@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from . import meta as M
 from .ledger import same_url_and_callback
+from .recent import put_recent
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -78,7 +79,8 @@ class AuditGate:
         desk = self.desk
         dedup = desk.dedup
         same = same_url_and_callback(request)
-        fetched = (
+        # The stat a kept audit counts under: its URL in flight, or found no page at.
+        kept_as = (
             "urlnorm/audits_in_flight_twice"
             if same in self._in_flight
             else "urlnorm/audits_no_page"
@@ -86,14 +88,14 @@ class AuditGate:
             else None
         )
         if (
-            fetched is not None
+            kept_as is not None
             and dedup.depths is None
             and not dedup.forbidden.active
             and not dedup.distributed
             and dedup.delivered_here(audit["key"])
             and desk.keep_as_drop(request, audit)
         ):
-            dedup.count(fetched)
+            dedup.count(kept_as)
             return True
         serial = next(self._serials)
         request.meta[M.AUDIT] = {**audit, "serial": serial}
@@ -120,11 +122,7 @@ class AuditGate:
         where stock makes one). Not a ``HEAD`` audit's answer: a server may refuse ``HEAD``."""
         if request.method != "GET":
             return
-        same, no_page = same_url_and_callback(request), self._no_page
-        no_page[same] = None
-        no_page.move_to_end(same)
-        if len(no_page) > _NO_PAGE_REMEMBERED:
-            no_page.popitem(last=False)
+        put_recent(self._no_page, same_url_and_callback(request), None, _NO_PAGE_REMEMBERED)
 
     def answered_since(self, request: Request) -> bool:
         """Whether this audit's URL was fetched since it was scheduled (another rule's
