@@ -13,7 +13,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --maxprocesses=4
 MIN_PYTHON ?= $(PYTHON)
 NEWEST_PYTHON ?= $(PYTHON)
 
-.PHONY: demo compare explain test test-min test-newest test-compiled lint bench docs plots clean
+.PHONY: demo compare explain test test-full test-min test-newest test-compiled lint bench docs plots clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,14 +33,18 @@ compare: $(VENV)/.installed
 explain: $(VENV)/.installed
 	$(PY) -m scrapy_urlnorm explain --policy aggressive < examples/urls.txt
 
-## test: lint and type-check, then the whole test suite
+## test: lint and type-check, then the test suite (the regression crawls on a sample: see test-full)
 test: $(VENV)/.installed
 	@command -v redis-server >/dev/null || echo "note: redis-server is not installed, so the Redis tests are skipped (apt-get install redis-server)"
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	URLNORM_DIFFERENTIAL=quick $(PY) -m pytest $(PYTEST_PARALLEL)
+
+## test-full: the suite with every regression crawl (what CI's test-newest runs on the newest releases)
+test-full: $(VENV)/.installed
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
-## test-min: lint and the whole suite with every dependency at the floor pyproject.toml declares (on MIN_PYTHON)
+## test-min: lint and the suite (as make test samples it) with every dependency at the floor pyproject.toml declares (on MIN_PYTHON)
 test-min:
 	$(MIN_PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -49,12 +53,12 @@ test-min:
 	$(MIN_VENV)/bin/python -m ruff check .
 	URLNORM_DIFFERENTIAL=quick $(MIN_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_PARALLEL)
 
-## test-newest: the whole suite on NEWEST_PYTHON with the newest releases of every dependency
+## test-newest: the whole suite, every regression crawl, on NEWEST_PYTHON with the newest releases of every dependency
 test-newest:
 	$(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
 	$(NEWEST_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(NEWEST_VENV)/bin/python -m pip install --quiet --upgrade -e '.[test]'
-	URLNORM_DIFFERENTIAL=quick $(NEWEST_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_PARALLEL)
+	$(NEWEST_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_PARALLEL)
 
 ## docs: build the docs site into site/, warnings as errors (what CI runs)
 docs: $(VENV)/.docs-installed

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "example_project"))
@@ -16,3 +19,19 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 # more examples still set their own ``@settings``.
 settings.register_profile("urlnorm", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("urlnorm")
+
+
+#: ``URLNORM_DIFFERENTIAL=quick`` (``make test``, ``make test-min``) leaves out the crawls
+#: marked ``full_sweep``: the differential seeds and regression orders beyond a sample
+#: that covers every crawl order and condition, and the generators' battery beyond a few
+#: seeds. Unset (``make test-newest``, which CI runs on every change), everything runs.
+QUICK = os.environ.get("URLNORM_DIFFERENTIAL") == "quick"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not QUICK:
+        return
+    kept = [item for item in items if item.get_closest_marker("full_sweep") is None]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("full_sweep")])
+        items[:] = kept

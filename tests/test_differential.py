@@ -13,7 +13,8 @@ crawl must
 - finish by itself (``finish_reason == "finished"``),
 - send at most 3 x stock's requests + 20.
 
-All 30 seeds crawl on every run (``URLNORM_DIFFERENTIAL=quick``: seven of them);
+All 30 seeds crawl in the full sweep (``make test-full``, CI's ``make test-newest``);
+``URLNORM_DIFFERENTIAL=quick`` (``make test``) crawls seven of them;
 ``benchmarks/bench_differential.py`` crawls as many as you like.
 
 Soft-404 pages carry no document id, so they are not items and not compared.
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import gzip
 import html
-import os
 import random
 import re
 from collections.abc import Callable
@@ -74,28 +74,20 @@ def _label(seed: int) -> str:
     return f"{seed}-{CrawlOrder.from_seed(seed).name}"
 
 
-#: With ``URLNORM_DIFFERENTIAL=quick`` (``make test-min`` sets it: the dependency floor
-#: needs no second full sweep) only these quick seeds crawl. Between them they cover
-#: LIFO and FIFO, concurrency 1 and 16, JOBDIR, and seed 27, whose crawl once never
-#: ended (a revocation walking a list it was appending to).
+#: With ``URLNORM_DIFFERENTIAL=quick`` (``make test``, ``make test-min``; see ``conftest.py``)
+#: only these quick seeds crawl. Between them they cover LIFO and FIFO, concurrency 1 and
+#: 16, JOBDIR, and seed 27, whose crawl once never ended (a revocation walking a list it was
+#: appending to).
 QUICK = (1, 4, 17, 18, 22, 23, 27)
+FULL_SWEEP = pytest.mark.full_sweep
 
 
-@pytest.mark.parametrize(
-    "seed",
-    [
-        seed
-        if seed in QUICK
-        else pytest.param(
-            seed,
-            marks=pytest.mark.skipif(
-                os.environ.get("URLNORM_DIFFERENTIAL") == "quick", reason="URLNORM_DIFFERENTIAL=quick"
-            ),
-        )
-        for seed in SEEDS
-    ],
-    ids=[_label(seed) for seed in SEEDS],
-)
+def _sampled(values: list[Any], quick: Callable[[Any], bool], ids: Callable[[Any], str]) -> list[Any]:
+    """``values`` as parameters named by ``ids``, those ``quick`` does not keep marked ``full_sweep``."""
+    return [pytest.param(value, marks=() if quick(value) else FULL_SWEEP, id=ids(value)) for value in values]
+
+
+@pytest.mark.parametrize("seed", _sampled(list(SEEDS), QUICK.__contains__, _label))
 @pytest_twisted.ensureDeferred
 async def test_addon_collects_every_document_stock_collects(seed: int, tmp_path: Path) -> None:
     comparison = await compare(seed, tmp_path)
@@ -193,9 +185,17 @@ CONDITIONS = [
 
 
 HARDER = INTERRUPTED + CONDITIONS
+#: The orders of ``HARDER`` that ``URLNORM_DIFFERENTIAL=quick`` crawls: one kill, one stop,
+#: and every condition of the generator at least once (the whole list runs in the full sweep).
+QUICK_HARDER = (9, 8, 166456, 40024, 42132, 52019, 52059, 58253, 65042, 65088, 66004, 67216, 76107, 172939, 84200,
+                89071, 95059, 56015, 57079, 154017, 69012)  # fmt: skip
 
 
-@pytest.mark.parametrize("order", HARDER, ids=[f"{order.seed}-{order.name}" for order in HARDER])
+def _order_label(order: CrawlOrder) -> str:
+    return f"{order.seed}-{order.name}"
+
+
+@pytest.mark.parametrize("order", _sampled(HARDER, lambda order: order.seed in QUICK_HARDER, _order_label))
 @pytest_twisted.ensureDeferred
 async def test_crawls_under_harder_conditions_collect_every_document_stock_collects(
     order: CrawlOrder, tmp_path: Path
@@ -226,7 +226,7 @@ DISTRIBUTED = [
 ]
 
 
-@pytest.mark.parametrize("order", DISTRIBUTED, ids=[f"{order.seed}-{order.name}" for order in DISTRIBUTED])
+@pytest.mark.parametrize("order", _sampled(DISTRIBUTED, lambda order: not order.kills, _order_label))
 @pytest_twisted.ensureDeferred
 async def test_distributed_crawls_collect_every_document_stock_collects(order: CrawlOrder, tmp_path: Path) -> None:
     from redis_server import RedisServer
@@ -254,7 +254,7 @@ async def test_distributed_crawls_collect_every_document_stock_collects(order: C
 ONCE_LOST = (645, 724, 796, 949, 74124)
 
 
-@pytest.mark.parametrize("seed", ONCE_LOST, ids=[_label(seed) for seed in ONCE_LOST])
+@pytest.mark.parametrize("seed", _sampled(list(ONCE_LOST), (645, 796).__contains__, _label))
 @pytest_twisted.ensureDeferred
 async def test_seeds_that_once_lost_a_document(seed: int, tmp_path: Path) -> None:
     comparison = await compare(seed, tmp_path)
@@ -646,7 +646,9 @@ def test_robots_txt_luck_on_a_default_port_stock_read_without_its_robots_txt(
         ),
         # The add-on once lost it by dropping the spelling stock fetched with the cookie:
         # stock collects it in every order, so it stays lost.
-        (True, 584112, {"rules": True, "cookies": True}, "tomcat1.test/app/help/faq.html", False),
+        pytest.param(
+            True, 584112, {"rules": True, "cookies": True}, "tomcat1.test/app/help/faq.html", False, marks=FULL_SWEEP
+        ),
         (True, 584409, {"rules": True, "params": True}, "tomcat2.test/app/events-tips.html", False),  # no cookies
     ],
 )

@@ -4,10 +4,10 @@ seed makes the same web; stock Scrapy collects every document (over the data: ea
 kind is drawn, with its exceptions; and each spelling a site draws leads to its page.
 
 Each generator's own file tests what its kinds answer. These checks guard the generators, not
-the add-on, so they run on a few seeds each (16; 8 with refresh stubs and query pages; each
-generator was checked on 200 when written): every differential crawl (tests and
-``benchmarks/bench_differential.py``) checks its web's sanity again on the seed it crawls, and
-the benchmarks crawl thousands of seeds a session."""
+the add-on, so they run on a few seeds each (16; 8 with refresh stubs and query pages; 4 and 2
+with ``URLNORM_DIFFERENTIAL=quick``; each generator was checked on 200 when written): every
+differential crawl (tests and ``benchmarks/bench_differential.py``) checks its web's sanity
+again on the seed it crawls, and the benchmarks crawl thousands of seeds a session."""
 
 from __future__ import annotations
 
@@ -50,6 +50,15 @@ CONDITION_SEEDS = range(8)
 SPELLING_SEEDS = range(16)
 
 
+def _halves(seeds: range, quick: int) -> list[Any]:
+    """``seeds`` as two parameters: the first ``quick`` seeds, and the rest for the full
+    sweep only (``URLNORM_DIFFERENTIAL=quick`` leaves it out; see ``conftest.py``)."""
+    return [
+        pytest.param(seeds[:quick], id=f"seeds{seeds.start}-{quick - 1}"),
+        pytest.param(seeds[quick:], id=f"seeds{quick}-{seeds.stop - 1}", marks=pytest.mark.full_sweep),
+    ]
+
+
 class Generator(NamedTuple):
     generate: Generate
     site_class: type
@@ -81,15 +90,17 @@ def test_same_seed_same_web(name: str) -> None:
     assert_same_seed_same_web(GENERATORS[name].generate)
 
 
+@pytest.mark.parametrize("seeds", _halves(STOCK_SEEDS, 4))
 @pytest.mark.parametrize("name", GENERATORS)
-def test_every_document_collected_by_stock(name: str) -> None:
-    assert_stock_collects_every_document(GENERATORS[name].generate, STOCK_SEEDS)
+def test_every_document_collected_by_stock(name: str, seeds: range) -> None:
+    assert_stock_collects_every_document(GENERATORS[name].generate, seeds)
 
 
+@pytest.mark.parametrize("seeds", _halves(CONDITION_SEEDS, 2))
 @pytest.mark.parametrize("name", GENERATORS)
-def test_every_document_collected_by_stock_with_refreshes_and_query_pages(name: str) -> None:
+def test_every_document_collected_by_stock_with_refreshes_and_query_pages(name: str, seeds: range) -> None:
     conditions: dict[str, Any] = {"meta_refresh": True, "query_pages": True}
-    assert_stock_collects_every_document(GENERATORS[name].generate, CONDITION_SEEDS, **conditions)
+    assert_stock_collects_every_document(GENERATORS[name].generate, seeds, **conditions)
 
 
 @pytest.mark.parametrize("name", GENERATORS)
@@ -98,10 +109,11 @@ def test_every_kind_is_drawn_with_its_exceptions(name: str) -> None:
     assert_every_kind_drawn(generator.generate, generator.site_class, generator.kinds)
 
 
+@pytest.mark.parametrize("seeds", _halves(SPELLING_SEEDS, 4))
 @pytest.mark.parametrize("name", SPELLED)
-def test_every_spelling_leads_to_its_page_and_no_exception_is_one(name: str) -> None:
+def test_every_spelling_leads_to_its_page_and_no_exception_is_one(name: str, seeds: range) -> None:
     generator = GENERATORS[name]
-    for seed in SPELLING_SEEDS:
+    for seed in seeds:
         web = generator.generate(seed)
         hidden = generator.hidden_spelled
         assert_spellings_lead_to_their_pages(web, seed, generator.site_class, hidden_spelled=hidden)

@@ -1441,6 +1441,7 @@ def collected(items: Path) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.full_sweep  # (kills in make test: test_frontier, test_jobdir_resume, the differential's seed 9)
 def test_kill_9_and_resume_refetches_only_what_was_in_flight(tmp_path: Path) -> None:
     """Reproduces: after ``kill -9`` of a ``JOBDIR`` crawl of a web with
     learnable rules, the resumed crawl downloaded far more than the rest of the
