@@ -1769,11 +1769,7 @@ C = TypeVar("C", bound=Comparison)
 
 def serve(web: RandomWeb, order: CrawlOrder | None = None) -> VirtualWeb:
     """``web`` on a fresh server, with the fronts ``order`` asks for (:func:`fronted_sites`)."""
-    server = VirtualWeb(web.sites if order is None else fronted_sites(web, order))
-    # The server writes headers and body separately: without TCP_NODELAY, Nagle's algorithm
-    # and the client's delayed ACK cost ~40 ms per response, which one-at-a-time crawls feel.
-    server._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
-    return server
+    return VirtualWeb(web.sites if order is None else fronted_sites(web, order))
 
 
 def route(sites: Mapping[str, Site], url: str, headers: Mapping[str, str]) -> Reply:
