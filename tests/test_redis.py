@@ -34,6 +34,7 @@ from scrapy import Request
 from scrapy.settings import Settings
 from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
+from twisted.internet import task
 
 from scrapy_urlnorm import Policy, UrlNormDupeFilter
 from scrapy_urlnorm import meta as M
@@ -70,6 +71,26 @@ FREEZE_TRIES = 6_000
 HEAVY = pytest.mark.skipif(
     not os.environ.get("URLNORM_REDIS_HEAVY"), reason="set URLNORM_REDIS_HEAVY=1 to run the heavier fault crawls"
 )
+
+
+@pytest.fixture(autouse=True)
+def _loops_stop_with_their_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Stop every ``LoopingCall`` a test started (a queue's heartbeat, a scheduler's tick)
+    when it ends. Left running on the shared reactor, a queue a test abandoned beat a
+    Redis long stopped, whose port the worker's next servers reused: one that accepted
+    and never answered held the reactor in a blocking read, and the worker hung."""
+    started: list[task.LoopingCall] = []
+    start = task.LoopingCall.start
+
+    def recorded(self: task.LoopingCall, interval: float, now: bool = True) -> Any:
+        started.append(self)
+        return start(self, interval, now)
+
+    monkeypatch.setattr(task.LoopingCall, "start", recorded)
+    yield
+    for loop in started:
+        if loop.running:
+            loop.stop()
 
 
 @pytest.fixture
