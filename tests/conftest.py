@@ -31,7 +31,8 @@ QUICK = os.environ.get("URLNORM_DIFFERENTIAL") == "quick"
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not QUICK:
         return
-    kept = [item for item in items if item.get_closest_marker("full_sweep") is None]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("full_sweep")])
-        items[:] = kept
+    left_out = [item for item in items if item.get_closest_marker("full_sweep") is not None]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        ids = set(map(id, left_out))
+        items[:] = [item for item in items if id(item) not in ids]
