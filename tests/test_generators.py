@@ -53,9 +53,10 @@ SPELLING_SEEDS = range(16)
 def _halves(seeds: range, quick: int) -> list[Any]:
     """``seeds`` as two parameters: the first ``quick`` seeds, and the rest for the full
     sweep only (``URLNORM_DIFFERENTIAL=quick`` leaves it out; see ``conftest.py``)."""
+    first, rest = seeds[:quick], seeds[quick:]
     return [
-        pytest.param(seeds[:quick], id=f"seeds{seeds.start}-{quick - 1}"),
-        pytest.param(seeds[quick:], id=f"seeds{quick}-{seeds.stop - 1}", marks=pytest.mark.full_sweep),
+        pytest.param(first, id=f"seeds{first[0]}-{first[-1]}"),
+        pytest.param(rest, id=f"seeds{rest[0]}-{rest[-1]}", marks=pytest.mark.full_sweep),
     ]
 
 
