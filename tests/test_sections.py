@@ -639,7 +639,8 @@ def slow_capital(path: str, query: str, headers: Mapping[str, str]) -> Reply:
     name = folded.get(path.lower())
     if path == "/s/P1":
         time.sleep(SLOW_AUDIT_SECONDS)
-    elif path == "/k":
+    elif path in ("/k", "/n"):
+        # (/n after /t/'s pairs: its /s/P1 must meet the case rule learned, or it is fetched unaudited)
         time.sleep(SLOW_AUDIT_SECONDS / 3)
     return Reply.page(f"sc:{name}", pages[name]) if name else Reply.not_found()
 
